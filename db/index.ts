@@ -1,0 +1,53 @@
+import { type DatabaseHandle, dataDir, openPglite, openPostgres, runMigrations } from './client';
+
+export * from './client';
+
+type DbGlobal = { handle?: Promise<DatabaseHandle> };
+// One handle per process: Next evaluates this module in several bundles (instrumentation,
+// routes, pages) and all must share the embedded database, which allows one opener per folder.
+const globalForDb = globalThis as typeof globalThis & { __simgateDb?: DbGlobal };
+globalForDb.__simgateDb ??= {};
+const state: DbGlobal = globalForDb.__simgateDb;
+
+export function isServerMode(): boolean {
+  return Boolean(process.env.DATABASE_URL);
+}
+
+async function openConfigured(): Promise<DatabaseHandle> {
+  const url = process.env.DATABASE_URL;
+  const handle = url ? openPostgres(url) : await openPglite(dataDir());
+  try {
+    await runMigrations(handle);
+  } catch (error) {
+    await handle.close().catch(() => {});
+    throw error;
+  }
+  return handle;
+}
+
+/** The process's database, opened and migrated on first use. A failed open is not cached. */
+export function getDatabase(): Promise<DatabaseHandle> {
+  if (!state.handle) {
+    const opening = openConfigured();
+    state.handle = opening;
+    opening.catch(() => {
+      if (state.handle === opening) state.handle = undefined;
+    });
+  }
+  return state.handle;
+}
+
+export async function getDb() {
+  return (await getDatabase()).db;
+}
+
+/** Tests and scripts install their own handle (a fresh test database, a CLI's connection). */
+export function setDatabase(handle: DatabaseHandle | undefined): void {
+  state.handle = handle ? Promise.resolve(handle) : undefined;
+}
+
+export async function closeDatabase(): Promise<void> {
+  const pending = state.handle;
+  state.handle = undefined;
+  if (pending) await (await pending).close();
+}

@@ -1,0 +1,21 @@
+import { sql } from 'drizzle-orm';
+import { check, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+export const PLANS = ['free', 'pro'] as const;
+export type PlanName = (typeof PLANS)[number];
+
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    // Stored lower-cased and trimmed: an email identifies the account it binds to.
+    email: text('email').notNull(),
+    plan: text('plan', { enum: PLANS }).notNull().default('free'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Binding an email that exists joins its account: the lookup and the race both rest here.
+    uniqueIndex('accounts_email_key').on(t.email),
+    check('accounts_plan_check', sql`${t.plan} in ('free', 'pro')`),
+  ],
+);

@@ -1,0 +1,23 @@
+import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+
+/**
+ * The account's event log (message.*, phone.*), written in the same transaction as the change
+ * it reports. Webhook deliveries are fanned out from here; the id is the stable event id
+ * receivers de-duplicate on.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    // E.164 number of the phone the event is about: webhook phone filters match on it.
+    phone: text('phone'),
+    payload: jsonb('payload').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('events_account_created_idx').on(t.accountId, t.createdAt)],
+);

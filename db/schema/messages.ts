@@ -1,0 +1,89 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { phones } from './fleet';
+
+export const MESSAGE_STATUSES = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'received'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
+export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
+
+export const bulkMessages = pgTable(
+  'bulk_messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    phoneId: uuid('phone_id')
+      .notNull()
+      .references(() => phones.id, { onDelete: 'cascade' }),
+    content: text('content').notNull(),
+    recipientCount: integer('recipient_count').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('bulk_messages_account_idx').on(t.accountId, t.createdAt)],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    // The account's phone that sends (outbound) or received (inbound) the message.
+    phoneId: uuid('phone_id')
+      .notNull()
+      .references(() => phones.id, { onDelete: 'cascade' }),
+    // The group charged for an outbound message: a refund goes back there.
+    groupId: integer('group_id'),
+    direction: text('direction', { enum: MESSAGE_DIRECTIONS }).notNull(),
+    from: text('from').notNull(),
+    to: text('to').notNull(),
+    content: text('content').notNull(),
+    status: text('status', { enum: MESSAGE_STATUSES }).notNull(),
+    segments: integer('segments').notNull(),
+    encoding: text('encoding', { enum: ENCODINGS }).notNull(),
+    requestId: text('request_id'),
+    bulkId: uuid('bulk_id').references(() => bulkMessages.id, { onDelete: 'set null' }),
+    // Inbound idempotency: the phone's own id for a received SMS.
+    deviceMessageId: text('device_message_id'),
+    sendAt: timestamp('send_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
+    error: text('error'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Idempotency of sends rests on this index, not on a read-then-write.
+    uniqueIndex('messages_account_request_id_key').on(t.accountId, t.requestId).where(sql`${t.requestId} is not null`),
+    uniqueIndex('messages_phone_device_message_id_key')
+      .on(t.phoneId, t.deviceMessageId)
+      .where(sql`${t.deviceMessageId} is not null`),
+    // Claims: the oldest due queued messages of one phone.
+    index('messages_claim_idx').on(t.phoneId, t.sendAt, t.createdAt).where(sql`${t.status} = 'queued'`),
+    // Lists: newest first per account.
+    index('messages_account_created_idx').on(t.accountId, t.createdAt, t.id),
+    index('messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
+    // Expiry sweep over live outbound messages only.
+    index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched')`),
+    // Pacing counts what a phone was handed recently.
+    index('messages_phone_updated_idx').on(t.phoneId, t.updatedAt).where(sql`${t.direction} = 'outbound'`),
+  ],
+);
+
+/** Every state a message has been in, with its time. */
+export const messageStatusHistory = pgTable(
+  'message_status_history',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    messageId: uuid('message_id')
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: MESSAGE_STATUSES }).notNull(),
+    error: text('error'),
+    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('message_status_history_message_idx').on(t.messageId, t.id)],
+);

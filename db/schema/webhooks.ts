@@ -1,0 +1,81 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { events } from './events';
+
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    description: text('description'),
+    events: text('events').array().notNull(),
+    phoneFilters: text('phone_filters').array().notNull().default(sql`'{}'::text[]`),
+    enabled: boolean('enabled').notNull().default(true),
+    // whsec_… secrets, encrypted with a key derived from APP_SECRET.
+    secretEncrypted: text('secret_encrypted').notNull(),
+    // After a rotation the previous secret keeps signing alongside until this time.
+    previousSecretEncrypted: text('previous_secret_encrypted'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true, precision: 3 }),
+    failingSince: timestamp('failing_since', { withTimezone: true, precision: 3 }),
+    disabledReason: text('disabled_reason'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('webhooks_account_idx').on(t.accountId, t.createdAt)],
+);
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+/** The durable delivery log: one row per (event, webhook). */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    webhookId: uuid('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventId: uuid('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    eventType: text('event_type').notNull(),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    // A worker holds a delivery until this time; a crashed worker's claim simply runs out.
+    lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_webhook_key').on(t.eventId, t.webhookId),
+    // Workers claim due pending rows.
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+  ],
+);
+
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    attemptedAt: timestamp('attempted_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    statusCode: integer('status_code'),
+    latencyMs: integer('latency_ms'),
+    error: text('error'),
+    // First 1 KiB of the receiver's answer.
+    responseBody: text('response_body'),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id)],
+);

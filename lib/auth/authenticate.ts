@@ -1,0 +1,94 @@
+import { and, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { apiKeys, devices } from '@/db/schema';
+import { config } from '@/lib/config';
+import { log } from '@/lib/log';
+import { hashSecret, isPlausibleKey, keyKindOf } from './keys';
+import type { AccountPrincipal, DevicePrincipal } from './principal';
+
+type CacheEntry = { principal: AccountPrincipal | DevicePrincipal | null; expiresAt: number };
+
+// A short-lived cache in front of the hash lookup: most requests of a busy integrator skip the
+// database. Revocations and activations made in this process clear it at once; other instances
+// see them within KEY_CACHE_TTL_MS.
+const cache = new Map<string, CacheEntry>();
+const MAX_CACHE_ENTRIES = 10_000;
+
+export function clearKeyCache(): void {
+  cache.clear();
+}
+
+/** The principal a key stands for, or null when it is unknown, revoked or malformed. */
+export async function principalForKey(db: Database, key: string): Promise<AccountPrincipal | DevicePrincipal | null> {
+  if (!isPlausibleKey(key)) return null;
+  const hash = hashSecret(key);
+  const now = Date.now();
+  const cached = cache.get(hash);
+  if (cached && cached.expiresAt > now) return cached.principal;
+
+  const principal = keyKindOf(key) === 'account' ? await lookupAccountKey(db, hash) : await lookupDeviceKey(db, hash);
+  const ttl = config.keyCacheTtlMs;
+  if (ttl > 0) {
+    if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
+    cache.set(hash, { principal, expiresAt: now + ttl });
+  }
+  return principal;
+}
+
+async function lookupAccountKey(db: Database, hash: string): Promise<AccountPrincipal | null> {
+  const [row] = await db
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  return row ? { kind: 'account', accountId: row.accountId, keyId: row.id, via: 'api_key' } : null;
+}
+
+async function lookupDeviceKey(db: Database, hash: string): Promise<DevicePrincipal | null> {
+  const [row] = await db
+    .select({
+      id: devices.id,
+      accountId: devices.accountId,
+      phoneNumber: devices.phoneNumber,
+      status: devices.status,
+    })
+    .from(devices)
+    .where(and(eq(devices.keyHash, hash), ne(devices.status, 'revoked')))
+    .limit(1);
+  return row
+    ? { kind: 'device', deviceId: row.id, accountId: row.accountId, phoneNumber: row.phoneNumber, status: row.status }
+    : null;
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+const lastTouched = new Map<string, number>();
+
+/**
+ * Records when a key was last used, at most once a minute per key and off the request's path:
+ * the caller does not await it, and a failure is only logged.
+ */
+export function touchLastUsed(db: Database, principal: AccountPrincipal | DevicePrincipal): void {
+  const id = principal.kind === 'account' ? principal.keyId : principal.deviceId;
+  if (!id) return;
+  const now = Date.now();
+  if ((lastTouched.get(id) ?? 0) > now - LAST_USED_RESOLUTION_MS) return;
+  if (lastTouched.size >= MAX_CACHE_ENTRIES) lastTouched.clear();
+  lastTouched.set(id, now);
+  const stale = sql`now() - interval '1 minute'`;
+  const write =
+    principal.kind === 'account'
+      ? db
+          .update(apiKeys)
+          .set({ lastUsedAt: sql`now()` })
+          .where(and(eq(apiKeys.id, id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))))
+      : db
+          .update(devices)
+          .set({ lastUsedAt: sql`now()` })
+          .where(and(eq(devices.id, id), or(isNull(devices.lastUsedAt), lt(devices.lastUsedAt, stale))));
+  setImmediate(() => {
+    write.then(
+      () => {},
+      (error: unknown) => log.warn({ err: error, keyId: id }, 'could not record key last use'),
+    );
+  });
+}

@@ -1,0 +1,20 @@
+import type { DeviceStatus } from '@/db/schema';
+
+/** Who is calling: an account (by API key or dashboard session) or a device (by device key). */
+export type AccountPrincipal = {
+  kind: 'account';
+  accountId: string;
+  /** The API key used; null for a dashboard session. */
+  keyId: string | null;
+  via: 'api_key' | 'session';
+};
+
+export type DevicePrincipal = {
+  kind: 'device';
+  deviceId: string;
+  accountId: string | null;
+  phoneNumber: string;
+  status: DeviceStatus;
+};
+
+export type Principal = AccountPrincipal | DevicePrincipal;

@@ -1,0 +1,61 @@
+import { and, eq, gte, sql } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { creditLedger, type LedgerKind, phoneGroups } from '@/db/schema';
+import { DomainError } from '@/lib/errors';
+
+export type CreditMovement = {
+  accountId: string;
+  groupId: number;
+  /** Positive to add credits, negative to take them. */
+  amount: number;
+  kind: LedgerKind;
+  messageId?: string;
+  transferId?: string;
+  note?: string;
+  /** Status of INSUFFICIENT_CREDITS: 402 when a send is refused, 400 for a transfer. */
+  insufficientStatus?: 400 | 402;
+};
+
+/**
+ * The one way credits move: a guarded balance update and its ledger row, in the caller's
+ * transaction. The `balance >= amount` guard and the table's CHECK keep every group at or above
+ * zero under any concurrency (the update takes the group's row lock).
+ */
+export async function moveCredits(tx: Executor, movement: CreditMovement): Promise<{ balanceAfter: number }> {
+  const { accountId, groupId, amount } = movement;
+  if (!Number.isInteger(amount) || amount === 0) throw new Error(`moveCredits: bad amount ${amount}`);
+  const [updated] = await tx
+    .update(phoneGroups)
+    .set({ balance: sql`${phoneGroups.balance} + ${amount}` })
+    .where(
+      and(
+        eq(phoneGroups.id, groupId),
+        eq(phoneGroups.accountId, accountId),
+        amount < 0 ? gte(phoneGroups.balance, -amount) : undefined,
+      ),
+    )
+    .returning({ balance: phoneGroups.balance });
+  if (!updated) {
+    const [group] = await tx
+      .select({ balance: phoneGroups.balance })
+      .from(phoneGroups)
+      .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId)));
+    if (!group) throw new DomainError('GROUP_NOT_FOUND', `Phone group ${groupId} does not exist.`);
+    throw new DomainError(
+      'INSUFFICIENT_CREDITS',
+      `Group ${groupId} has ${group.balance} credit(s); ${-amount} needed.`,
+      { status: movement.insufficientStatus ?? 402, extra: { balance: group.balance, required: -amount } },
+    );
+  }
+  await tx.insert(creditLedger).values({
+    accountId,
+    groupId,
+    kind: movement.kind,
+    amount,
+    balanceAfter: updated.balance,
+    messageId: movement.messageId,
+    transferId: movement.transferId,
+    note: movement.note,
+  });
+  return { balanceAfter: updated.balance };
+}

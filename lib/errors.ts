@@ -1,0 +1,79 @@
+/**
+ * The error catalogue: every machine-readable code the API answers, with its usual status and
+ * title. Domain functions throw `DomainError`; the route wrapper turns it into problem+json,
+ * and the OpenAPI document lists the same codes.
+ */
+export const ERROR_CODES = {
+  VALIDATION_ERROR: { status: 400, title: 'Validation failed' },
+  DEFAULT_GROUP_LOCKED: { status: 400, title: 'The default group cannot be modified' },
+  INVALID_CODE: { status: 400, title: 'Invalid code' },
+  INSUFFICIENT_CREDITS: { status: 402, title: 'Insufficient credits' },
+  UNAUTHENTICATED: { status: 401, title: 'Unauthenticated' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  WRONG_KEY_KIND: { status: 403, title: 'Wrong kind of key' },
+  DEVICE_NOT_ACTIVATED: { status: 403, title: 'Device not activated' },
+  PLAN_LIMIT_REACHED: { status: 403, title: 'Plan limit reached' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  GROUP_NOT_FOUND: { status: 404, title: 'Group not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  DUPLICATE_REQUEST: { status: 409, title: 'Duplicate request' },
+  DUPLICATE_PHONE: { status: 409, title: 'Duplicate phone' },
+  DUPLICATE_NAME: { status: 409, title: 'Duplicate name' },
+  INVALID_TRANSITION: { status: 409, title: 'Invalid transition' },
+  AUTH_METHOD_RETIRED: { status: 410, title: 'Authentication method retired' },
+  CODE_EXPIRED: { status: 410, title: 'Code expired' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export type FieldError = { path: string; message: string };
+
+export type DomainErrorOptions = {
+  /** Overrides the catalogue's status (INSUFFICIENT_CREDITS is 402 on sends, 400 on transfers). */
+  status?: number;
+  errors?: FieldError[];
+  /** Extra members of the problem body, e.g. `message_id` on DUPLICATE_REQUEST. */
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+};
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string;
+  readonly errors?: FieldError[];
+  readonly extra?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, detail: string, options: DomainErrorOptions = {}) {
+    super(`${code}: ${detail}`);
+    this.name = 'DomainError';
+    this.code = code;
+    this.status = options.status ?? ERROR_CODES[code].status;
+    this.detail = detail;
+    this.errors = options.errors;
+    this.extra = options.extra;
+    this.headers = options.headers;
+  }
+}
+
+export function validationError(path: string, message: string, detail?: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', detail ?? `${path}: ${message}`, { errors: [{ path, message }] });
+}
+
+export function notFound(what: string): DomainError {
+  return new DomainError('NOT_FOUND', `${what} not found.`);
+}
+
+export function rateLimited(retryAfterSeconds: number, detail: string): DomainError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new DomainError('RATE_LIMITED', detail, {
+    headers: { 'Retry-After': String(seconds) },
+    extra: { retry_after: seconds },
+  });
+}

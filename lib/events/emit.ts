@@ -1,0 +1,34 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { events } from '@/db/schema';
+
+export type EmittedEvent = {
+  accountId: string;
+  type: string;
+  /** E.164 number of the phone the event is about (webhook phone filters match on it). */
+  phone?: string | null;
+  data: Record<string, unknown>;
+};
+
+/**
+ * Records an event in the caller's transaction and queues one delivery per matching enabled
+ * webhook (subscribed to the type, and whose phone filters are empty or name the phone), so an
+ * event is never lost between the change and its webhooks.
+ */
+export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<string> {
+  const [row] = await tx
+    .insert(events)
+    .values({ accountId: event.accountId, type: event.type, phone: event.phone ?? null, payload: event.data })
+    .returning({ id: events.id });
+  if (!row) throw new Error('emitEvent: insert returned no row');
+  await tx.execute(sql`
+    insert into webhook_deliveries (account_id, webhook_id, event_id, event_type)
+    select w.account_id, w.id, ${row.id}, ${event.type}
+    from webhooks w
+    where w.account_id = ${event.accountId}
+      and w.enabled
+      and ${event.type} = any(w.events)
+      and (cardinality(w.phone_filters) = 0 or ${event.phone ?? null}::text = any(w.phone_filters))
+  `);
+  return row.id;
+}

@@ -1,0 +1,55 @@
+import type { Database } from '@/db';
+import { principalForKey, touchLastUsed } from '@/lib/auth/authenticate';
+import type { AccountPrincipal, DevicePrincipal, Principal } from '@/lib/auth/principal';
+import { sessionPrincipal } from '@/lib/auth/session';
+import { DomainError } from '@/lib/errors';
+
+export type AuthMode = 'none' | 'account' | 'device' | 'any';
+
+export type PrincipalFor<M extends AuthMode> = M extends 'none'
+  ? null
+  : M extends 'account'
+    ? AccountPrincipal
+    : M extends 'device'
+      ? DevicePrincipal
+      : Principal;
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function unauthenticated(detail: string): DomainError {
+  return new DomainError('UNAUTHENTICATED', detail, { headers: { 'WWW-Authenticate': 'ApiKey header="X-API-Key"' } });
+}
+
+/** A cookie-authenticated state change must come from the app's own origin (CSRF). */
+function assertSameOrigin(req: Request): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const origin = req.headers.get('origin');
+  const own = new URL(req.url).origin;
+  const allowed = new Set([own, process.env.APP_URL && new URL(process.env.APP_URL).origin].filter(Boolean));
+  if (!origin || !allowed.has(origin)) {
+    throw new DomainError('FORBIDDEN', 'A request made with the session cookie must come from the app itself.');
+  }
+}
+
+/** Step one of every route: who is calling, and may that kind of caller use this route. */
+export async function authenticate<M extends AuthMode>(db: Database, req: Request, mode: M): Promise<PrincipalFor<M>> {
+  if (mode === 'none') return null as PrincipalFor<M>;
+  const key = req.headers.get('x-api-key')?.trim();
+  let principal: Principal | null;
+  if (key) {
+    principal = await principalForKey(db, key);
+    if (!principal) throw unauthenticated('The X-API-Key is unknown or revoked.');
+    touchLastUsed(db, principal);
+  } else {
+    principal = await sessionPrincipal(req);
+    if (!principal) throw unauthenticated('Send an API key in the X-API-Key header.');
+    assertSameOrigin(req);
+  }
+  if (mode === 'account' && principal.kind !== 'account') {
+    throw new DomainError('WRONG_KEY_KIND', 'This operation takes an account API key (sk_…), not a device key.');
+  }
+  if (mode === 'device' && principal.kind !== 'device') {
+    throw new DomainError('WRONG_KEY_KIND', 'This operation takes a device key (dk_…), not an account key.');
+  }
+  return principal as PrincipalFor<M>;
+}

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { type Database, getDb } from '@/db';
+import { DomainError } from '@/lib/errors';
+import { log } from '@/lib/log';
+import { type AuthMode, authenticate, type PrincipalFor } from './authenticate';
+import { queryObject, readJsonBody, validate } from './parse';
+import { problemBody, problemResponse } from './problem';
+
+type Schema = z.ZodType | undefined;
+type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type RouteOptions<M extends AuthMode, B extends Schema, Q extends Schema, P extends Schema> = {
+  auth: M;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** Status of a successful answer that is not a Response (default 200; 204 when nothing is returned). */
+  status?: number;
+};
+
+export type RouteContext<M extends AuthMode, B extends Schema, Q extends Schema, P extends Schema> = {
+  req: Request;
+  url: URL;
+  requestId: string;
+  db: Database;
+  principal: PrincipalFor<M>;
+  body: Out<B>;
+  query: Out<Q>;
+  params: Out<P>;
+};
+
+type NextContext = { params: Promise<Record<string, string | string[]>> };
+export type RouteHandler = (req: Request, context: NextContext) => Promise<Response>;
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+function requestIdOf(req: Request): string {
+  const incoming = req.headers.get('x-request-id');
+  return incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': 'application/json' } });
+}
+
+/**
+ * The one wrapper every /api route goes through: authenticate, parse, run, respond.
+ * Whatever is thrown ends as problem+json; nothing internal leaks.
+ */
+export function route<
+  M extends AuthMode,
+  B extends Schema = undefined,
+  Q extends Schema = undefined,
+  P extends Schema = undefined,
+>(options: RouteOptions<M, B, Q, P>, handler: (ctx: RouteContext<M, B, Q, P>) => Promise<unknown>): RouteHandler {
+  return async (req, nextContext) => {
+    const requestId = requestIdOf(req);
+    const started = performance.now();
+    let response: Response;
+    try {
+      const db = await getDb();
+      const principal = await authenticate(db, req, options.auth);
+      const url = new URL(req.url);
+      const params = options.params ? validate(options.params, await nextContext?.params, 'path') : undefined;
+      const query = options.query ? validate(options.query, queryObject(url), 'query') : undefined;
+      const body = options.body ? validate(options.body, await readJsonBody(req), 'body') : undefined;
+      const result = await handler({ req, url, requestId, db, principal, body, query, params } as RouteContext<
+        M,
+        B,
+        Q,
+        P
+      >);
+      response = toResponse(result, options.status);
+    } catch (error) {
+      response = errorResponse(error, requestId, req);
+    }
+    response.headers.set('x-request-id', requestId);
+    log.debug(
+      {
+        requestId,
+        method: req.method,
+        path: new URL(req.url).pathname,
+        status: response.status,
+        ms: Math.round(performance.now() - started),
+      },
+      'request',
+    );
+    return response;
+  };
+}
+
+function toResponse(result: unknown, status: number | undefined): Response {
+  if (result instanceof Response) return result;
+  if (result === undefined) return new Response(null, { status: 204 });
+  return json(result, status ?? 200);
+}
+
+// Postgres error classes that only bad input can cause, and those that mean the database is away.
+const INPUT_SQLSTATES = new Set(['22P02', '22003', '22007', '22008', '22001', '22021', '54000']);
+const UNAVAILABLE_SQLSTATES = /^(08|57P0|53)/;
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT']);
+
+/** Driver error codes along the `cause` chain (drizzle wraps the driver's error). */
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return codes;
+}
+
+export function errorResponse(error: unknown, requestId: string, req?: Request): Response {
+  if (error instanceof DomainError) {
+    return problemResponse(
+      problemBody(error.code, error.detail, {
+        status: error.status,
+        errors: error.errors,
+        extra: error.extra,
+        requestId,
+      }),
+      error.headers,
+    );
+  }
+  const codes = errorCodes(error);
+  if (codes.some((code) => INPUT_SQLSTATES.has(code))) {
+    return problemResponse(
+      problemBody('VALIDATION_ERROR', 'A value in the request is out of range or malformed.', { requestId }),
+    );
+  }
+  if (codes.some((code) => UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_ERRNOS.has(code))) {
+    log.error({ err: error, requestId }, 'database unavailable');
+    return problemResponse(
+      problemBody('SERVICE_UNAVAILABLE', 'The service is briefly unavailable; try again shortly.', { requestId }),
+      { 'Retry-After': '5' },
+    );
+  }
+  log.error({ err: error, requestId, method: req?.method, url: req?.url }, 'unhandled error');
+  return problemResponse(
+    problemBody('INTERNAL_ERROR', `Something went wrong on our side. Quote request id ${requestId} if you report it.`, {
+      requestId,
+    }),
+  );
+}

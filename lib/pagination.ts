@@ -1,0 +1,52 @@
+import { z } from '@/lib/zod';
+import { DomainError } from './errors';
+
+/** `?limit=` (1..100, default 20) and `?cursor=`, shared by every list. */
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: 'Page size, 1 to 100.' }),
+  cursor: z.string().max(200).optional().openapi({ description: 'The `next_cursor` of the previous page.' }),
+});
+
+export type PageQuery = z.infer<typeof pageQuery>;
+
+export type Page<T> = { data: T[]; next_cursor: string | null };
+
+/** Lists are newest first, keyed by (created_at, id): the cursor is the last row's pair. */
+export type Cursor = { createdAt: Date; id: string };
+
+export function encodeCursor(cursor: { createdAt: Date; id: string | number }): string {
+  return Buffer.from(JSON.stringify([cursor.createdAt.toISOString(), String(cursor.id)])).toString('base64url');
+}
+
+export function decodeCursor(raw: string | undefined): Cursor | undefined {
+  if (!raw) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === 'string' &&
+      typeof parsed[1] === 'string'
+    ) {
+      const createdAt = new Date(parsed[0]);
+      if (!Number.isNaN(createdAt.getTime())) return { createdAt, id: parsed[1] };
+    }
+  } catch {
+    // fall through to the validation error
+  }
+  throw new DomainError('VALIDATION_ERROR', 'The cursor is not one this API gave out.', {
+    errors: [{ path: 'cursor', message: 'invalid cursor' }],
+  });
+}
+
+/** Rows fetched with `limit + 1` become a page: the extra row only says there is more. */
+export function toPage<R extends { createdAt: Date; id: string | number }, T>(
+  rows: R[],
+  limit: number,
+  present: (row: R) => T,
+): Page<T> {
+  const more = rows.length > limit;
+  const pageRows = more ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return { data: pageRows.map(present), next_cursor: more && last ? encodeCursor(last) : null };
+}

@@ -1,0 +1,10 @@
+import type { NextConfig } from 'next';
+
+const nextConfig: NextConfig = {
+  // PGlite loads its WASM and data files by path: bundling it breaks the first database open.
+  serverExternalPackages: ['@electric-sql/pglite', 'pino', 'postgres'],
+  poweredByHeader: false,
+  typescript: { ignoreBuildErrors: true }, // `npm run typecheck` is the one type gate (npm test runs it)
+};
+
+export default nextConfig;

@@ -1,0 +1,34 @@
+import { defineConfig } from '@playwright/test';
+
+const port = Number(process.env.E2E_PORT ?? 3107);
+const baseURL = `http://127.0.0.1:${port}`;
+
+export default defineConfig({
+  testDir: './e2e',
+  timeout: 30_000,
+  fullyParallel: false,
+  workers: 1,
+  reporter: process.env.CI ? 'list' : 'line',
+  use: {
+    baseURL,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  webServer: {
+    // A production build on a throwaway embedded database.
+    command: `node node_modules/next/dist/bin/next build && node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`,
+    url: `${baseURL}/api/v1/openapi.json`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    env: { DATA_DIR: `.data/e2e-${Date.now()}`, DATABASE_URL: '', LOG_LEVEL: 'warn' },
+  },
+});

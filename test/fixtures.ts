@@ -1,0 +1,95 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { accounts, apiKeys, devices, type PlanName, phoneGroups, phones } from '@/db/schema';
+import { findOrCreateAccount } from '@/lib/accounts/find-or-create';
+import { clearKeyCache } from '@/lib/auth/authenticate';
+import { generateKey } from '@/lib/auth/keys';
+
+let counter = 0;
+
+/** A distinct, valid E.164 number (US +1 415 555 xxxx) for each call within a test file. */
+export function testNumber(): string {
+  counter += 1;
+  return `+1415555${String(1000 + (counter % 9000)).padStart(4, '0')}`;
+}
+
+export type TestAccount = {
+  accountId: string;
+  email: string;
+  /** Account-wide key (sk_…). */
+  apiKey: string;
+  apiKeyId: string;
+  /** Key of the account's activated device (dk_…). */
+  deviceKey: string;
+  deviceId: string;
+  /** The device's number, a phone of the account in its default group. */
+  phone: string;
+  phoneId: string;
+  defaultGroupId: number;
+};
+
+/**
+ * An activated account as the activation flow leaves it (account, default group with starter
+ * credits, an activated device and its phone, an API key), written directly: tests of other
+ * areas should not depend on the activation routes.
+ */
+export async function createTestAccount(
+  db: Database,
+  options: { email?: string; plan?: PlanName; credits?: number } = {},
+): Promise<TestAccount> {
+  const email = options.email ?? `user-${crypto.randomUUID()}@example.test`;
+  const { account } = await findOrCreateAccount(db, email);
+  if (options.plan) await db.update(accounts).set({ plan: options.plan }).where(eq(accounts.id, account.id));
+  const [group] = await db
+    .select({ id: phoneGroups.id })
+    .from(phoneGroups)
+    .where(eq(phoneGroups.accountId, account.id));
+  if (!group) throw new Error('createTestAccount: no default group');
+  if (options.credits !== undefined) {
+    await db.update(phoneGroups).set({ balance: options.credits }).where(eq(phoneGroups.id, group.id));
+  }
+  const phone = testNumber();
+  const deviceKey = generateKey('device');
+  const [device] = await db
+    .insert(devices)
+    .values({
+      phoneNumber: phone,
+      status: 'activated',
+      accountId: account.id,
+      keyHash: deviceKey.hash,
+      keyPrefix: deviceKey.prefix,
+      verifiedAt: new Date(),
+      activatedAt: new Date(),
+    })
+    .returning({ id: devices.id });
+  const [phoneRow] = await db
+    .insert(phones)
+    .values({ accountId: account.id, groupId: group.id, phone, deviceId: device!.id })
+    .returning({ id: phones.id });
+  const key = generateKey('account');
+  const [keyRow] = await db
+    .insert(apiKeys)
+    .values({ accountId: account.id, name: 'test', keyHash: key.hash, prefix: key.prefix })
+    .returning({ id: apiKeys.id });
+  return {
+    accountId: account.id,
+    email: account.email,
+    apiKey: key.key,
+    apiKeyId: keyRow!.id,
+    deviceKey: deviceKey.key,
+    deviceId: device!.id,
+    phone,
+    phoneId: phoneRow!.id,
+    defaultGroupId: group.id,
+  };
+}
+
+/** An account key that existed and was revoked. */
+export async function createRevokedKey(db: Database, accountId: string): Promise<string> {
+  const key = generateKey('account');
+  await db
+    .insert(apiKeys)
+    .values({ accountId, name: 'revoked', keyHash: key.hash, prefix: key.prefix, revokedAt: new Date() });
+  clearKeyCache();
+  return key.key;
+}

@@ -1,0 +1,15 @@
+import path from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: { alias: { '@': path.resolve(__dirname) } },
+  test: {
+    include: ['**/*.test.ts'],
+    exclude: ['node_modules/**', '.next/**', 'e2e/**'],
+    globalSetup: ['./test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    env: { LOG_LEVEL: 'silent' },
+  },
+});
