@@ -10,7 +10,6 @@ import { type DatabaseHandle, openPglite, openPostgres, runMigrations } from '@/
  * is an in-memory copy of a migrated template; with TEST_DATABASE_URL it is a new database on
  * that server, cloned from a migrated template database.
  */
-export const TEMPLATE_DB = 'simgate_test_template';
 
 export function testDatabaseUrl(): URL | undefined {
   const raw = process.env.TEST_DATABASE_URL;
@@ -29,9 +28,12 @@ function withDatabase(url: URL, name: string): string {
   return copy.toString();
 }
 
-/** Runs once per `vitest run`: builds the migrated template. */
-export async function prepareTemplate(): Promise<{ pgliteTemplate: string; teardown: () => Promise<void> }> {
+export type Template = { pglite: string; postgres: string };
+
+/** Runs once per `vitest run`: builds the migrated template (one per run, so runs can overlap). */
+export async function prepareTemplate(): Promise<{ template: Template; teardown: () => Promise<void> }> {
   const url = testDatabaseUrl();
+  const templateDb = `simgate_tpl_${process.pid}_${randomBytes(3).toString('hex')}`;
   const pgliteTemplate = path.join(
     os.tmpdir(),
     `simgate-pglite-template-${process.pid}-${randomBytes(4).toString('hex')}.tar.gz`,
@@ -43,34 +45,46 @@ export async function prepareTemplate(): Promise<{ pgliteTemplate: string; teard
     const dump = await handle.driver.client.dumpDataDir('gzip');
     fs.writeFileSync(pgliteTemplate, Buffer.from(await dump.arrayBuffer()));
     await handle.close();
-    return { pgliteTemplate, teardown: async () => fs.rmSync(pgliteTemplate, { force: true }) };
+    return {
+      template: { pglite: pgliteTemplate, postgres: '' },
+      teardown: async () => fs.rmSync(pgliteTemplate, { force: true }),
+    };
   }
   const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`drop database if exists ${TEMPLATE_DB} with (force)`);
-    await admin.unsafe(`create database ${TEMPLATE_DB}`);
+    await admin.unsafe(`create database ${templateDb}`);
   } finally {
     await admin.end();
   }
-  const template = openPostgres(withDatabase(url, TEMPLATE_DB), { max: 1 });
+  const template = openPostgres(withDatabase(url, templateDb), { max: 1 });
   await runMigrations(template);
   await template.close();
-  return { pgliteTemplate, teardown: async () => {} };
+  return {
+    template: { pglite: '', postgres: templateDb },
+    teardown: async () => {
+      const cleaner = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      try {
+        await cleaner.unsafe(`drop database if exists ${templateDb} with (force)`);
+      } finally {
+        await cleaner.end();
+      }
+    },
+  };
 }
 
 export type TestDatabase = DatabaseHandle & { name: string };
 
-export async function openTestDatabase(pgliteTemplate: string): Promise<TestDatabase> {
+export async function openTestDatabase(template: Template): Promise<TestDatabase> {
   const url = testDatabaseUrl();
   if (!url) {
-    const dump = new Blob([fs.readFileSync(pgliteTemplate)]);
+    const dump = new Blob([fs.readFileSync(template.pglite)]);
     const handle = await openPglite(undefined, { loadDataDir: dump });
     return { ...handle, name: 'pglite:memory' };
   }
   const name = `simgate_t_${randomBytes(6).toString('hex')}`;
   const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`create database ${name} template ${TEMPLATE_DB}`);
+    await admin.unsafe(`create database ${name} template ${template.postgres}`);
   } finally {
     await admin.end();
   }

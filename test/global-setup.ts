@@ -1,14 +1,14 @@
 import type { TestProject } from 'vitest/node';
-import { prepareTemplate } from './database';
+import { prepareTemplate, type Template } from './database';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    pgliteTemplate: string;
+    testTemplate: Template;
   }
 }
 
 export default async function setup(project: TestProject) {
-  const { pgliteTemplate, teardown } = await prepareTemplate();
-  project.provide('pgliteTemplate', pgliteTemplate);
+  const { template, teardown } = await prepareTemplate();
+  project.provide('testTemplate', template);
   return teardown;
 }

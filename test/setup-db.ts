@@ -10,7 +10,7 @@ import { openTestDatabase, type TestDatabase } from './database';
 export function withTestDatabase(): { db: () => Database; handle: () => TestDatabase } {
   let handle: TestDatabase | undefined;
   beforeAll(async () => {
-    handle = await openTestDatabase(inject('pgliteTemplate'));
+    handle = await openTestDatabase(inject('testTemplate'));
     setDatabase(handle);
     clearKeyCache();
   });

@@ -1,9 +1,26 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerAuthRoutes } from '@/lib/auth/openapi';
+import { registerCreditsRoutes } from '@/lib/credits/openapi';
+import { registerDevicesRoutes } from '@/lib/devices/openapi';
+import { registerGroupsRoutes } from '@/lib/groups/openapi';
+import { registerHeartbeatsRoutes } from '@/lib/heartbeats/openapi';
+import { registerMessagesRoutes } from '@/lib/messages/openapi';
+import { registerPhonesRoutes } from '@/lib/phones/openapi';
+import { registerWebhooksRoutes } from '@/lib/webhooks/openapi';
 import { defineRoute } from './define';
 
 /** Every area registers its operations here; the document is generated once per process. */
-const AREAS: Array<(registry: OpenAPIRegistry) => void> = [registerAuthRoutes, registerMetaRoutes];
+const AREAS: Array<(registry: OpenAPIRegistry) => void> = [
+  registerDevicesRoutes,
+  registerAuthRoutes,
+  registerPhonesRoutes,
+  registerGroupsRoutes,
+  registerCreditsRoutes,
+  registerHeartbeatsRoutes,
+  registerMessagesRoutes,
+  registerWebhooksRoutes,
+  registerMetaRoutes,
+];
 
 function registerMetaRoutes(registry: OpenAPIRegistry): void {
   defineRoute(registry, {

@@ -1,5 +1,15 @@
+import { startFleetWork } from '@/lib/heartbeats/background';
+import { startMessagingWork } from '@/lib/messages/background';
+import { startWebhookWork } from '@/lib/webhooks/background';
+import { onShutdown } from './start';
+
 /**
- * Background work of the server process (sweeps, webhook delivery). Each area adds its starter
- * here; `npm run worker` runs the same set in a separate process.
+ * Background work (offline sweep, expiry sweep, webhook delivery). The server starts it
+ * in-process; `npm run worker` runs the same set in a separate process. Each starter returns
+ * its stop function.
  */
-export async function startBackgroundWork(): Promise<void> {}
+export async function startBackgroundWork(): Promise<void> {
+  for (const start of [startFleetWork, startMessagingWork, startWebhookWork]) {
+    onShutdown(await start());
+  }
+}
