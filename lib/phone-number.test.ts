@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { countryOf, e164, isKnownCountryCode, toE164 } from './phone-number';
+
+describe('phone numbers', () => {
+  it('accepts valid E.164 numbers and normalises spacing', () => {
+    expect(toE164('+14155550100')).toBe('+14155550100');
+    expect(toE164(' +44 7911 123456 ')).toBe('+447911123456');
+  });
+
+  it('refuses numbers without a leading +, invalid numbers and junk', () => {
+    for (const bad of ['14155550100', '+1415', '+999999999999', 'hello', '+1 415 555 0100 ext 9', '', '+'.repeat(40)]) {
+      expect(toE164(bad)).toBeUndefined();
+    }
+  });
+
+  it('knows the country of a number and the ISO codes', () => {
+    expect(countryOf('+4915112345678')).toBe('DE');
+    expect(isKnownCountryCode('FR')).toBe(true);
+    expect(isKnownCountryCode('XX')).toBe(false);
+    expect(isKnownCountryCode('fr')).toBe(false);
+  });
+
+  it('the zod schema names the problem', () => {
+    const result = e164.safeParse('+1234');
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toMatch(/E\.164/);
+    expect(e164.parse('+33 6 12 34 56 78')).toBe('+33612345678');
+  });
+});
