@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { type DatabaseHandle, dataDir, openPglite, openPostgres, runMigrations } from './client';
 
 export * from './client';
@@ -15,7 +16,8 @@ export function isServerMode(): boolean {
 
 async function openConfigured(): Promise<DatabaseHandle> {
   const url = process.env.DATABASE_URL;
-  const handle = url ? openPostgres(url) : await openPglite(dataDir());
+  // The embedded database lives beside the generated secret, in its own folder.
+  const handle = url ? openPostgres(url) : await openPglite(path.join(dataDir(), 'pglite'));
   try {
     await runMigrations(handle);
   } catch (error) {
