@@ -1,0 +1,34 @@
+import { eq } from 'drizzle-orm';
+import type { Transaction } from '@/db';
+import { accounts, type PlanName } from '@/db/schema';
+import { config } from '@/lib/config';
+import { DomainError } from '@/lib/errors';
+
+export type PlanResource = 'phones' | 'groups';
+
+/**
+ * Locks the account row for the rest of the transaction and returns its plan. Every create that
+ * is bounded by the plan takes this lock first, so concurrent creates count one after another
+ * and cannot all slip past the limit.
+ */
+export async function lockAccountPlan(tx: Transaction, accountId: string): Promise<PlanName> {
+  const [account] = await tx
+    .select({ plan: accounts.plan })
+    .from(accounts)
+    .where(eq(accounts.id, accountId))
+    .for('update');
+  if (!account) throw new DomainError('NOT_FOUND', 'Account not found.');
+  return account.plan;
+}
+
+/** Throws PLAN_LIMIT_REACHED when one more `resource` would exceed the plan's maximum. */
+export function assertBelowPlanLimit(plan: PlanName, resource: PlanResource, currentCount: number): void {
+  const maximum = config.planLimits[plan][resource];
+  if (currentCount >= maximum) {
+    throw new DomainError(
+      'PLAN_LIMIT_REACHED',
+      `The ${plan} plan allows at most ${maximum} ${resource === 'phones' ? 'phone(s)' : 'group(s)'}.`,
+      { extra: { plan, limit: maximum } },
+    );
+  }
+}
