@@ -1,0 +1,89 @@
+import { sql } from 'drizzle-orm';
+import { type Driver, type Executor, getDatabase } from '@/db';
+
+/**
+ * Wake-ups for long-polling claimers. A send runs `pg_notify` inside its transaction, so the
+ * notification goes out when (and only if) it commits; both drivers deliver it (PGlite in
+ * process, Postgres over one shared LISTEN connection per process, so every app instance hears
+ * every send). Waiters are kept per phone id.
+ */
+const CHANNEL = 'simgate_outbox';
+
+type Listener = { client: Driver['client']; ready: Promise<void> };
+type NotifyState = { listener?: Listener; waiters: Map<string, Set<() => void>> };
+
+// Shared by every bundle Next evaluates in this process: one LISTEN, one waiter table.
+const globalForNotify = globalThis as typeof globalThis & { __simgateOutboxNotify?: NotifyState };
+globalForNotify.__simgateOutboxNotify ??= { waiters: new Map() };
+const state: NotifyState = globalForNotify.__simgateOutboxNotify;
+
+/** Call inside the transaction that makes messages of this phone claimable. */
+export async function notifyOutbox(tx: Executor, phoneId: string): Promise<void> {
+  await tx.execute(sql`select pg_notify(${CHANNEL}, ${phoneId})`);
+}
+
+function wake(phoneId: string): void {
+  const waiters = state.waiters.get(phoneId);
+  if (!waiters) return;
+  state.waiters.delete(phoneId);
+  for (const resolve of waiters) resolve();
+}
+
+async function ensureListening(): Promise<void> {
+  const { driver } = await getDatabase();
+  // Tests swap databases: a listener on a closed client is replaced.
+  if (state.listener?.client === driver.client) return state.listener.ready;
+  const ready = Promise.resolve(driver.client.listen(CHANNEL, wake)).then(() => undefined);
+  const listener: Listener = { client: driver.client, ready };
+  state.listener = listener;
+  ready.catch(() => {
+    if (state.listener === listener) state.listener = undefined;
+  });
+  return ready;
+}
+
+export type OutboxSubscription = {
+  /** Resolves on a wake-up for the phone, after `timeoutMs`, or when `signal` aborts. */
+  wait: (timeoutMs: number, signal?: AbortSignal) => Promise<void>;
+  cancel: () => void;
+};
+
+/**
+ * Subscribe BEFORE looking for messages: a send that commits between the look and the wait
+ * still wakes the waiter.
+ */
+export async function subscribeOutbox(phoneId: string): Promise<OutboxSubscription> {
+  await ensureListening();
+  let woken = false;
+  let onWake: () => void = () => {};
+  const resolveWake = () => {
+    woken = true;
+    onWake();
+  };
+  let waiters = state.waiters.get(phoneId);
+  if (!waiters) {
+    waiters = new Set();
+    state.waiters.set(phoneId, waiters);
+  }
+  waiters.add(resolveWake);
+  const cancel = () => {
+    const current = state.waiters.get(phoneId);
+    current?.delete(resolveWake);
+    if (current?.size === 0) state.waiters.delete(phoneId);
+  };
+  const wait = (timeoutMs: number, signal?: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      if (woken || signal?.aborted || timeoutMs <= 0) return resolve();
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', finish);
+        onWake = () => {};
+        resolve();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      timer.unref?.();
+      signal?.addEventListener('abort', finish, { once: true });
+      onWake = finish;
+    });
+  return { wait, cancel };
+}
