@@ -1,0 +1,120 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ApiProblem, api } from '../api';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/confirm';
+import { Field } from '../ui/field';
+import { LoadMore } from '../ui/load-more';
+import { SecretOnce } from '../ui/secret-once';
+import { formatTime, Section } from '../ui/section';
+import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { usePagedList } from '../use-paged-list';
+
+type ApiKey = { id: string; name: string; prefix: string; created_at: string; last_used_at: string | null };
+
+export function ApiKeysPanel() {
+  const queryClient = useQueryClient();
+  const keys = usePagedList<ApiKey>(['api-keys'], '/api/v1/auth/api-keys');
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+
+  const create = useMutation({
+    mutationFn: (keyName: string) => api<{ key: string }>('/api/v1/auth/api-keys', { body: { name: keyName } }),
+    onSuccess: (result) => {
+      setCreated(result.key);
+      setName('');
+      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api(`/api/v1/auth/api-keys/${id}`, { method: 'DELETE' }),
+    onSuccess: () => {
+      setRevoking(null);
+      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const nameError = create.error instanceof ApiProblem ? create.error.fieldError('name') : undefined;
+
+  return (
+    <Section title="API keys">
+      <form
+        className="mb-6 flex items-end gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate(name);
+        }}
+      >
+        <div className="grow">
+          <Field
+            id="api-key-name"
+            label="New key name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            maxLength={100}
+            error={nameError}
+          />
+        </div>
+        <Button type="submit" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create key'}
+        </Button>
+      </form>
+      {create.error && !nameError && <ErrorState error={create.error} />}
+      {created && <SecretOnce label="Your new API key" value={created} onDone={() => setCreated(null)} />}
+
+      {keys.isPending ? (
+        <Loading />
+      ) : keys.error ? (
+        <ErrorState error={keys.error} onRetry={() => keys.refetch()} />
+      ) : keys.items.length === 0 ? (
+        <EmptyState title="No API keys yet">Create one to call the API from your systems.</EmptyState>
+      ) : (
+        <table className="w-full text-left text-sm">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="py-2">Name</th>
+              <th>Key</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.items.map((key) => (
+              <tr key={key.id} className="border-t border-slate-100">
+                <td className="py-2 font-medium">{key.name}</td>
+                <td>
+                  <code>{key.prefix}…</code>
+                </td>
+                <td>{formatTime(key.created_at)}</td>
+                <td>{formatTime(key.last_used_at)}</td>
+                <td className="text-right">
+                  <Button variant="secondary" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
+                    Revoke
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LoadMore {...keys} />
+      <ConfirmDialog
+        open={revoking !== null}
+        title={`Revoke “${revoking?.name ?? ''}”?`}
+        confirmLabel="Revoke key"
+        pending={revoke.isPending}
+        onConfirm={() => revoking && revoke.mutate(revoking.id)}
+        onCancel={() => setRevoking(null)}
+      >
+        Requests with this key fail at once. This cannot be undone.
+        {revoke.error && <ErrorState error={revoke.error} />}
+      </ConfirmDialog>
+    </Section>
+  );
+}

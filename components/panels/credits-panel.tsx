@@ -1,0 +1,147 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ApiProblem, api } from '../api';
+import { Button } from '../ui/button';
+import { Field } from '../ui/field';
+import { LoadMore } from '../ui/load-more';
+import { formatTime, Section } from '../ui/section';
+import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { usePagedList } from '../use-paged-list';
+
+type Balance = { data: Array<{ group_id: number; name: string; balance: number }>; total: number };
+type LedgerRow = {
+  id: number;
+  group_id: number;
+  kind: string;
+  amount: number;
+  balance_after: number;
+  created_at: string;
+};
+
+export function CreditsPanel() {
+  const queryClient = useQueryClient();
+  const balance = useQuery({ queryKey: ['balance'], queryFn: () => api<Balance>('/api/v1/credits/balance') });
+  const ledger = usePagedList<LedgerRow>(['ledger'], '/api/v1/credits/ledger');
+  const [form, setForm] = useState({ from_group: '', to_group: '', amount: '' });
+  const transfer = useMutation({
+    mutationFn: () =>
+      api('/api/v1/credits/transfer', {
+        body: {
+          ...(form.from_group ? { from_group: Number(form.from_group) } : {}),
+          to_group: Number(form.to_group),
+          amount: Number(form.amount),
+        },
+      }),
+    onSuccess: () => {
+      setForm({ from_group: '', to_group: '', amount: '' });
+      for (const key of ['balance', 'ledger', 'groups']) void queryClient.invalidateQueries({ queryKey: [key] });
+    },
+  });
+  const problem = transfer.error instanceof ApiProblem ? transfer.error : undefined;
+  const groups = balance.data?.data ?? [];
+
+  return (
+    <Section title="Credits">
+      {balance.isPending ? (
+        <Loading />
+      ) : balance.error ? (
+        <ErrorState error={balance.error} onRetry={() => balance.refetch()} />
+      ) : (
+        <p className="mb-4 text-sm text-slate-700">
+          Total: <strong data-testid="credits-total">{balance.data.total}</strong> credits across {groups.length}{' '}
+          group(s).
+        </p>
+      )}
+      <form
+        className="mb-6 grid grid-cols-1 items-end gap-3 sm:grid-cols-4"
+        onSubmit={(event) => {
+          event.preventDefault();
+          transfer.mutate();
+        }}
+      >
+        <label className="flex flex-col gap-1 text-sm font-medium">
+          From group
+          <select
+            className="rounded-md border border-slate-300 px-2 py-1.5"
+            value={form.from_group}
+            onChange={(e) => setForm({ ...form, from_group: e.target.value })}
+          >
+            <option value="">Default group</option>
+            {groups.map((g) => (
+              <option key={g.group_id} value={g.group_id}>
+                {g.name} ({g.balance})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-sm font-medium">
+          To group
+          <select
+            required
+            className="rounded-md border border-slate-300 px-2 py-1.5"
+            value={form.to_group}
+            onChange={(e) => setForm({ ...form, to_group: e.target.value })}
+          >
+            <option value="" disabled>
+              Choose…
+            </option>
+            {groups.map((g) => (
+              <option key={g.group_id} value={g.group_id}>
+                {g.name} ({g.balance})
+              </option>
+            ))}
+          </select>
+        </label>
+        <Field
+          id="transfer-amount"
+          label="Amount"
+          type="number"
+          min={1}
+          step={1}
+          required
+          value={form.amount}
+          onChange={(e) => setForm({ ...form, amount: e.target.value })}
+          error={problem?.fieldError('amount')}
+        />
+        <Button type="submit" disabled={transfer.isPending}>
+          {transfer.isPending ? 'Transferring…' : 'Transfer'}
+        </Button>
+      </form>
+      {problem && !problem.fieldError('amount') && <ErrorState error={problem} />}
+      <h3 className="mb-2 font-medium">Ledger</h3>
+      {ledger.isPending ? (
+        <Loading />
+      ) : ledger.error ? (
+        <ErrorState error={ledger.error} onRetry={() => ledger.refetch()} />
+      ) : ledger.items.length === 0 ? (
+        <EmptyState title="No credit movements yet" />
+      ) : (
+        <table className="w-full text-left text-sm">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="py-2">When</th>
+              <th>Group</th>
+              <th>Kind</th>
+              <th className="text-right">Amount</th>
+              <th className="text-right">Balance after</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ledger.items.map((row) => (
+              <tr key={row.id} className="border-t border-slate-100">
+                <td className="py-2">{formatTime(row.created_at)}</td>
+                <td>{groups.find((g) => g.group_id === row.group_id)?.name ?? row.group_id}</td>
+                <td>{row.kind.replaceAll('_', ' ')}</td>
+                <td className="text-right tabular-nums">{row.amount > 0 ? `+${row.amount}` : row.amount}</td>
+                <td className="text-right tabular-nums">{row.balance_after}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LoadMore {...ledger} />
+    </Section>
+  );
+}

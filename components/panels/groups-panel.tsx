@@ -1,0 +1,119 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ApiProblem, api } from '../api';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/confirm';
+import { Field } from '../ui/field';
+import { LoadMore } from '../ui/load-more';
+import { Section } from '../ui/section';
+import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { usePagedList } from '../use-paged-list';
+
+export type Group = { id: number; name: string; is_default: boolean; balance: number; phone_count: number };
+
+export function GroupsPanel() {
+  const queryClient = useQueryClient();
+  const groups = usePagedList<Group>(['groups'], '/api/v1/phone-groups?limit=100');
+  const [name, setName] = useState('');
+  const [deleting, setDeleting] = useState<Group | null>(null);
+  const refresh = () => {
+    for (const key of ['groups', 'balance', 'phones', 'ledger'])
+      void queryClient.invalidateQueries({ queryKey: [key] });
+  };
+
+  const create = useMutation({
+    mutationFn: (groupName: string) => api('/api/v1/phone-groups', { body: { name: groupName } }),
+    onSuccess: () => {
+      setName('');
+      refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (id: number) => api(`/api/v1/phone-groups/${id}`, { method: 'DELETE' }),
+    onSuccess: () => {
+      setDeleting(null);
+      refresh();
+    },
+  });
+  const nameError =
+    create.error instanceof ApiProblem ? (create.error.fieldError('name') ?? create.error.message) : undefined;
+
+  return (
+    <Section title="Phone groups">
+      <form
+        className="mb-6 flex items-end gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate(name);
+        }}
+      >
+        <div className="grow">
+          <Field
+            id="group-name"
+            label="New group name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            maxLength={100}
+            error={nameError}
+          />
+        </div>
+        <Button type="submit" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create group'}
+        </Button>
+      </form>
+      {groups.isPending ? (
+        <Loading />
+      ) : groups.error ? (
+        <ErrorState error={groups.error} onRetry={() => groups.refetch()} />
+      ) : groups.items.length === 0 ? (
+        <EmptyState title="No groups" />
+      ) : (
+        <table className="w-full text-left text-sm">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="py-2">Name</th>
+              <th>Phones</th>
+              <th>Credits</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.items.map((group) => (
+              <tr key={group.id} className="border-t border-slate-100">
+                <td className="py-2 font-medium">
+                  {group.name} {group.is_default && <span className="text-xs text-slate-500">(default)</span>}
+                </td>
+                <td>{group.phone_count}</td>
+                <td>{group.balance}</td>
+                <td className="text-right">
+                  {!group.is_default && (
+                    <Button variant="secondary" onClick={() => setDeleting(group)} aria-label={`Delete ${group.name}`}>
+                      Delete
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LoadMore {...groups} />
+      <ConfirmDialog
+        open={deleting !== null}
+        title={`Delete “${deleting?.name ?? ''}”?`}
+        confirmLabel="Delete group"
+        pending={remove.isPending}
+        onConfirm={() => deleting && remove.mutate(deleting.id)}
+        onCancel={() => setDeleting(null)}
+      >
+        Its {deleting?.phone_count ?? 0} phone(s) and {deleting?.balance ?? 0} credit(s) move to the default group.
+        {remove.error && <ErrorState error={remove.error} />}
+      </ConfirmDialog>
+    </Section>
+  );
+}

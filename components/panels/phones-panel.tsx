@@ -1,0 +1,173 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ApiProblem, api, type Page } from '../api';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/confirm';
+import { Field } from '../ui/field';
+import { LoadMore } from '../ui/load-more';
+import { formatTime, Section } from '../ui/section';
+import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { usePagedList } from '../use-paged-list';
+import type { Group } from './groups-panel';
+
+export type Phone = {
+  id: string;
+  phone: string;
+  label: string | null;
+  group_id: number;
+  device_connected: boolean;
+  status: 'online' | 'offline' | 'unknown';
+  battery: number | null;
+  last_heartbeat_at: string | null;
+};
+
+const STATUS_STYLE = {
+  online: 'bg-green-100 text-green-800',
+  offline: 'bg-slate-200 text-slate-700',
+  unknown: 'bg-amber-100 text-amber-800',
+};
+
+export function PhonesPanel() {
+  const queryClient = useQueryClient();
+  const phones = usePagedList<Phone>(['phones'], '/api/v1/phones');
+  const groups = useQuery({
+    queryKey: ['groups', 'all'],
+    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
+  });
+  const [form, setForm] = useState({ phone: '', label: '' });
+  const [deleting, setDeleting] = useState<Phone | null>(null);
+  const refresh = () => {
+    for (const key of ['phones', 'groups']) void queryClient.invalidateQueries({ queryKey: [key] });
+  };
+  const create = useMutation({
+    mutationFn: () =>
+      api('/api/v1/phones', { body: { phone: form.phone, ...(form.label ? { label: form.label } : {}) } }),
+    onSuccess: () => {
+      setForm({ phone: '', label: '' });
+      refresh();
+    },
+  });
+  const move = useMutation({
+    mutationFn: ({ id, groupId }: { id: string; groupId: number }) =>
+      api(`/api/v1/phones/${id}`, { method: 'PATCH', body: { group_id: groupId } }),
+    onSuccess: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api(`/api/v1/phones/${id}`, { method: 'DELETE' }),
+    onSuccess: () => {
+      setDeleting(null);
+      refresh();
+    },
+  });
+  const problem = create.error instanceof ApiProblem ? create.error : undefined;
+  const groupName = (id: number) => groups.data?.data.find((g) => g.id === id)?.name ?? `#${id}`;
+
+  return (
+    <Section title="Phones">
+      <form
+        className="mb-6 grid grid-cols-1 items-end gap-3 sm:grid-cols-3"
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate();
+        }}
+      >
+        <Field
+          id="phone-number"
+          label="Number (E.164)"
+          placeholder="+14155550100"
+          required
+          value={form.phone}
+          onChange={(e) => setForm({ ...form, phone: e.target.value })}
+          error={problem?.fieldError('phone')}
+        />
+        <Field
+          id="phone-label"
+          label="Label"
+          maxLength={100}
+          value={form.label}
+          onChange={(e) => setForm({ ...form, label: e.target.value })}
+        />
+        <Button type="submit" disabled={create.isPending}>
+          {create.isPending ? 'Adding…' : 'Add phone'}
+        </Button>
+      </form>
+      {problem && !problem.fieldError('phone') && <ErrorState error={problem} />}
+      {move.error && <ErrorState error={move.error} />}
+      {phones.isPending ? (
+        <Loading />
+      ) : phones.error ? (
+        <ErrorState error={phones.error} onRetry={() => phones.refetch()} />
+      ) : phones.items.length === 0 ? (
+        <EmptyState title="No phones yet">Activate a phone with the Simgate app, or add a number above.</EmptyState>
+      ) : (
+        <table className="w-full text-left text-sm">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="py-2">Number</th>
+              <th>Status</th>
+              <th>Battery</th>
+              <th>Last heartbeat</th>
+              <th>Group</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {phones.items.map((phone) => (
+              <tr key={phone.id} className="border-t border-slate-100">
+                <td className="py-2">
+                  <span className="font-medium">{phone.phone}</span>
+                  {phone.label && <span className="block text-xs text-slate-500">{phone.label}</span>}
+                </td>
+                <td>
+                  <span className={`rounded px-2 py-0.5 text-xs ${STATUS_STYLE[phone.status]}`}>{phone.status}</span>
+                  {!phone.device_connected && <span className="block text-xs text-slate-500">no device</span>}
+                </td>
+                <td>{phone.battery === null ? '—' : `${phone.battery}%`}</td>
+                <td>{formatTime(phone.last_heartbeat_at)}</td>
+                <td>
+                  <label className="sr-only" htmlFor={`group-of-${phone.id}`}>
+                    Group of {phone.phone}
+                  </label>
+                  <select
+                    id={`group-of-${phone.id}`}
+                    className="rounded-md border border-slate-300 px-2 py-1"
+                    value={phone.group_id}
+                    onChange={(e) => move.mutate({ id: phone.id, groupId: Number(e.target.value) })}
+                  >
+                    {(groups.data?.data ?? []).map((g) => (
+                      <option key={g.id} value={g.id}>
+                        {g.name}
+                      </option>
+                    ))}
+                    {!groups.data && <option value={phone.group_id}>{groupName(phone.group_id)}</option>}
+                  </select>
+                </td>
+                <td className="text-right">
+                  <Button variant="secondary" onClick={() => setDeleting(phone)} aria-label={`Remove ${phone.phone}`}>
+                    Remove
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LoadMore {...phones} />
+      <ConfirmDialog
+        open={deleting !== null}
+        title={`Remove ${deleting?.phone ?? ''}?`}
+        confirmLabel="Remove phone"
+        pending={remove.isPending}
+        onConfirm={() => deleting && remove.mutate(deleting.id)}
+        onCancel={() => setDeleting(null)}
+      >
+        The phone stops sending for this account. Its message history stays.
+        {remove.error && <ErrorState error={remove.error} />}
+      </ConfirmDialog>
+    </Section>
+  );
+}

@@ -1,0 +1,17 @@
+import type { ReactNode } from 'react';
+
+export function Section({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+  return (
+    <section className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm" aria-label={title}>
+      <div className="mb-4 flex items-center justify-between gap-4">
+        <h2 className="text-lg font-semibold">{title}</h2>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+export function formatTime(value: string | null | undefined): string {
+  return value ? new Date(value).toLocaleString() : '—';
+}
