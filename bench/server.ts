@@ -1,0 +1,45 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+
+export type Server = { baseUrl: string; process: ChildProcess; stop: () => Promise<void> };
+
+/** Builds once if needed, then starts `next start` on a free port with a throwaway database. */
+export async function startServer(env: Record<string, string>): Promise<Server> {
+  if (!fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+    const build = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error('next build failed');
+  }
+  const port = 3300 + Math.floor(Math.random() * 500);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-bench-'));
+  const child = spawn(process.execPath, [nextBin, 'start', '-H', '127.0.0.1', '-p', String(port)], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const ready = await fetch(`${baseUrl}/api/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error('server did not become ready in 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    baseUrl,
+    process: child,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
