@@ -1,3 +1,4 @@
+import { type AnyColumn, type SQL, sql } from 'drizzle-orm';
 import { z } from '@/lib/zod';
 import { DomainError } from './errors';
 
@@ -37,6 +38,31 @@ export function decodeCursor(raw: string | undefined): Cursor | undefined {
   throw new DomainError('VALIDATION_ERROR', 'The cursor is not one this API gave out.', {
     errors: [{ path: 'cursor', message: 'invalid cursor' }],
   });
+}
+
+const CURSOR_ID_FORMATS = {
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  bigint: /^[0-9]{1,18}$/,
+  integer: /^[0-9]{1,9}$/,
+} as const;
+
+/**
+ * `(created_at, id) < cursor`, the keyset condition of a page after the first. Parameters go as
+ * text with explicit casts (postgres-js refuses a Date inside raw SQL), and an id of the wrong
+ * form is a validation error rather than a failed cast.
+ */
+export function olderThan(
+  createdAt: AnyColumn,
+  id: AnyColumn,
+  cursor: Cursor,
+  idType: keyof typeof CURSOR_ID_FORMATS,
+): SQL {
+  if (!CURSOR_ID_FORMATS[idType].test(cursor.id)) {
+    throw new DomainError('VALIDATION_ERROR', 'The cursor is not one this API gave out.', {
+      errors: [{ path: 'cursor', message: 'invalid cursor' }],
+    });
+  }
+  return sql`(${createdAt}, ${id}) < (${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id}::${sql.raw(idType)})`;
 }
 
 /** Rows fetched with `limit + 1` become a page: the extra row only says there is more. */

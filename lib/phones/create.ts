@@ -1,5 +1,5 @@
 import { and, count, eq } from 'drizzle-orm';
-import type { Executor } from '@/db';
+import type { Executor, Transaction } from '@/db';
 import { phoneGroups, phones } from '@/db/schema';
 import { isUniqueViolation, withTransaction } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
@@ -55,9 +55,12 @@ export async function createPhone(executor: Executor, accountId: string, input: 
   });
 }
 
-/** The group a phone goes to: the one asked for (if it is the account's) or the default group. */
-export async function resolveGroupId(executor: Executor, accountId: string, groupId?: number): Promise<number> {
-  const [group] = await executor
+/**
+ * The group a phone goes to: the one asked for (if it is the account's) or the default group.
+ * The key-share lock keeps the group from being deleted before the caller's transaction ends.
+ */
+export async function resolveGroupId(tx: Transaction, accountId: string, groupId?: number): Promise<number> {
+  const [group] = await tx
     .select({ id: phoneGroups.id })
     .from(phoneGroups)
     .where(
@@ -65,7 +68,8 @@ export async function resolveGroupId(executor: Executor, accountId: string, grou
         eq(phoneGroups.accountId, accountId),
         groupId === undefined ? eq(phoneGroups.isDefault, true) : eq(phoneGroups.id, groupId),
       ),
-    );
+    )
+    .for('key share');
   if (!group) {
     throw new DomainError(
       'GROUP_NOT_FOUND',

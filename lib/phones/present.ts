@@ -1,0 +1,31 @@
+import { getTableColumns, sql } from 'drizzle-orm';
+import { phones } from '@/db/schema';
+import { iso } from '@/lib/wire';
+import type { PhoneWire } from './schemas';
+
+/** The columns a phone is read with: its row and whether an activated device sends for it. */
+export const phoneColumns = {
+  ...getTableColumns(phones),
+  deviceConnected:
+    sql<boolean>`exists (select 1 from devices d where d.id = ${phones.deviceId} and d.status = 'activated')`.mapWith(
+      Boolean,
+    ),
+};
+
+export type PhoneView = typeof phones.$inferSelect & { deviceConnected: boolean };
+
+export function presentPhone(phone: PhoneView): PhoneWire {
+  return {
+    id: phone.id,
+    phone: phone.phone,
+    label: phone.label,
+    group_id: phone.groupId,
+    device_connected: phone.deviceConnected,
+    status: phone.status,
+    battery: phone.battery,
+    last_heartbeat_at: iso(phone.lastHeartbeatAt),
+    messages_per_minute: phone.messagesPerMinute,
+    daily_cap: phone.dailyCap,
+    created_at: iso(phone.createdAt) as string,
+  };
+}

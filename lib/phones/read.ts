@@ -1,0 +1,43 @@
+import { and, desc, eq, type SQL } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { type PhoneStatus, phones } from '@/db/schema';
+import { notFound } from '@/lib/errors';
+import { decodeCursor, olderThan, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { type PhoneView, phoneColumns, presentPhone } from './present';
+import type { PhoneWire } from './schemas';
+
+export async function findPhone(
+  executor: Executor,
+  accountId: string,
+  phoneId: string,
+): Promise<PhoneView | undefined> {
+  const [phone] = await executor
+    .select(phoneColumns)
+    .from(phones)
+    .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)));
+  return phone;
+}
+
+/** A phone of the account, or 404 NOT_FOUND (also for another account's phone). */
+export async function getPhone(executor: Executor, accountId: string, phoneId: string): Promise<PhoneView> {
+  const phone = await findPhone(executor, accountId, phoneId);
+  if (!phone) throw notFound('Phone');
+  return phone;
+}
+
+export type PhoneFilters = PageQuery & { group_id?: number; status?: PhoneStatus };
+
+export async function listPhones(executor: Executor, accountId: string, query: PhoneFilters): Promise<Page<PhoneWire>> {
+  const cursor = decodeCursor(query.cursor);
+  const conditions: SQL[] = [eq(phones.accountId, accountId)];
+  if (query.group_id !== undefined) conditions.push(eq(phones.groupId, query.group_id));
+  if (query.status) conditions.push(eq(phones.status, query.status));
+  if (cursor) conditions.push(olderThan(phones.createdAt, phones.id, cursor, 'uuid'));
+  const rows = await executor
+    .select(phoneColumns)
+    .from(phones)
+    .where(and(...conditions))
+    .orderBy(desc(phones.createdAt), desc(phones.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit, presentPhone);
+}

@@ -1,0 +1,72 @@
+import { PHONE_STATUSES } from '@/db/schema';
+import { groupId, groupIdInBody } from '@/lib/groups/ids';
+import { pageQuery } from '@/lib/pagination';
+import { e164 } from '@/lib/phone-number';
+import { z } from '@/lib/zod';
+
+export const MAX_LABEL_LENGTH = 100;
+export const MAX_MESSAGES_PER_MINUTE = 60;
+
+/** A display name: trimmed, at most 100 characters; empty or null clears it. */
+export const label = z
+  .string()
+  .trim()
+  .max(MAX_LABEL_LENGTH)
+  .nullable()
+  .transform((value) => value || null)
+  .openapi({ type: 'string', example: 'Front desk', description: 'Display name, up to 100 characters.' });
+
+export const phoneIdParams = z.object({ id: z.uuid().openapi({ description: 'Phone id.' }) });
+
+export const createPhoneBody = z
+  .object({
+    phone: e164,
+    label: label.optional(),
+    group_id: groupIdInBody.optional().openapi({ description: 'Group of the phone; the default group when absent.' }),
+  })
+  .openapi('CreatePhone');
+
+export const updatePhoneBody = z
+  .object({
+    label: label.optional(),
+    group_id: groupIdInBody.optional(),
+    messages_per_minute: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_MESSAGES_PER_MINUTE)
+      .optional()
+      .openapi({ description: 'Most messages the phone is handed per minute (1 to 60).' }),
+    daily_cap: z
+      .number()
+      .int()
+      .positive()
+      .max(1_000_000)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Most messages the phone sends per day; null for no cap.' }),
+  })
+  .openapi('UpdatePhone');
+
+export const phoneListQuery = pageQuery.extend({
+  group_id: groupId.optional().openapi({ description: 'Only phones of this group.' }),
+  status: z.enum(PHONE_STATUSES).optional().openapi({ description: 'Only phones in this status.' }),
+});
+
+export const phoneSchema = z
+  .object({
+    id: z.uuid(),
+    phone: z.string().openapi({ example: '+14155550100' }),
+    label: z.string().nullable(),
+    group_id: z.number().int(),
+    device_connected: z.boolean().openapi({ description: 'An activated device sends for this number.' }),
+    status: z.enum(PHONE_STATUSES),
+    battery: z.number().int().min(0).max(100).nullable(),
+    last_heartbeat_at: z.string().nullable().openapi({ format: 'date-time' }),
+    messages_per_minute: z.number().int(),
+    daily_cap: z.number().int().nullable(),
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Phone');
+
+export type PhoneWire = z.infer<typeof phoneSchema>;

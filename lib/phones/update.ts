@@ -1,0 +1,43 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { phones } from '@/db/schema';
+import { withTransaction } from '@/lib/db';
+import { notFound } from '@/lib/errors';
+import { resolveGroupId } from './create';
+import type { PhoneView } from './present';
+import { getPhone } from './read';
+
+export type UpdatePhoneInput = {
+  label?: string | null;
+  groupId?: number;
+  messagesPerMinute?: number;
+  dailyCap?: number | null;
+};
+
+/** Changes a phone's label, group or pacing; fields left out keep their value. */
+export async function updatePhone(
+  executor: Executor,
+  accountId: string,
+  phoneId: string,
+  input: UpdatePhoneInput,
+): Promise<PhoneView> {
+  return withTransaction(executor, async (tx) => {
+    const groupId = input.groupId === undefined ? undefined : await resolveGroupId(tx, accountId, input.groupId);
+    const changes = {
+      label: input.label,
+      groupId,
+      messagesPerMinute: input.messagesPerMinute,
+      dailyCap: input.dailyCap,
+    };
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    if (Object.keys(defined).length > 0) {
+      const [updated] = await tx
+        .update(phones)
+        .set(defined)
+        .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)))
+        .returning({ id: phones.id });
+      if (!updated) throw notFound('Phone');
+    }
+    return getPhone(tx, accountId, phoneId);
+  });
+}
