@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { messageStatusHistory, messages } from '@/db/schema';
+import { messages } from '@/db/schema';
 import { moveCredits } from '@/lib/credits/ledger';
 import { withTransaction } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
@@ -11,6 +11,7 @@ import { type MessageWire, presentMessage } from './present';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { findSenderPhone } from './sender';
+import { afterTransition } from './state-machine';
 
 export type SendInput = {
   from: string;
@@ -76,7 +77,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
       messageId: message.id,
       insufficientStatus: 402,
     });
-    await tx.insert(messageStatusHistory).values({ messageId: message.id, status: 'queued', at: message.createdAt });
+    await afterTransition(tx, [message], { at: message.createdAt });
     if (message.sendAt.getTime() <= Date.now()) await notifyOutbox(tx, sender.id);
     return presentMessage(message);
   });

@@ -1,0 +1,91 @@
+import { and, asc, eq, gt, inArray, isNull, lte, min, or } from 'drizzle-orm';
+import type { Database, Executor } from '@/db';
+import { messages, phones } from '@/db/schema';
+import type { DevicePrincipal } from '@/lib/auth/principal';
+import { withTransaction } from '@/lib/db';
+import { subscribeOutbox } from '@/lib/notify/outbox';
+import { type DevicePhone, findDevicePhone } from './device-phone';
+import { pacingOf } from './pacing';
+import { type MessageRow, type MessageWire, presentMessage } from './present';
+import { afterTransition, sourcesOf } from './state-machine';
+
+export type ClaimOptions = { limit: number; waitMs: number; signal?: AbortSignal };
+
+/**
+ * Hands the device the oldest due queued messages of its phone, now `dispatched`. With a wait,
+ * an empty outbox is watched until a send wakes it (or a scheduled message falls due, or pacing
+ * frees room), the wait runs out, or the request is aborted.
+ */
+export async function claimOutbox(
+  db: Database,
+  device: DevicePrincipal,
+  options: ClaimOptions,
+): Promise<MessageWire[]> {
+  const phone = await findDevicePhone(db, device);
+  const deadline = performance.now() + options.waitMs;
+  for (;;) {
+    // Subscribed before looking, so a send committing in between still wakes this claim.
+    const subscription = options.waitMs > 0 ? await subscribeOutbox(phone.id) : undefined;
+    try {
+      const { claimed, retryInMs } = await claimOnce(db, phone, options.limit, new Date());
+      const remaining = deadline - performance.now();
+      if (claimed.length > 0 || !subscription || remaining <= 0 || options.signal?.aborted) {
+        return claimed.map((row) => presentMessage(row));
+      }
+      await subscription.wait(Math.min(remaining, retryInMs ?? remaining), options.signal);
+    } finally {
+      subscription?.cancel();
+    }
+  }
+}
+
+async function claimOnce(
+  db: Database,
+  phone: DevicePhone,
+  limit: number,
+  now: Date,
+): Promise<{ claimed: MessageRow[]; retryInMs?: number }> {
+  return withTransaction(db, async (tx) => {
+    // Serialises this phone's claims (not its sends), so pacing counts every concurrent claim.
+    const [locked] = await tx
+      .select({ messagesPerMinute: phones.messagesPerMinute, dailyCap: phones.dailyCap })
+      .from(phones)
+      .where(eq(phones.id, phone.id))
+      .for('no key update');
+    if (!locked) return { claimed: [] };
+    const pacing = await pacingOf(tx, { id: phone.id, ...locked }, now);
+    if (pacing.allowance === 0) return { claimed: [], retryInMs: pacing.refillInMs };
+    const due = and(
+      eq(messages.phoneId, phone.id),
+      eq(messages.status, 'queued'),
+      lte(messages.sendAt, now),
+      // An overdue message waits for the expiry sweep instead of going out late.
+      or(isNull(messages.expiresAt), gt(messages.expiresAt, now)),
+    );
+    const picked = tx
+      .select({ id: messages.id })
+      .from(messages)
+      .where(due)
+      .orderBy(asc(messages.sendAt), asc(messages.createdAt))
+      .limit(Math.min(limit, pacing.allowance))
+      .for('update', { skipLocked: true });
+    const claimed = await tx
+      .update(messages)
+      .set({ status: 'dispatched', updatedAt: now })
+      .where(and(inArray(messages.id, picked), inArray(messages.status, sourcesOf('dispatched'))))
+      .returning();
+    if (claimed.length === 0) return { claimed, retryInMs: await nextDueInMs(tx, phone.id, now) };
+    await afterTransition(tx, claimed, { at: now });
+    claimed.sort((a, b) => a.sendAt.getTime() - b.sendAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
+    return { claimed };
+  });
+}
+
+/** Time until the phone's next scheduled message falls due, if one does. */
+async function nextDueInMs(tx: Executor, phoneId: string, now: Date): Promise<number | undefined> {
+  const [next] = await tx
+    .select({ sendAt: min(messages.sendAt) })
+    .from(messages)
+    .where(and(eq(messages.phoneId, phoneId), eq(messages.status, 'queued'), gt(messages.sendAt, now)));
+  return next?.sendAt ? Math.max(1, next.sendAt.getTime() - now.getTime()) : undefined;
+}

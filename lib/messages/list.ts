@@ -1,0 +1,69 @@
+import { and, asc, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
+import { notFound } from '@/lib/errors';
+import { decodeCursor, type Page, toPage } from '@/lib/pagination';
+import { type MessageWire, presentMessage } from './present';
+
+export type MessageListQuery = {
+  limit: number;
+  cursor?: string;
+  status?: MessageStatus;
+  direction?: 'outbound' | 'inbound';
+  phone?: string;
+  created_after?: Date;
+  created_before?: Date;
+};
+
+/** The account's messages, newest first, filtered and keyset-paginated on (created_at, id). */
+export async function listMessages(
+  executor: Executor,
+  accountId: string,
+  query: MessageListQuery,
+): Promise<Page<MessageWire>> {
+  const cursor = decodeCursor(query.cursor);
+  const filters: (SQL | undefined)[] = [eq(messages.accountId, accountId)];
+  if (query.status) filters.push(eq(messages.status, query.status));
+  if (query.direction) filters.push(eq(messages.direction, query.direction));
+  if (query.created_after) filters.push(gte(messages.createdAt, query.created_after));
+  if (query.created_before) filters.push(lt(messages.createdAt, query.created_before));
+  if (query.phone) {
+    const [phone] = await executor
+      .select({ id: phones.id })
+      .from(phones)
+      .where(and(eq(phones.accountId, accountId), eq(phones.phone, query.phone)));
+    // Another account's number is as unknown as no number: an empty list.
+    if (!phone) return { data: [], next_cursor: null };
+    filters.push(eq(messages.phoneId, phone.id));
+  }
+  if (cursor) {
+    filters.push(
+      or(
+        lt(messages.createdAt, cursor.createdAt),
+        and(eq(messages.createdAt, cursor.createdAt), lt(messages.id, cursor.id)),
+      ),
+    );
+  }
+  const rows = await executor
+    .select()
+    .from(messages)
+    .where(and(...filters))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit, (row) => presentMessage(row));
+}
+
+/** One message of the account with every state it has been in. */
+export async function getMessage(executor: Executor, accountId: string, messageId: string): Promise<MessageWire> {
+  const [message] = await executor
+    .select()
+    .from(messages)
+    .where(and(eq(messages.id, messageId), eq(messages.accountId, accountId)));
+  if (!message) throw notFound('Message');
+  const history = await executor
+    .select({ status: messageStatusHistory.status, at: messageStatusHistory.at, error: messageStatusHistory.error })
+    .from(messageStatusHistory)
+    .where(eq(messageStatusHistory.messageId, message.id))
+    .orderBy(asc(messageStatusHistory.id));
+  return presentMessage(message, history);
+}

@@ -1,0 +1,62 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { messages } from '@/db/schema';
+import type { DevicePrincipal } from '@/lib/auth/principal';
+import { withTransaction } from '@/lib/db';
+import { validationError } from '@/lib/errors';
+import { findDevicePhone } from './device-phone';
+import { SEND_AT_PAST_TOLERANCE_MS } from './limits';
+import { type MessageWire, presentMessage } from './present';
+import { countSegments } from './segments';
+import { afterTransition } from './state-machine';
+
+export type ReceivedInput = { from: string; content: string; receivedAt?: Date; deviceMessageId?: string };
+
+/**
+ * An SMS the phone received. Idempotent on the phone's own message id
+ * (messages_phone_device_message_id_key): a retry answers the first message and emits nothing.
+ */
+export async function receiveMessage(
+  executor: Executor,
+  device: DevicePrincipal,
+  input: ReceivedInput,
+): Promise<{ created: boolean; message: MessageWire }> {
+  const phone = await findDevicePhone(executor, device);
+  const now = new Date();
+  const receivedAt = input.receivedAt ?? now;
+  if (receivedAt.getTime() > now.getTime() + SEND_AT_PAST_TOLERANCE_MS) {
+    throw validationError('received_at', 'must not be in the future');
+  }
+  const { encoding, segments } = countSegments(input.content);
+  return withTransaction(executor, async (tx) => {
+    const [message] = await tx
+      .insert(messages)
+      .values({
+        accountId: phone.accountId,
+        phoneId: phone.id,
+        direction: 'inbound',
+        from: input.from,
+        to: phone.phone,
+        content: input.content,
+        status: 'received',
+        segments,
+        encoding,
+        deviceMessageId: input.deviceMessageId,
+        sendAt: receivedAt,
+        createdAt: receivedAt,
+        updatedAt: now,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!message) {
+      const [existing] = await tx
+        .select()
+        .from(messages)
+        .where(and(eq(messages.phoneId, phone.id), eq(messages.deviceMessageId, input.deviceMessageId ?? '')));
+      if (!existing) throw new Error('receiveMessage: conflicting row not found');
+      return { created: false, message: presentMessage(existing) };
+    }
+    await afterTransition(tx, [message], { at: receivedAt });
+    return { created: true, message: presentMessage(message) };
+  });
+}

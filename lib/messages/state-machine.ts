@@ -1,0 +1,127 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { type MessageStatus, messageStatusHistory, messages, phoneGroups } from '@/db/schema';
+import { moveCredits } from '@/lib/credits/ledger';
+import { DomainError } from '@/lib/errors';
+import { emitEvent } from '@/lib/events/emit';
+import { type MessageRow, presentMessage } from './present';
+
+/**
+ * The delivery states (decisions.md "Message delivery states"), the one place that says which
+ * moves are legal, what a move costs or refunds, and which event it emits.
+ */
+const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
+  queued: ['dispatched', 'expired', 'failed'],
+  dispatched: ['sent', 'expired', 'failed'],
+  sent: ['delivered', 'failed'],
+  delivered: [],
+  failed: [],
+  expired: [],
+  received: [],
+};
+
+const EVENT_OF: Partial<Record<MessageStatus, string>> = {
+  sent: 'message.sent',
+  delivered: 'message.delivered',
+  failed: 'message.failed',
+  expired: 'message.expired',
+  received: 'message.received',
+};
+
+/** Final states that give the message's credit back. */
+const REFUNDED: ReadonlySet<MessageStatus> = new Set(['failed', 'expired']);
+
+export function canMove(from: MessageStatus, to: MessageStatus): boolean {
+  return NEXT[from].includes(to);
+}
+
+/** The states a message may be in to move to `to`: the guard of every set-based transition. */
+export function sourcesOf(to: MessageStatus): MessageStatus[] {
+  return (Object.keys(NEXT) as MessageStatus[]).filter((from) => canMove(from, to));
+}
+
+function invalidTransition(message: { id: string; status: MessageStatus }, to: MessageStatus): DomainError {
+  return new DomainError('INVALID_TRANSITION', `Message ${message.id} is ${message.status}; it cannot become ${to}.`, {
+    extra: { current_status: message.status },
+  });
+}
+
+/**
+ * Moves one message to `to`, guarded by its current state in the UPDATE itself, so concurrent
+ * reports cannot both win. Throws 409 INVALID_TRANSITION for a move the table above forbids.
+ */
+export async function transitionMessage(
+  tx: Executor,
+  message: MessageRow,
+  to: MessageStatus,
+  options: { error?: string | null; at?: Date } = {},
+): Promise<MessageRow> {
+  if (!canMove(message.status, to)) throw invalidTransition(message, to);
+  const at = options.at ?? new Date();
+  const [moved] = await tx
+    .update(messages)
+    .set({ status: to, updatedAt: at, ...(options.error !== undefined ? { error: options.error } : {}) })
+    .where(and(eq(messages.id, message.id), inArray(messages.status, sourcesOf(to))))
+    .returning();
+  if (!moved) {
+    const [current] = await tx.select().from(messages).where(eq(messages.id, message.id));
+    throw invalidTransition(current ?? message, to);
+  }
+  await afterTransition(tx, [moved], { at, error: options.error ?? null });
+  return moved;
+}
+
+/**
+ * What follows rows that have just moved into their (shared) new state: the history rows, the
+ * refund of a failed or expired message, and the event. Set-based transitions (claims, expiry)
+ * call it with every row they moved.
+ */
+export async function afterTransition(
+  tx: Executor,
+  moved: MessageRow[],
+  options: { at: Date; error?: string | null },
+): Promise<void> {
+  if (moved.length === 0) return;
+  await tx
+    .insert(messageStatusHistory)
+    .values(
+      moved.map((row) => ({ messageId: row.id, status: row.status, at: options.at, error: options.error ?? null })),
+    );
+  // Refunds lock their groups in one order, so two sweeps refunding the same groups cannot deadlock.
+  const ordered = [...moved].sort((a, b) => (a.groupId ?? 0) - (b.groupId ?? 0));
+  for (const row of ordered) {
+    if (REFUNDED.has(row.status)) await refund(tx, row);
+    const type = EVENT_OF[row.status];
+    if (type) {
+      await emitEvent(tx, { accountId: row.accountId, type, phone: accountPhoneOf(row), data: presentMessage(row) });
+    }
+  }
+}
+
+/** The account's own number in a message: the sender of an outbound one, the receiver of an inbound one. */
+export function accountPhoneOf(row: MessageRow): string {
+  return row.direction === 'outbound' ? row.from : row.to;
+}
+
+/**
+ * One credit back to the group charged (credit_ledger_message_kind_key makes it once only). A group
+ * deleted since the charge has handed its credits to the default group, so the refund goes there.
+ */
+async function refund(tx: Executor, row: MessageRow): Promise<void> {
+  if (row.groupId === null) return;
+  const [charged] = await tx
+    .select({ id: phoneGroups.id })
+    .from(phoneGroups)
+    .where(and(eq(phoneGroups.id, row.groupId), eq(phoneGroups.accountId, row.accountId)));
+  const groupId = charged?.id ?? (await defaultGroupOf(tx, row.accountId));
+  await moveCredits(tx, { accountId: row.accountId, groupId, amount: 1, kind: 'refund', messageId: row.id });
+}
+
+async function defaultGroupOf(tx: Executor, accountId: string): Promise<number> {
+  const [group] = await tx
+    .select({ id: phoneGroups.id })
+    .from(phoneGroups)
+    .where(and(eq(phoneGroups.accountId, accountId), sql`${phoneGroups.isDefault}`));
+  if (!group) throw new Error(`account ${accountId} has no default group`);
+  return group.id;
+}
