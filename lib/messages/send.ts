@@ -2,7 +2,6 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { messages } from '@/db/schema';
 import { moveCredits } from '@/lib/credits/ledger';
-import { withTransaction } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { notifyOutbox } from '@/lib/notify/outbox';
 import { toE164 } from '@/lib/phone-number';
@@ -47,7 +46,8 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
   const { from, to } = checkInput(input);
   const schedule = scheduleOf(input);
   const { encoding, segments } = countSegments(input.content);
-  return withTransaction(executor, async (tx) => {
+  // A savepoint inside a caller's transaction: a refused send leaves that transaction usable.
+  return executor.transaction(async (tx) => {
     const sender = await findSenderPhone(tx, accountId, from);
     const [message] = await tx
       .insert(messages)
