@@ -6,10 +6,10 @@ import type { PhoneWire } from './schemas';
 /** The columns a phone is read with: its row and whether an activated device sends for it. */
 export const phoneColumns = {
   ...getTableColumns(phones),
-  deviceConnected:
-    sql<boolean>`exists (select 1 from devices d where d.id = ${phones.deviceId} and d.status = 'activated')`.mapWith(
-      Boolean,
-    ),
+  // Qualified by hand: drizzle renders a single table's columns unqualified inside subqueries.
+  deviceConnected: sql<boolean>`exists (
+    select 1 from devices d where d.id = phones.device_id and d.status = 'activated'
+  )`.mapWith(Boolean),
 };
 
 export type PhoneView = typeof phones.$inferSelect & { deviceConnected: boolean };

@@ -1,0 +1,40 @@
+import { pageQuery } from '@/lib/pagination';
+import { z } from '@/lib/zod';
+import { groupId } from './ids';
+
+export const MAX_GROUP_NAME_LENGTH = 100;
+
+export const groupName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_GROUP_NAME_LENGTH)
+  .openapi({ example: 'Sales', description: 'Unique in the account, case-insensitively, after trimming.' });
+
+const isDefault = z
+  .boolean()
+  .optional()
+  .openapi({ description: 'Only `false` is accepted: the default group exists once and cannot be changed.' });
+
+export const groupIdParams = z.object({ id: groupId });
+
+export const createGroupBody = z.object({ name: groupName, is_default: isDefault }).openapi('CreatePhoneGroup');
+
+export const updateGroupBody = z
+  .object({ name: groupName.optional(), is_default: isDefault })
+  .openapi('UpdatePhoneGroup');
+
+export const groupListQuery = pageQuery;
+
+export const groupSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    is_default: z.boolean(),
+    balance: z.number().int().openapi({ description: 'Credits shared by the group’s phones.' }),
+    phone_count: z.number().int(),
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('PhoneGroup');
+
+export type GroupWire = z.infer<typeof groupSchema>;
