@@ -1,0 +1,15 @@
+import { eq } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { accounts } from '@/db/schema';
+import type { AccountRow } from './find-or-create';
+
+export async function findAccountById(executor: Executor, accountId: string): Promise<AccountRow | undefined> {
+  const [row] = await executor.select().from(accounts).where(eq(accounts.id, accountId));
+  return row;
+}
+
+/** The account of an email (already normalised), if there is one. */
+export async function findAccountByEmail(executor: Executor, email: string): Promise<AccountRow | undefined> {
+  const [row] = await executor.select().from(accounts).where(eq(accounts.email, email));
+  return row;
+}

@@ -1,0 +1,65 @@
+import { emailAddress } from '@/lib/accounts/schemas';
+import { countryOf, e164, isKnownCountryCode } from '@/lib/phone-number';
+import { z } from '@/lib/zod';
+
+export const verificationCode = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/, 'a 6-digit code')
+  .openapi({ example: '493817', description: 'The 6-digit code that was sent.' });
+
+export const registerDeviceBody = z
+  .object({
+    phone_number: e164,
+    country_code: z.string().trim().toUpperCase().optional().openapi({
+      example: 'US',
+      description: 'ISO 3166-1 alpha-2 country of the number; when given it must match the number.',
+    }),
+    label: z.string().trim().min(1).max(100).optional().openapi({ example: 'Office Pixel' }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.country_code === undefined) return;
+    const problem = countryCodeProblem(body.phone_number, body.country_code);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['country_code'], message: problem });
+  })
+  .openapi('RegisterDeviceRequest');
+
+/** Why a given country code does not fit the number, if it does not. */
+function countryCodeProblem(phoneNumber: string, countryCode: string): string | undefined {
+  if (!isKnownCountryCode(countryCode)) return 'not an ISO 3166-1 alpha-2 country code';
+  const numberCountry = countryOf(phoneNumber);
+  if (numberCountry !== countryCode) {
+    return `does not match the number, which belongs to ${numberCountry ?? 'no single country'}`;
+  }
+  return undefined;
+}
+
+export const registerDeviceResponse = z
+  .object({
+    device_id: z.uuid(),
+    status: z.literal('pending_verification'),
+    verification_expires_at: z.iso.datetime(),
+  })
+  .openapi('DeviceRegistration');
+
+export const verifySimBody = z.object({ device_id: z.uuid(), code: verificationCode }).openapi('VerifySimRequest');
+
+export const verifySimResponse = z
+  .object({
+    device_id: z.uuid(),
+    status: z.literal('verified'),
+    device_key: z.string().openapi({ example: 'dk_3kV9…', description: 'The device key, shown this once.' }),
+  })
+  .openapi('VerifiedDevice');
+
+export const bindRequestBody = z
+  .object({
+    email: emailAddress.openapi({ description: 'The code is emailed to this address.' }),
+  })
+  .openapi('BindEmailRequest');
+
+export const bindConfirmBody = z.object({ code: verificationCode }).openapi('BindEmailConfirm');
+
+export const bindConfirmResponse = z
+  .object({ status: z.literal('activated'), account_id: z.uuid() })
+  .openapi('DeviceActivated');
