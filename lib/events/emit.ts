@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
-import type { Executor } from '@/db';
+import { type Executor, queryRows } from '@/db';
 import { events } from '@/db/schema';
+
+/** Channel that wakes webhook workers: NOTIFY goes out when (and only if) the emitting transaction commits. */
+export const WEBHOOK_DELIVERIES_CHANNEL = 'simgate_webhook_deliveries';
 
 export type EmittedEvent = {
   accountId: string;
@@ -21,14 +24,23 @@ export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<stri
     .values({ accountId: event.accountId, type: event.type, phone: event.phone ?? null, payload: event.data })
     .returning({ id: events.id });
   if (!row) throw new Error('emitEvent: insert returned no row');
-  await tx.execute(sql`
-    insert into webhook_deliveries (account_id, webhook_id, event_id, event_type)
-    select w.account_id, w.id, ${row.id}, ${event.type}
-    from webhooks w
-    where w.account_id = ${event.accountId}
-      and w.enabled
-      and ${event.type} = any(w.events)
-      and (cardinality(w.phone_filters) = 0 or ${event.phone ?? null}::text = any(w.phone_filters))
-  `);
+  const queued = await queryRows<{ id: string }>(
+    tx,
+    sql`
+      insert into webhook_deliveries (account_id, webhook_id, event_id, event_type)
+      select w.account_id, w.id, ${row.id}, ${event.type}
+      from webhooks w
+      where w.account_id = ${event.accountId}
+        and w.enabled
+        and ${event.type} = any(w.events)
+        and (cardinality(w.phone_filters) = 0 or ${event.phone ?? null}::text = any(w.phone_filters))
+      returning id
+    `,
+  );
+  if (queued.length > 0) await notifyDeliveriesQueued(tx);
   return row.id;
+}
+
+export async function notifyDeliveriesQueued(tx: Executor): Promise<void> {
+  await tx.execute(sql`select pg_notify(${WEBHOOK_DELIVERIES_CHANNEL}, '')`);
 }

@@ -1,0 +1,196 @@
+import { ENCODINGS, MESSAGE_DIRECTIONS, MESSAGE_STATUSES, PHONE_STATUSES } from '@/db/schema';
+import { z } from '@/lib/zod';
+
+/**
+ * The event catalogue, defined once: it feeds webhook validation (which names may be
+ * subscribed), the OpenAPI document (one webhook operation and payload schema per event) and
+ * GET /api/v1/webhooks/events (the settings panel's list).
+ */
+
+const timestamp = z.iso.datetime({ offset: true }).openapi({ example: '2025-01-15T10:30:00.000Z' });
+const nullableTimestamp = timestamp.nullable();
+
+export const messageEventData = z
+  .object({
+    id: z.uuid(),
+    direction: z.enum(MESSAGE_DIRECTIONS),
+    from: z.string().openapi({ example: '+14155550100' }),
+    to: z.string().openapi({ example: '+14155550199' }),
+    content: z.string(),
+    status: z.enum(MESSAGE_STATUSES),
+    segments: z.number().int(),
+    encoding: z.enum(ENCODINGS),
+    request_id: z.string().nullable(),
+    bulk_id: z.uuid().nullable(),
+    created_at: nullableTimestamp,
+    updated_at: nullableTimestamp,
+  })
+  .catchall(z.unknown())
+  .openapi('MessageEventData', {
+    description: 'The message as GET /api/v1/messages/{id} shows it (without its history), at the time of the event.',
+  });
+
+export const phoneEventData = z
+  .object({
+    phone_id: z.uuid(),
+    phone: z.string().openapi({ example: '+14155550100' }),
+    status: z.enum(PHONE_STATUSES),
+    battery: z.number().int().min(0).max(100).nullable(),
+    last_heartbeat_at: nullableTimestamp,
+  })
+  .openapi('PhoneEventData', { description: 'The phone whose online status changed.' });
+
+export const testEventData = z
+  .object({
+    webhook_id: z.uuid(),
+    message: z.string(),
+  })
+  .openapi('WebhookTestEventData', { description: 'A ping sent by POST /api/v1/webhooks/{id}/test.' });
+
+const SAMPLE_TIME = '2025-01-15T10:30:00.000Z';
+
+function sampleMessage(overrides: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    direction: 'outbound',
+    from: '+14155550100',
+    to: '+14155550199',
+    content: 'Your code is 123456',
+    status: 'sent',
+    segments: 1,
+    encoding: 'GSM-7',
+    request_id: 'order-1042',
+    bulk_id: null,
+    created_at: SAMPLE_TIME,
+    updated_at: SAMPLE_TIME,
+    ...overrides,
+  };
+}
+
+function samplePhone(status: 'online' | 'offline'): Record<string, unknown> {
+  return {
+    phone_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+    phone: '+14155550100',
+    status,
+    battery: status === 'online' ? 87 : 12,
+    last_heartbeat_at: SAMPLE_TIME,
+  };
+}
+
+type CatalogueEntry = {
+  description: string;
+  /** Whether a webhook may list it in `events`. */
+  subscribable: boolean;
+  /** What the event is about: phone filters match the message's phone or the phone itself. */
+  schema: z.ZodType;
+  sample: Record<string, unknown>;
+};
+
+export const EVENT_CATALOGUE = {
+  'message.received': {
+    description: 'An SMS arrived on one of your phones. Phone filters match the receiving phone (`to`).',
+    subscribable: true,
+    schema: messageEventData,
+    sample: sampleMessage({
+      direction: 'inbound',
+      from: '+14155550199',
+      to: '+14155550100',
+      content: 'STOP',
+      status: 'received',
+      request_id: null,
+    }),
+  },
+  'message.sent': {
+    description: 'A phone handed an outbound message to its carrier.',
+    subscribable: true,
+    schema: messageEventData,
+    sample: sampleMessage({ status: 'sent' }),
+  },
+  'message.delivered': {
+    description: "The carrier confirmed delivery of an outbound message to the recipient's handset.",
+    subscribable: true,
+    schema: messageEventData,
+    sample: sampleMessage({ status: 'delivered' }),
+  },
+  'message.failed': {
+    description: 'An outbound message failed (reported by the phone); its credit is refunded.',
+    subscribable: true,
+    schema: messageEventData,
+    sample: sampleMessage({ status: 'failed', error: 'RESULT_ERROR_NO_SERVICE' }),
+  },
+  'message.expired': {
+    description: 'An outbound message was not sent within its time to live; its credit is refunded.',
+    subscribable: true,
+    schema: messageEventData,
+    sample: sampleMessage({ status: 'expired' }),
+  },
+  'phone.online': {
+    description: 'A phone reported itself online after being offline or unknown.',
+    subscribable: true,
+    schema: phoneEventData,
+    sample: samplePhone('online'),
+  },
+  'phone.offline': {
+    description: 'A phone reported itself offline, or sent no heartbeat within the heartbeat timeout.',
+    subscribable: true,
+    schema: phoneEventData,
+    sample: samplePhone('offline'),
+  },
+  'webhook.test': {
+    description:
+      'A ping sent only by POST /api/v1/webhooks/{id}/test, to that one webhook, whatever its events. Not subscribable.',
+    subscribable: false,
+    schema: testEventData,
+    sample: { webhook_id: '3b241101-e2bb-4255-8caf-4136c566a962', message: 'This is a test event from Simgate.' },
+  },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
+
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].subscribable) as [
+  EventType,
+  ...EventType[],
+];
+
+export const subscribableEvent = z.enum(SUBSCRIBABLE_EVENT_TYPES).openapi({
+  description: 'An event name from the catalogue (GET /api/v1/webhooks/events).',
+  example: 'message.received',
+});
+
+export const eventType = z.enum(EVENT_TYPES as [EventType, ...EventType[]]);
+
+/** The body of every webhook request (Standard Webhooks payload). */
+export function webhookPayload(
+  type: string,
+  occurredAt: Date,
+  data: unknown,
+): { type: string; timestamp: string; data: unknown } {
+  return { type, timestamp: occurredAt.toISOString(), data };
+}
+
+export const catalogueEntrySchema = z
+  .object({
+    type: eventType,
+    description: z.string(),
+    subscribable: z.boolean(),
+    sample: z.object({ type: eventType, timestamp, data: z.record(z.string(), z.unknown()) }),
+  })
+  .openapi('EventCatalogueEntry');
+
+export function presentCatalogue(): Array<z.infer<typeof catalogueEntrySchema>> {
+  return EVENT_TYPES.map((type) => {
+    const entry: CatalogueEntry = EVENT_CATALOGUE[type];
+    return {
+      type,
+      description: entry.description,
+      subscribable: entry.subscribable,
+      sample: webhookPayload(type, new Date(SAMPLE_TIME), entry.sample) as {
+        type: EventType;
+        timestamp: string;
+        data: Record<string, unknown>;
+      },
+    };
+  });
+}

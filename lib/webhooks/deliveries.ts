@@ -1,0 +1,121 @@
+import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { events, webhookAttempts, webhookDeliveries } from '@/db/schema';
+import { withTransaction } from '@/lib/db';
+import { notFound } from '@/lib/errors';
+import { webhookPayload } from '@/lib/events/catalogue';
+import { notifyDeliveriesQueued } from '@/lib/events/emit';
+import { decodeCursor, type Page, toPage } from '@/lib/pagination';
+import type { z } from '@/lib/zod';
+import { findWebhook } from './manage';
+import { presentAttempt, presentDelivery } from './present';
+import type { deliveryQuery } from './schemas';
+
+type DeliveryWire = ReturnType<typeof presentDelivery>;
+
+/** The webhook's delivery log, newest first, optionally by status and event type. */
+export async function listDeliveries(
+  executor: Executor,
+  accountId: string,
+  webhookId: string,
+  query: z.output<typeof deliveryQuery>,
+): Promise<Page<DeliveryWire>> {
+  await findWebhook(executor, accountId, webhookId);
+  const cursor = decodeCursor(query.cursor);
+  const rows = await executor
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.accountId, accountId),
+        eq(webhookDeliveries.webhookId, webhookId),
+        query.status ? eq(webhookDeliveries.status, query.status) : undefined,
+        query.event ? eq(webhookDeliveries.eventType, query.event) : undefined,
+        cursor
+          ? or(
+              lt(webhookDeliveries.createdAt, cursor.createdAt),
+              and(eq(webhookDeliveries.createdAt, cursor.createdAt), lt(webhookDeliveries.id, cursor.id)),
+            )
+          : undefined,
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit, presentDelivery);
+}
+
+/** One delivery with the body it posts and every attempt, oldest first. */
+export async function getDelivery(executor: Executor, accountId: string, webhookId: string, deliveryId: string) {
+  const [found] = await executor
+    .select({ delivery: webhookDeliveries, event: events })
+    .from(webhookDeliveries)
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(
+      and(
+        eq(webhookDeliveries.id, deliveryId),
+        eq(webhookDeliveries.webhookId, webhookId),
+        eq(webhookDeliveries.accountId, accountId),
+      ),
+    );
+  if (!found) throw notFound('Delivery');
+  const attempts = await executor
+    .select()
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.deliveryId, deliveryId))
+    .orderBy(asc(webhookAttempts.id));
+  return {
+    ...presentDelivery(found.delivery),
+    payload: webhookPayload(found.event.type, found.event.createdAt, found.event.payload),
+    attempts: attempts.map(presentAttempt),
+  };
+}
+
+/**
+ * Queues the delivery for an attempt now, whatever its state (same event id, so receivers that
+ * already have it de-duplicate). A paused webhook's delivery waits until it is enabled again.
+ */
+export async function resendDelivery(
+  executor: Executor,
+  accountId: string,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryWire> {
+  return withTransaction(executor, async (tx) => {
+    const [row] = await tx
+      .update(webhookDeliveries)
+      // The database's clock, which workers claim by.
+      .set({ status: 'pending', nextAttemptAt: sql`now()`, updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(webhookDeliveries.id, deliveryId),
+          eq(webhookDeliveries.webhookId, webhookId),
+          eq(webhookDeliveries.accountId, accountId),
+        ),
+      )
+      .returning();
+    if (!row) throw notFound('Delivery');
+    await notifyDeliveriesQueued(tx);
+    return presentDelivery(row);
+  });
+}
+
+/** Queues a signed `webhook.test` ping to this one webhook, whatever events it subscribes to. */
+export async function queueTestEvent(executor: Executor, accountId: string, webhookId: string): Promise<DeliveryWire> {
+  return withTransaction(executor, async (tx) => {
+    await findWebhook(tx, accountId, webhookId);
+    const [event] = await tx
+      .insert(events)
+      .values({
+        accountId,
+        type: 'webhook.test',
+        payload: { webhook_id: webhookId, message: 'This is a test event from Simgate.' },
+      })
+      .returning({ id: events.id });
+    const [row] = await tx
+      .insert(webhookDeliveries)
+      .values({ accountId, webhookId, eventId: event!.id, eventType: 'webhook.test' })
+      .returning();
+    await notifyDeliveriesQueued(tx);
+    return presentDelivery(row!);
+  });
+}

@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
+import { log } from '@/lib/log';
+import { BlockedAddressError, blockedReason, guardedLookup, hostOf, type NetworkPolicy } from './ssrf';
+
+export const POST_TIMEOUT_MS = 10_000;
+export const RESPONSE_BODY_LIMIT = 1024;
+
+export type PostOutcome = {
+  /** HTTP status of the answer; null when none came (network error, timeout, refused address). */
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** The first 1 KiB of the answer. */
+  responseBody: string | null;
+  retryAfter: string | null;
+  /** The guard refused the address: retrying cannot help. */
+  refused: boolean;
+};
+
+type TrustCache = { file: string; mtimeMs: number; ca: string[] };
+let trustCache: TrustCache | undefined;
+
+/**
+ * Node's default roots plus the PEM file named by NODE_EXTRA_CA_CERTS, read when a post is made
+ * (Node itself reads that variable only at start), so a private CA can be trusted. Undefined
+ * leaves Node's defaults alone. Certificates are always verified.
+ */
+function trustedCertificates(): string[] | undefined {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  if (!file) return undefined;
+  try {
+    const { mtimeMs } = fs.statSync(file);
+    if (trustCache?.file !== file || trustCache.mtimeMs !== mtimeMs) {
+      trustCache = { file, mtimeMs, ca: [...tls.rootCertificates, fs.readFileSync(file, 'utf8')] };
+    }
+    return trustCache.ca;
+  } catch (error) {
+    log.warn({ err: error, file }, 'NODE_EXTRA_CA_CERTS is unreadable; using the default roots');
+    return undefined;
+  }
+}
+
+/** Postgres text refuses NUL; receivers' answers and error messages may contain anything. */
+function storable(text: string): string {
+  return text.replaceAll('\u0000', '');
+}
+
+function describeError(error: unknown): string {
+  const err = error as NodeJS.ErrnoException;
+  const message = err?.message ?? String(error);
+  return storable(err?.code && !message.includes(err.code) ? `${err.code}: ${message}` : message);
+}
+
+/**
+ * POSTs one signed webhook: HTTPS only, certificate verified, no redirect followed (a 3xx is
+ * answered as is), 10 s for the whole exchange, and in server mode only to public addresses.
+ * Never throws: every failure comes back as an outcome to record.
+ */
+export function postWebhook(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  policy: NetworkPolicy,
+): Promise<PostOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const failed = (error: unknown): PostOutcome => ({
+    statusCode: null,
+    latencyMs: elapsed(),
+    error: describeError(error),
+    responseBody: null,
+    retryAfter: null,
+    refused: error instanceof BlockedAddressError,
+  });
+
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch (error) {
+    return Promise.resolve(failed(error));
+  }
+  if (url.protocol !== 'https:') return Promise.resolve(failed(new Error('webhook URLs must use https')));
+  const host = hostOf(url);
+  const literalReason = !policy.allowPrivateNetworks && net.isIP(host) ? blockedReason(host) : undefined;
+  if (literalReason) return Promise.resolve(failed(new BlockedAddressError(host, literalReason)));
+
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(outcome);
+    };
+    const req = https.request({
+      method: 'POST',
+      host,
+      port: url.port || 443,
+      path: `${url.pathname}${url.search}`,
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': 'Simgate-Webhooks/1.0',
+      },
+      agent: false,
+      ca: trustedCertificates(),
+      rejectUnauthorized: true,
+      ...(policy.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
+    });
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`timed out after ${POST_TIMEOUT_MS / 1000} s`)),
+      POST_TIMEOUT_MS,
+    );
+    deadline.unref();
+
+    if (!policy.allowPrivateNetworks) {
+      // Belt and braces: the peer actually connected to must be public too.
+      req.on('socket', (socket) => {
+        socket.once('connect', () => {
+          const address = socket.remoteAddress ?? '';
+          const reason = blockedReason(address);
+          if (reason) req.destroy(new BlockedAddressError(address, reason));
+        });
+      });
+    }
+
+    req.on('error', (error) => finish(failed(error)));
+    req.on('response', (res) => {
+      const latencyMs = elapsed();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => {
+        const retryAfter = res.headers['retry-after'];
+        finish({
+          statusCode: res.statusCode ?? null,
+          latencyMs,
+          error: null,
+          responseBody: storable(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')),
+          retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+          refused: false,
+        });
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (size >= RESPONSE_BODY_LIMIT) return;
+        chunks.push(chunk);
+        size += chunk.byteLength;
+        // The rest of the answer is of no interest: stop reading.
+        if (size >= RESPONSE_BODY_LIMIT) {
+          done();
+          res.destroy();
+        }
+      });
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
+    });
+    req.end(body);
+  });
+}

@@ -1,0 +1,160 @@
+import { DELIVERY_STATUSES } from '@/db/schema';
+import { eventType, subscribableEvent } from '@/lib/events/catalogue';
+import { pageQuery } from '@/lib/pagination';
+import { e164 } from '@/lib/phone-number';
+import { z } from '@/lib/zod';
+
+const MAX_URL_LENGTH = 2048;
+const MAX_PHONE_FILTERS = 100;
+
+/** An absolute https URL without credentials, normalised (`new URL(...).href`). */
+export const webhookUrl = z
+  .string()
+  .trim()
+  .max(MAX_URL_LENGTH)
+  .transform((raw, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not a valid URL' });
+      return z.NEVER;
+    }
+    if (url.protocol !== 'https:') {
+      ctx.addIssue({ code: 'custom', message: 'must be an https:// URL' });
+      return z.NEVER;
+    }
+    if (url.username || url.password) {
+      ctx.addIssue({ code: 'custom', message: 'must not contain credentials (user:password@)' });
+      return z.NEVER;
+    }
+    if (!url.hostname) {
+      ctx.addIssue({ code: 'custom', message: 'must name a host' });
+      return z.NEVER;
+    }
+    return url.href;
+  })
+  .openapi({
+    type: 'string',
+    format: 'uri',
+    example: 'https://example.com/hooks/simgate',
+    description:
+      'HTTPS URL that receives the events; no credentials in it. In server mode it must resolve to public addresses only.',
+  });
+
+const eventList = z
+  .array(subscribableEvent)
+  .min(1, 'subscribe to at least one event')
+  .max(50)
+  .transform((events) => [...new Set(events)])
+  .openapi({ description: 'Event names from the catalogue (GET /api/v1/webhooks/events); at least one.' });
+
+const phoneFilters = z
+  .array(e164)
+  .max(MAX_PHONE_FILTERS)
+  .transform((numbers) => [...new Set(numbers)])
+  .openapi({
+    description:
+      "E.164 numbers of the account's phones. When not empty, only events about these phones are delivered; empty means every phone.",
+  });
+
+const description = z.string().trim().max(500).nullable().openapi({ description: 'A note for yourself.' });
+
+export const createWebhookBody = z
+  .object({
+    url: webhookUrl,
+    events: eventList,
+    phone_filters: phoneFilters.optional(),
+    description: description.optional(),
+  })
+  .openapi('CreateWebhook');
+
+export const updateWebhookBody = z
+  .object({
+    url: webhookUrl.optional(),
+    events: eventList.optional(),
+    phone_filters: phoneFilters.optional(),
+    description: description.optional(),
+    enabled: z.boolean().optional().openapi({
+      description:
+        'false pauses delivery (queued deliveries wait, new events are not queued); true resumes it and clears `disabled_reason`.',
+    }),
+  })
+  .openapi('UpdateWebhook');
+
+export type CreateWebhookInput = z.output<typeof createWebhookBody>;
+export type UpdateWebhookInput = z.output<typeof updateWebhookBody>;
+
+export const webhookParams = z.object({ id: z.uuid() });
+export const deliveryParams = z.object({ id: z.uuid(), delivery_id: z.uuid() });
+
+const timestamp = z.string().openapi({ format: 'date-time', example: '2025-01-15T10:30:00.000Z' });
+
+export const webhookSchema = z
+  .object({
+    id: z.uuid(),
+    url: z.string(),
+    events: z.array(subscribableEvent),
+    phone_filters: z.array(z.string()),
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why the service disabled the webhook (after a day of failed deliveries), if it did.' }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Webhook');
+
+export const secretSchema = z
+  .object({
+    secret: z.string().openapi({
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      description: 'The Standard Webhooks signing secret.',
+    }),
+  })
+  .openapi('WebhookSecret');
+
+export const createdWebhookSchema = webhookSchema.extend(secretSchema.shape).openapi('CreatedWebhook');
+
+export const deliveryQuery = pageQuery.extend({
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  event: eventType.optional().openapi({ description: 'Only deliveries of this event type.' }),
+});
+
+export const deliverySchema = z
+  .object({
+    id: z.uuid(),
+    webhook_id: z.uuid(),
+    event_id: z.uuid().openapi({ description: 'Sent as `webhook-id`: the same on every retry and resend.' }),
+    event_type: eventType,
+    status: z.enum(DELIVERY_STATUSES),
+    attempt_count: z.number().int(),
+    next_attempt_at: timestamp.nullable().openapi({ description: 'When the next attempt is due (pending only).' }),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('WebhookDelivery');
+
+export const attemptSchema = z
+  .object({
+    id: z.number().int(),
+    attempted_at: timestamp,
+    status_code: z.number().int().nullable(),
+    latency_ms: z.number().int().nullable(),
+    error: z.string().nullable(),
+    response_body: z.string().nullable().openapi({ description: "The first 1 KiB of the receiver's answer." }),
+  })
+  .openapi('WebhookAttempt');
+
+export const deliveryDetailSchema = deliverySchema
+  .extend({
+    payload: z
+      .object({ type: eventType, timestamp, data: z.record(z.string(), z.unknown()) })
+      .openapi({ description: 'The body posted to the receiver.' }),
+    attempts: z.array(attemptSchema).openapi({ description: 'Every attempt, oldest first.' }),
+  })
+  .openapi('WebhookDeliveryDetail');

@@ -1,0 +1,230 @@
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { type Database, queryRows } from '@/db';
+import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
+import { webhookPayload } from '@/lib/events/catalogue';
+import { log } from '@/lib/log';
+import { type DisabledWebhook, disableFailingWebhook, tellOwnerWebhookDisabled } from './auto-disable';
+import { type PostOutcome, postWebhook } from './http-client';
+import { type AttemptVerdict, nextAttemptAt, verdictOf } from './retry-policy';
+import { signedHeaders, signingSecrets } from './signing';
+import type { NetworkPolicy } from './ssrf';
+import { currentNetworkPolicy } from './validate';
+
+/**
+ * Delivery from the durable log. A worker claims due rows (FOR UPDATE SKIP LOCKED, so workers
+ * never share one) by setting `locked_until` and committing; it posts outside any transaction,
+ * then records the attempt and the next state only if its claim still holds. A worker that dies
+ * mid-flight leaves a claim that simply runs out, and the delivery is attempted again:
+ * at-least-once, never lost.
+ */
+
+/** A claim outlives the 10 s post many times over. */
+export const CLAIM_MS = 60_000;
+export const DEFAULT_BATCH_SIZE = 20;
+
+export type ClaimedDelivery = {
+  id: string;
+  attemptCount: number;
+  /** The time the claim was made by: attempts and retries are scheduled from it. */
+  claimedAt: Date;
+  /** The claim's `locked_until`, which also fences the result: a stale claim records nothing but its attempt. */
+  lockedUntil: Date;
+};
+
+export type DeliveryResult = {
+  deliveryId: string;
+  eventId: string;
+  /** `superseded`: the claim ran out before the answer came, and another claim owns the delivery. */
+  verdict: AttemptVerdict | 'superseded';
+  statusCode: number | null;
+  nextAttemptAt: Date | null;
+};
+
+async function databaseNow(db: Database): Promise<Date> {
+  const [row] = await queryRows<{ now: Date | string }>(db, sql`select now() as now`);
+  return new Date(row!.now);
+}
+
+/**
+ * Claims up to `limit` due pending deliveries of enabled webhooks (a disabled webhook's deliveries
+ * wait). `now` defaults to the database's clock, which every instance shares.
+ */
+export async function claimDueDeliveries(
+  db: Database,
+  options: { now?: Date; limit?: number } = {},
+): Promise<ClaimedDelivery[]> {
+  const now = options.now ?? (await databaseNow(db));
+  const lockedUntil = new Date(now.getTime() + CLAIM_MS);
+  const rows = await queryRows<{ id: string; attempt_count: number }>(
+    db,
+    sql`
+      update webhook_deliveries
+      set locked_until = ${lockedUntil.toISOString()}::timestamptz
+      where id in (
+        select d.id
+        from webhook_deliveries d
+        join webhooks w on w.id = d.webhook_id
+        where d.status = 'pending'
+          and d.next_attempt_at <= ${now.toISOString()}::timestamptz
+          and (d.locked_until is null or d.locked_until < ${now.toISOString()}::timestamptz)
+          and w.enabled
+        order by d.next_attempt_at
+        limit ${options.limit ?? DEFAULT_BATCH_SIZE}
+        for update of d skip locked
+      )
+      returning id, attempt_count
+    `,
+  );
+  return rows.map((row) => ({ id: row.id, attemptCount: Number(row.attempt_count), claimedAt: now, lockedUntil }));
+}
+
+async function loadDelivery(db: Database, deliveryId: string) {
+  const [row] = await db
+    .select({
+      eventId: events.id,
+      eventType: events.type,
+      eventPayload: events.payload,
+      eventCreatedAt: events.createdAt,
+      webhookId: webhooks.id,
+      url: webhooks.url,
+      secretEncrypted: webhooks.secretEncrypted,
+      previousSecretEncrypted: webhooks.previousSecretEncrypted,
+      previousSecretExpiresAt: webhooks.previousSecretExpiresAt,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+    .where(eq(webhookDeliveries.id, deliveryId));
+  return row;
+}
+
+type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
+
+async function post(delivery: LoadedDelivery, claimedAt: Date, policy: NetworkPolicy): Promise<PostOutcome> {
+  let body: string;
+  let headers: Record<string, string>;
+  try {
+    body = JSON.stringify(webhookPayload(delivery.eventType, delivery.eventCreatedAt, delivery.eventPayload));
+    // Signed with the wall clock: receivers reject timestamps far from their own.
+    headers = signedHeaders(signingSecrets(delivery, claimedAt), delivery.eventId, new Date(), body);
+  } catch (error) {
+    // An unreadable secret (APP_SECRET changed) may be fixed: retried like a network error.
+    return {
+      statusCode: null,
+      latencyMs: 0,
+      error: `could not sign: ${(error as Error).message}`,
+      responseBody: null,
+      retryAfter: null,
+      refused: false,
+    };
+  }
+  return postWebhook(delivery.url, body, headers, policy);
+}
+
+function attemptError(outcome: PostOutcome): string | null {
+  if (outcome.error) return outcome.error;
+  const code = outcome.statusCode;
+  if (code === null || (code >= 200 && code < 300)) return null;
+  return code >= 300 && code < 400 ? `answered HTTP ${code} (redirects are not followed)` : `answered HTTP ${code}`;
+}
+
+/** Records the attempt and moves the delivery on, if the claim still holds. */
+async function recordAttempt(
+  db: Database,
+  claim: ClaimedDelivery,
+  delivery: LoadedDelivery,
+  outcome: PostOutcome,
+): Promise<{ result: DeliveryResult; disabled?: DisabledWebhook }> {
+  const now = claim.claimedAt;
+  const verdict = verdictOf(outcome);
+  const error = attemptError(outcome);
+  const honoursRetryAfter = outcome.statusCode === 429 || outcome.statusCode === 503;
+  const retryAt =
+    verdict === 'retry'
+      ? nextAttemptAt(claim.attemptCount + 1, now, honoursRetryAfter ? outcome.retryAfter : null)
+      : null;
+  const status = verdict === 'succeeded' ? 'succeeded' : retryAt ? 'pending' : 'failed';
+  const result: DeliveryResult = {
+    deliveryId: claim.id,
+    eventId: delivery.eventId,
+    verdict: status === 'pending' ? 'retry' : status,
+    statusCode: outcome.statusCode,
+    nextAttemptAt: retryAt,
+  };
+
+  return db.transaction(async (tx) => {
+    await tx.insert(webhookAttempts).values({
+      deliveryId: claim.id,
+      attemptedAt: now,
+      statusCode: outcome.statusCode,
+      latencyMs: outcome.latencyMs,
+      error,
+      responseBody: outcome.responseBody,
+    });
+    const moved = await tx
+      .update(webhookDeliveries)
+      .set({
+        status,
+        attemptCount: sql`${webhookDeliveries.attemptCount} + 1`,
+        ...(retryAt ? { nextAttemptAt: retryAt } : {}),
+        lockedUntil: null,
+        lastStatusCode: outcome.statusCode,
+        lastError: error,
+        updatedAt: now,
+      })
+      .where(and(eq(webhookDeliveries.id, claim.id), eq(webhookDeliveries.lockedUntil, claim.lockedUntil)))
+      .returning({ id: webhookDeliveries.id });
+    if (moved.length === 0) {
+      await tx
+        .update(webhookDeliveries)
+        .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1` })
+        .where(eq(webhookDeliveries.id, claim.id));
+      return { result: { ...result, verdict: 'superseded' as const, nextAttemptAt: null } };
+    }
+    if (status === 'succeeded') {
+      await tx
+        .update(webhooks)
+        .set({ failingSince: null })
+        .where(and(eq(webhooks.id, delivery.webhookId), isNotNull(webhooks.failingSince)));
+      return { result };
+    }
+    await tx
+      .update(webhooks)
+      .set({ failingSince: sql`coalesce(${webhooks.failingSince}, ${now.toISOString()}::timestamptz)` })
+      .where(eq(webhooks.id, delivery.webhookId));
+    const disabled = status === 'failed' ? await disableFailingWebhook(tx, delivery.webhookId, now, error) : undefined;
+    return { result, disabled };
+  });
+}
+
+/** Posts one claimed delivery and records what happened. */
+export async function deliverClaimed(
+  db: Database,
+  claim: ClaimedDelivery,
+  policy: NetworkPolicy = currentNetworkPolicy(),
+): Promise<DeliveryResult | undefined> {
+  const delivery = await loadDelivery(db, claim.id);
+  // Deleted with its webhook since the claim: nothing left to deliver.
+  if (!delivery) return undefined;
+  const outcome = await post(delivery, claim.claimedAt, policy);
+  const { result, disabled } = await recordAttempt(db, claim, delivery, outcome);
+  if (disabled) await tellOwnerWebhookDisabled(db, disabled);
+  return result;
+}
+
+/**
+ * One claim-and-post pass: claims up to `limit` due deliveries, posts them concurrently and
+ * records every attempt. `now` drives the clock in tests.
+ */
+export async function runDeliveryBatch(
+  db: Database,
+  options: { now?: Date; limit?: number; policy?: NetworkPolicy } = {},
+): Promise<DeliveryResult[]> {
+  const claimed = await claimDueDeliveries(db, options);
+  const policy = options.policy ?? currentNetworkPolicy();
+  const settled = await Promise.allSettled(claimed.map((claim) => deliverClaimed(db, claim, policy)));
+  const failures = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+  for (const failure of failures) log.error({ err: failure.reason }, 'webhook delivery could not be recorded');
+  if (failures.length > 0) throw failures[0]!.reason;
+  return settled.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));
+}

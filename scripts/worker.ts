@@ -1,0 +1,19 @@
+// `npm run worker`: background work (webhook delivery, expiry and offline sweeps) in its own
+// process, beside the web servers. Run as many as you like against one Postgres: workers claim
+// with FOR UPDATE SKIP LOCKED. SIGTERM/SIGINT stop claiming, finish the posts in flight, exit.
+import { isServerMode } from '../db';
+import { log } from '../lib/log';
+import { startServer } from '../lib/server/start';
+
+if (!isServerMode()) {
+  // The embedded database allows one process per data folder: there the server runs the work itself.
+  console.error(
+    'npm run worker needs DATABASE_URL (server mode). In local mode `npm start` runs the worker in-process.',
+  );
+  process.exit(1);
+}
+
+await startServer();
+log.info('worker running; SIGTERM to stop');
+// Every loop's timer is unref'd (so the web server can exit); here the process exists for them.
+setInterval(() => {}, 60_000);
