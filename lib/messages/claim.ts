@@ -7,7 +7,7 @@ import { subscribeOutbox } from '@/lib/notify/outbox';
 import { type DevicePhone, findDevicePhone } from './device-phone';
 import { pacingOf } from './pacing';
 import { type MessageRow, type MessageWire, presentMessage } from './present';
-import { afterTransition, sourcesOf } from './state-machine';
+import { afterTransition, idIn, sourcesOf } from './state-machine';
 
 export type ClaimOptions = { limit: number; waitMs: number; signal?: AbortSignal };
 
@@ -72,7 +72,7 @@ async function claimOnce(
     const claimed = await tx
       .update(messages)
       .set({ status: 'dispatched', updatedAt: now })
-      .where(and(inArray(messages.id, picked), inArray(messages.status, sourcesOf('dispatched'))))
+      .where(and(idIn(picked), inArray(messages.status, sourcesOf('dispatched'))))
       .returning();
     if (claimed.length === 0) return { claimed, retryInMs: await nextDueInMs(tx, phone.id, now) };
     await afterTransition(tx, claimed, { at: now });

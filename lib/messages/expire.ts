@@ -2,7 +2,7 @@ import { and, asc, inArray, lte } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { messages } from '@/db/schema';
 import { withTransaction } from '@/lib/db';
-import { afterTransition, sourcesOf } from './state-machine';
+import { afterTransition, idIn, sourcesOf } from './state-machine';
 
 const BATCH = 200;
 
@@ -26,7 +26,7 @@ export async function expireMessages(db: Executor, now = new Date()): Promise<nu
       const rows = await tx
         .update(messages)
         .set({ status: 'expired', updatedAt: now, error: 'expired before the phone sent it' })
-        .where(and(inArray(messages.id, picked), live))
+        .where(and(idIn(picked), live))
         .returning();
       await afterTransition(tx, rows, { at: now });
       return rows.length;

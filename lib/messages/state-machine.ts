@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessageStatus, messageStatusHistory, messages, phoneGroups } from '@/db/schema';
 import { moveCredits } from '@/lib/credits/ledger';
@@ -30,6 +30,14 @@ const EVENT_OF: Partial<Record<MessageStatus, string>> = {
 
 /** Final states that give the message's credit back. */
 const REFUNDED: ReadonlySet<MessageStatus> = new Set(['failed', 'expired']);
+
+/**
+ * `messages.id` among the rows a `SELECT … LIMIT n FOR UPDATE SKIP LOCKED` picks. As `IN (subquery)`
+ * the planner may run the subquery once per row and pick more than n; `ARRAY(subquery)` runs once.
+ */
+export function idIn(picked: SQLWrapper): SQL {
+  return sql`${messages.id} = any(array(${picked}))`;
+}
 
 export function canMove(from: MessageStatus, to: MessageStatus): boolean {
   return NEXT[from].includes(to);

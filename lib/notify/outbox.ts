@@ -87,3 +87,8 @@ export async function subscribeOutbox(phoneId: string): Promise<OutboxSubscripti
     });
   return { wait, cancel };
 }
+
+/** Claims of this phone waiting in this process right now. */
+export function waitingClaims(phoneId: string): number {
+  return state.waiters.get(phoneId)?.size ?? 0;
+}
