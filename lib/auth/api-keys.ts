@@ -1,0 +1,85 @@
+import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { apiKeys } from '@/db/schema';
+import { DomainError, notFound } from '@/lib/errors';
+import { decodeCursor, type PageQuery, toPage } from '@/lib/pagination';
+import { iso } from '@/lib/wire';
+import { clearKeyCache } from './authenticate';
+import { generateKey } from './keys';
+import type { Principal } from './principal';
+
+type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export function presentApiKey(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    created_at: iso(row.createdAt) ?? '',
+    last_used_at: iso(row.lastUsedAt),
+    revoked_at: iso(row.revokedAt),
+  };
+}
+
+/** The account a principal may create keys for: an account credential's, or an activated device's. */
+function keyOwner(principal: Principal): { accountId: string; deviceId: string | null } {
+  if (principal.kind === 'account') return { accountId: principal.accountId, deviceId: null };
+  if (principal.status !== 'activated' || !principal.accountId) {
+    throw new DomainError(
+      'DEVICE_NOT_ACTIVATED',
+      'Bind an email to this device first (POST /api/v1/auth/bind/request-code, then /bind/confirm).',
+    );
+  }
+  return { accountId: principal.accountId, deviceId: principal.deviceId };
+}
+
+/** Step 4 of activation, and the settings panel's "new key": an `sk_…` key, shown this once. */
+export async function createApiKey(executor: Executor, principal: Principal, input: { name: string }) {
+  const owner = keyOwner(principal);
+  const key = generateKey('account');
+  const [row] = await executor
+    .insert(apiKeys)
+    .values({
+      accountId: owner.accountId,
+      name: input.name,
+      keyHash: key.hash,
+      prefix: key.prefix,
+      createdByDeviceId: owner.deviceId,
+    })
+    .returning();
+  if (!row) throw new Error('createApiKey: insert returned no row');
+  return { id: row.id, name: row.name, key: key.key, prefix: row.prefix, created_at: iso(row.createdAt) ?? '' };
+}
+
+/** The account's keys, revoked ones included, newest first; never the key or its hash. */
+export async function listApiKeys(executor: Executor, accountId: string, page: PageQuery) {
+  const cursor = decodeCursor(page.cursor);
+  const rows = await executor
+    .select()
+    .from(apiKeys)
+    .where(
+      and(
+        eq(apiKeys.accountId, accountId),
+        cursor
+          ? or(
+              lt(apiKeys.createdAt, cursor.createdAt),
+              and(eq(apiKeys.createdAt, cursor.createdAt), lt(apiKeys.id, cursor.id)),
+            )
+          : undefined,
+      ),
+    )
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, presentApiKey);
+}
+
+/** Revokes at once, in this process (the key cache is cleared) and within seconds elsewhere. */
+export async function revokeApiKey(executor: Executor, accountId: string, keyId: string): Promise<void> {
+  const [row] = await executor
+    .update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+    .returning({ id: apiKeys.id });
+  if (!row) throw notFound('API key');
+  clearKeyCache();
+}

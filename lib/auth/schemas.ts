@@ -1,0 +1,35 @@
+import { emailAddress } from '@/lib/accounts/schemas';
+import { z } from '@/lib/zod';
+
+export const createApiKeyBody = z
+  .object({ name: z.string().trim().min(1).max(100).openapi({ example: 'Production backend' }) })
+  .openapi('CreateApiKeyRequest');
+
+export const apiKeySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    prefix: z.string().openapi({ example: 'sk_4Fh2a', description: 'The first 8 characters of the key.' }),
+    created_at: z.iso.datetime(),
+    last_used_at: z.iso.datetime().nullable().openapi({ description: 'Recorded at most once a minute.' }),
+    revoked_at: z.iso.datetime().nullable(),
+  })
+  .openapi('ApiKey');
+
+export const createdApiKeySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    key: z.string().openapi({ example: 'sk_4Fh2a…', description: 'The key itself, shown this once.' }),
+    prefix: z.string(),
+    created_at: z.iso.datetime(),
+  })
+  .openapi('CreatedApiKey');
+
+export const apiKeyParams = z.object({ id: z.uuid() });
+
+export const signInCodeBody = z.object({ email: emailAddress }).openapi('SignInCodeRequest');
+
+export const codeSentSchema = z
+  .object({ status: z.literal('code_sent'), expires_at: z.iso.datetime() })
+  .openapi('CodeSent');
