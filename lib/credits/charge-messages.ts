@@ -37,7 +37,7 @@ export async function chargeMessages(
   const ids = `{${messageIds.join(',')}}`;
   await tx.execute(sql`
     insert into credit_ledger (account_id, group_id, kind, amount, balance_after, message_id)
-    select ${accountId}, ${groupId}, 'message_charge', -1, ${updated.balance} + ${count} - t.ord, t.id
+    select ${accountId}::uuid, ${groupId}::int, 'message_charge', -1, ${updated.balance + count}::int - t.ord::int, t.id
     from unnest(${ids}::uuid[]) with ordinality as t(id, ord)
   `);
   return { balanceAfter: updated.balance };
