@@ -1,0 +1,60 @@
+import type { NextAuthOptions } from 'next-auth';
+import CredentialsProvider from 'next-auth/providers/credentials';
+import { getDb } from '@/db';
+import { appSecret, config } from '@/lib/config';
+import { log } from '@/lib/log';
+import { authorizeApiKey, authorizeEmailCode, type SignedInUser } from './sign-in';
+
+export const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
+
+/**
+ * Browser sign-in without passwords: an emailed one-time code, or a pasted account API key.
+ * Sessions are JWTs in an encrypted cookie carrying the account id (and the key id when a key
+ * opened the session); the /api/v1 wrapper reads the same cookie (lib/auth/session.ts).
+ * Built on demand, since the secret may only be read at run time.
+ */
+export function authOptions(): NextAuthOptions {
+  const appUrl = config.appUrl;
+  return {
+    secret: appSecret(),
+    session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
+    jwt: { maxAge: SESSION_MAX_AGE_SECONDS },
+    ...(appUrl ? { useSecureCookies: appUrl.startsWith('https://') } : {}),
+    pages: { signIn: '/sign-in', error: '/sign-in' },
+    providers: [
+      CredentialsProvider({
+        id: 'email-code',
+        name: 'Email code',
+        credentials: {
+          email: { label: 'Email', type: 'email' },
+          code: { label: 'Code', type: 'text' },
+        },
+        authorize: async (credentials) => authorizeEmailCode(await getDb(), credentials ?? {}),
+      }),
+      CredentialsProvider({
+        id: 'api-key',
+        name: 'API key',
+        credentials: { key: { label: 'API key', type: 'password' } },
+        authorize: async (credentials) => authorizeApiKey(await getDb(), credentials ?? {}),
+      }),
+    ],
+    callbacks: {
+      jwt({ token, user }) {
+        if (user) {
+          const signedIn = user as SignedInUser;
+          token.accountId = signedIn.id;
+          token.keyId = signedIn.keyId;
+        }
+        return token;
+      },
+      session({ session, token }) {
+        return { ...session, accountId: token.accountId };
+      },
+    },
+    logger: {
+      error: (code, metadata) => log.error({ code, metadata }, 'next-auth error'),
+      warn: (code) => log.warn({ code }, 'next-auth warning'),
+      debug: () => {},
+    },
+  };
+}

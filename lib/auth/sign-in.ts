@@ -1,0 +1,85 @@
+import type { Database, Executor } from '@/db';
+import { findAccountByEmail, findAccountById } from '@/lib/accounts/lookup';
+import { emailAddress } from '@/lib/accounts/schemas';
+import { config } from '@/lib/config';
+import { withTransaction } from '@/lib/db';
+import { signInCodeEmail } from '@/lib/email/messages';
+import { sendEmail } from '@/lib/email/send';
+import { consumeRateLimits } from '@/lib/rate-limit/consume';
+import { iso } from '@/lib/wire';
+import { principalForKey } from './authenticate';
+import { CODE_LIFETIME_SECONDS, consumeCode, issueCode } from './codes';
+import { isPlausibleKey } from './keys';
+
+const SIGN_IN_IP_WINDOW_SECONDS = 3600;
+
+/**
+ * Emails a one-time sign-in code when the email has an account. The answer is the same either
+ * way, and both cases count against the same limits, so it does not tell who has an account.
+ */
+export async function requestSignInCode(executor: Executor, email: string, context: { clientIp: string }) {
+  return withTransaction(executor, async (tx) => {
+    await consumeRateLimits(tx, [
+      {
+        bucket: `sign-in:${email}`,
+        limit: config.verificationRateLimit,
+        windowSeconds: config.verificationRateWindowSeconds,
+        what: 'sign-in codes for this email',
+      },
+      {
+        bucket: `sign-in-ip:${context.clientIp}`,
+        limit: config.registerIpRateLimit,
+        windowSeconds: SIGN_IN_IP_WINDOW_SECONDS,
+        what: 'sign-in codes from this address',
+      },
+    ]);
+    const account = await findAccountByEmail(tx, email);
+    if (!account) {
+      return {
+        status: 'code_sent' as const,
+        expires_at: new Date(Date.now() + CODE_LIFETIME_SECONDS * 1000).toISOString(),
+      };
+    }
+    const { code, expiresAt } = await issueCode(tx, { purpose: 'sign_in', email });
+    await sendEmail(tx, signInCodeEmail(email, code));
+    return { status: 'code_sent' as const, expires_at: iso(expiresAt) ?? '' };
+  });
+}
+
+/** What a browser session is made of: the account, and the key it was opened with, if any. */
+export type SignedInUser = { id: string; email: string; keyId: string | null };
+
+/** Thrown to the sign-in page (next-auth passes the message on as `error`). */
+export const CODE_EXPIRED_ERROR = 'CodeExpired';
+
+/**
+ * The `email-code` provider: the account of an email whose newest sign-in code matches. A wrong
+ * code is null (next-auth's CredentialsSignin); an expired or burnt one throws CodeExpired.
+ */
+export async function authorizeEmailCode(
+  executor: Executor,
+  credentials: { email?: unknown; code?: unknown },
+): Promise<SignedInUser | null> {
+  const email = emailAddress.safeParse(credentials.email);
+  const code = typeof credentials.code === 'string' ? credentials.code.trim() : '';
+  if (!email.success || !/^\d{6}$/.test(code)) return null;
+  const outcome = await withTransaction(executor, (tx) =>
+    consumeCode(tx, { purpose: 'sign_in', email: email.data }, code),
+  );
+  if (!outcome.ok) {
+    if (outcome.failure === 'CODE_EXPIRED') throw new Error(CODE_EXPIRED_ERROR);
+    return null;
+  }
+  const account = await findAccountByEmail(executor, email.data);
+  return account ? { id: account.id, email: account.email, keyId: null } : null;
+}
+
+/** The `api-key` provider: a live account key (`sk_…`) opens a session for its account. */
+export async function authorizeApiKey(db: Database, credentials: { key?: unknown }): Promise<SignedInUser | null> {
+  const key = typeof credentials.key === 'string' ? credentials.key.trim() : '';
+  if (!isPlausibleKey(key)) return null;
+  const principal = await principalForKey(db, key);
+  if (principal?.kind !== 'account' || !principal.keyId) return null;
+  const account = await findAccountById(db, principal.accountId);
+  return account ? { id: account.id, email: account.email, keyId: principal.keyId } : null;
+}
