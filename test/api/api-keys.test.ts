@@ -217,7 +217,12 @@ describe('the dashboard session cookie', () => {
     const cookie = await sessionCookie(account.accountId);
     const same = await call(createKey, { body: { name: 'panel' }, headers: { cookie, origin: APP_ORIGIN } });
     expect(same.status).toBe(201);
-    for (const headers of [{ cookie, origin: 'https://evil.example' }, { cookie }, { cookie, origin: 'null' }]) {
+    const refused: Record<string, string>[] = [
+      { cookie, origin: 'https://evil.example' },
+      { cookie },
+      { cookie, origin: 'null' },
+    ];
+    for (const headers of refused) {
       const res = await call(createKey, { body: { name: 'csrf' }, headers });
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('FORBIDDEN');
