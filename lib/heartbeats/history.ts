@@ -1,0 +1,34 @@
+import { and, desc, eq, gte, type SQL } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { heartbeats } from '@/db/schema';
+import { decodeCursor, olderThan, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { getPhone } from '@/lib/phones/read';
+import { iso } from '@/lib/wire';
+import type { HeartbeatEntryWire, HeartbeatStatus } from './schemas';
+
+export type HeartbeatHistoryQuery = PageQuery & { since?: Date };
+
+/** A phone's heartbeats, newest first, for charts of status and battery over time. */
+export async function listHeartbeats(
+  executor: Executor,
+  accountId: string,
+  phoneId: string,
+  query: HeartbeatHistoryQuery,
+): Promise<Page<HeartbeatEntryWire>> {
+  await getPhone(executor, accountId, phoneId);
+  const cursor = decodeCursor(query.cursor);
+  const conditions: SQL[] = [eq(heartbeats.accountId, accountId), eq(heartbeats.phoneId, phoneId)];
+  if (query.since) conditions.push(gte(heartbeats.createdAt, query.since));
+  if (cursor) conditions.push(olderThan(heartbeats.createdAt, heartbeats.id, cursor, 'bigint'));
+  const rows = await executor
+    .select()
+    .from(heartbeats)
+    .where(and(...conditions))
+    .orderBy(desc(heartbeats.createdAt), desc(heartbeats.id))
+    .limit(query.limit + 1);
+  return toPage(rows, query.limit, (row) => ({
+    status: row.status as HeartbeatStatus,
+    battery: row.battery,
+    at: iso(row.createdAt) as string,
+  }));
+}

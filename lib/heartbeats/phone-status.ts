@@ -1,0 +1,26 @@
+import type { Executor } from '@/db';
+import type { phones } from '@/db/schema';
+import { emitEvent } from '@/lib/events/emit';
+import { iso } from '@/lib/wire';
+
+type PhoneRow = typeof phones.$inferSelect;
+
+/**
+ * Emits `phone.online` / `phone.offline` for a phone whose status has just changed. Callers get
+ * the row from an UPDATE guarded by the old status, so each transition is reported once.
+ */
+export async function emitPhoneStatusChange(tx: Executor, phone: PhoneRow): Promise<void> {
+  if (phone.status === 'unknown') return;
+  await emitEvent(tx, {
+    accountId: phone.accountId,
+    type: phone.status === 'online' ? 'phone.online' : 'phone.offline',
+    phone: phone.phone,
+    data: {
+      phone_id: phone.id,
+      phone: phone.phone,
+      status: phone.status,
+      battery: phone.battery,
+      last_heartbeat_at: iso(phone.lastHeartbeatAt),
+    },
+  });
+}
