@@ -1,5 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
-import type { Executor } from '@/db';
+import { type Executor, getDb } from '@/db';
 import { devInbox, type INBOX_CHANNELS } from '@/db/schema';
 import { log } from '@/lib/log';
 import { iso } from '@/lib/wire';
@@ -57,4 +57,9 @@ export async function listDevInbox(executor: Executor, filter: { to?: string; li
     code: row.code,
     created_at: iso(row.createdAt) ?? '',
   }));
+}
+
+/** The same list for the /dev/inbox page, on the process's database. */
+export async function readDevInbox(filter: { to?: string; limit: number }): Promise<InboxEntry[]> {
+  return listDevInbox(await getDb(), filter);
 }
