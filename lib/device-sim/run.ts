@@ -1,0 +1,86 @@
+import { ApiError, type DeviceClient, type WireMessage } from './client';
+
+export type RunOptions = {
+  phone: string;
+  /** Share of messages that end `failed` instead of `delivered` (0..1). */
+  failureRate: number;
+  /** Pause before each report, as a real phone and carrier take time. */
+  delayMs: number;
+  /** Long-poll wait of each claim, seconds (0..30). */
+  waitSeconds: number;
+  limit: number;
+  heartbeatIntervalMs: number;
+  /** Starting battery level; it drains one point per heartbeat and recharges at 15. */
+  battery: number;
+  signal: AbortSignal;
+  random?: () => number;
+  log?: (line: string) => void;
+};
+
+export type RunStats = { claimed: number; delivered: number; failed: number; heartbeats: number };
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted || ms <= 0) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** Sends one claimed message: `sent`, then `delivered` or (at the failure rate) `failed`. */
+export async function deliver(
+  client: DeviceClient,
+  message: WireMessage,
+  options: Pick<RunOptions, 'failureRate' | 'delayMs' | 'signal' | 'random'>,
+): Promise<'delivered' | 'failed'> {
+  const random = options.random ?? Math.random;
+  await sleep(options.delayMs, options.signal);
+  if (random() < options.failureRate) {
+    await client.reportStatus(message.id, 'failed', 'simulated carrier failure');
+    return 'failed';
+  }
+  await client.reportStatus(message.id, 'sent');
+  await sleep(options.delayMs, options.signal);
+  await client.reportStatus(message.id, 'delivered');
+  return 'delivered';
+}
+
+/**
+ * The phone's main loop until `signal` aborts: heartbeats with a draining battery, long-poll
+ * claims, and a report for every claimed message. Errors are logged and retried after a pause,
+ * as an app on a flaky network would.
+ */
+export async function runDevice(client: DeviceClient, options: RunOptions): Promise<RunStats> {
+  const log = options.log ?? (() => {});
+  const stats: RunStats = { claimed: 0, delivered: 0, failed: 0, heartbeats: 0 };
+  let battery = options.battery;
+  let nextHeartbeat = 0;
+  while (!options.signal.aborted) {
+    try {
+      if (Date.now() >= nextHeartbeat) {
+        await client.heartbeat(options.phone, battery);
+        stats.heartbeats += 1;
+        log(`heartbeat: online, battery ${battery}%`);
+        battery = battery <= 15 ? 100 : battery - 1;
+        nextHeartbeat = Date.now() + options.heartbeatIntervalMs;
+      }
+      const waitSeconds = Math.max(0, Math.min(options.waitSeconds, Math.floor((nextHeartbeat - Date.now()) / 1000)));
+      const messages = await client.claim({ limit: options.limit, waitSeconds, signal: options.signal });
+      stats.claimed += messages.length;
+      for (const message of messages) {
+        const outcome = await deliver(client, message, options);
+        stats[outcome] += 1;
+        log(`${outcome}: ${message.id} to ${message.to}`);
+      }
+    } catch (error) {
+      if (options.signal.aborted) break;
+      log(`error: ${error instanceof ApiError || error instanceof Error ? error.message : String(error)}`);
+      await sleep(2000, options.signal);
+    }
+  }
+  return stats;
+}

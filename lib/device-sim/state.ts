@@ -1,0 +1,28 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** What a simulated phone remembers between runs, as a real app keeps its key in storage. */
+export type DeviceState = {
+  baseUrl: string;
+  phone: string;
+  deviceId: string;
+  deviceKey: string;
+  accountId?: string;
+  email?: string;
+  apiKey?: string;
+};
+
+export function defaultStatePath(phone: string): string {
+  return path.join(process.cwd(), '.data', `device-${phone.replace(/[^0-9]/g, '')}.json`);
+}
+
+export function loadState(file: string): DeviceState {
+  if (!fs.existsSync(file)) throw new Error(`No device state at ${file}: run \`register\` first.`);
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as DeviceState;
+}
+
+export function saveState(file: string, state: DeviceState): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // The device key is a credential: readable by its owner only.
+  fs.writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+}
