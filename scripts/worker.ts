@@ -5,15 +5,22 @@ import { isServerMode } from '../db';
 import { log } from '../lib/log';
 import { startServer } from '../lib/server/start';
 
-if (!isServerMode()) {
-  // The embedded database allows one process per data folder: there the server runs the work itself.
-  console.error(
-    'npm run worker needs DATABASE_URL (server mode). In local mode `npm start` runs the worker in-process.',
-  );
-  process.exit(1);
+async function main(): Promise<void> {
+  if (!isServerMode()) {
+    // The embedded database allows one process per data folder: there the server runs the work itself.
+    console.error(
+      'npm run worker needs DATABASE_URL (server mode). In local mode `npm start` runs the worker in-process.',
+    );
+    process.exit(1);
+  }
+  await startServer();
+  // Every loop's timer is unref'd (so the web server can exit); here the process exists for them.
+  setInterval(() => {}, 60_000);
+  log.info('worker running; SIGTERM to stop');
 }
 
-await startServer();
-log.info('worker running; SIGTERM to stop');
-// Every loop's timer is unref'd (so the web server can exit); here the process exists for them.
-setInterval(() => {}, 60_000);
+// tsx runs this file as CommonJS (no "type": "module"), so no top-level await.
+main().catch((error) => {
+  log.fatal({ err: error }, 'worker failed to start');
+  process.exit(1);
+});

@@ -5,7 +5,7 @@ import type { Database } from '@/db';
 import { devInbox, phones, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { emitEvent } from '@/lib/events/emit';
 import { startWebhookWork } from '@/lib/webhooks/background';
-import { createWebhook, rotateSecret } from '@/lib/webhooks/manage';
+import { createWebhook, deleteWebhook, rotateSecret } from '@/lib/webhooks/manage';
 import { MAX_ATTEMPTS } from '@/lib/webhooks/retry-policy';
 import { claimDueDeliveries, runDeliveryBatch } from '@/lib/webhooks/worker';
 import { createTestAccount, type TestAccount, testNumber } from './fixtures';
@@ -344,6 +344,21 @@ describe('the durable log survives a worker dying', () => {
     const delivery = await deliveryOf(eventId, hook.id);
     expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 2, lockedUntil: null });
     expect(await attemptsOf(delivery.id)).toHaveLength(2);
+  });
+
+  it('a webhook deleted while its post is in flight leaves nothing to record, and no error', async () => {
+    const hook = await newWebhook('/deleted-mid-flight');
+    const held = gate();
+    receiver.respond(async () => {
+      await held.wait;
+      return { status: 200 };
+    });
+    await emit('message.received');
+    const posting = runDeliveryBatch(db(), { now: soon() });
+    await eventually(() => receiver.hitsFor('/deleted-mid-flight').length === 1);
+    await deleteWebhook(db(), account.accountId, hook.id);
+    held.open();
+    expect(await posting).toEqual([]);
   });
 
   it('two workers over 100 deliveries never post one delivery twice', async () => {

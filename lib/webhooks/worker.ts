@@ -1,6 +1,7 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '@/db';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
+import { sqlState } from '@/lib/db';
 import { webhookPayload } from '@/lib/events/catalogue';
 import { log } from '@/lib/log';
 import { type DisabledWebhook, disableFailingWebhook, tellOwnerWebhookDisabled } from './auto-disable';
@@ -21,6 +22,7 @@ import { currentNetworkPolicy } from './validate';
 /** A claim outlives the 10 s post many times over. */
 export const CLAIM_MS = 60_000;
 export const DEFAULT_BATCH_SIZE = 20;
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export type ClaimedDelivery = {
   id: string;
@@ -207,9 +209,16 @@ export async function deliverClaimed(
   // Deleted with its webhook since the claim: nothing left to deliver.
   if (!delivery) return undefined;
   const outcome = await post(delivery, claim.claimedAt, policy);
-  const { result, disabled } = await recordAttempt(db, claim, delivery, outcome);
-  if (disabled) await tellOwnerWebhookDisabled(db, disabled);
-  return result;
+  let recorded: Awaited<ReturnType<typeof recordAttempt>>;
+  try {
+    recorded = await recordAttempt(db, claim, delivery, outcome);
+  } catch (error) {
+    // The webhook was deleted while its post was in flight: its log went with it.
+    if (sqlState(error) === FOREIGN_KEY_VIOLATION) return undefined;
+    throw error;
+  }
+  if (recorded.disabled) await tellOwnerWebhookDisabled(db, recorded.disabled);
+  return recorded.result;
 }
 
 /**
