@@ -57,7 +57,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
       )
       .returning();
     await afterTransition(tx, inserted, { at: bulk.createdAt });
-    if (schedule.sendAt.getTime() <= Date.now()) await notifyOutbox(tx, sender.id);
+    await notifyOutbox(tx, sender.id);
     return { id: bulk.id, count: recipients.length, message_ids: messageIds, segments, encoding };
   });
 }

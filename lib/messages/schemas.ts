@@ -74,12 +74,18 @@ const timestamp = z.iso
   .transform((value) => new Date(value))
   .openapi({ type: 'string', format: 'date-time' });
 
+// An unencoded `+` in a query string arrives as a space: `?phone=+1415…` reads ` 1415…` and an
+// offset `+02:00` reads ` 02:00`. Neither a number nor an RFC 3339 time has a space of its own.
+const restorePlus = (value: unknown) => (typeof value === 'string' ? value.replace(/ /g, '+') : value);
+const queryPhone = z.preprocess(restorePlus, e164);
+const queryTimestamp = z.preprocess(restorePlus, timestamp);
+
 export const messageListQuery = pageQuery.extend({
   status: z.enum(MESSAGE_STATUSES).optional(),
   direction: z.enum(MESSAGE_DIRECTIONS).optional(),
-  phone: e164.optional().openapi({ description: 'Only messages of this phone of the account (E.164).' }),
-  created_after: timestamp.optional().openapi({ description: 'Only messages created at or after this time.' }),
-  created_before: timestamp.optional().openapi({ description: 'Only messages created before this time.' }),
+  phone: queryPhone.optional().openapi({ description: 'Only messages of this phone of the account (E.164).' }),
+  created_after: queryTimestamp.optional().openapi({ description: 'Only messages created at or after this time.' }),
+  created_before: queryTimestamp.optional().openapi({ description: 'Only messages created before this time.' }),
 });
 
 export const claimBody = z

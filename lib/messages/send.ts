@@ -78,7 +78,8 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
       insufficientStatus: 402,
     });
     await afterTransition(tx, [message], { at: message.createdAt });
-    if (message.sendAt.getTime() <= Date.now()) await notifyOutbox(tx, sender.id);
+    // Also for a scheduled message: a waiting claim then waits until it falls due, not the whole wait.
+    await notifyOutbox(tx, sender.id);
     return presentMessage(message);
   });
 }

@@ -211,6 +211,18 @@ describe('POST /api/v1/device/outbox/claim', () => {
     expect(resolvedAt - started).toBeLessThan(5000);
   });
 
+  it('long-polls until a scheduled message falls due', async () => {
+    const phone = await createTestAccount(db(), { credits: 5 });
+    const pending = claimAs(phone, {}, '?wait=10');
+    await until(() => waitingClaims(phone.phoneId) > 0);
+    const dueAt = Date.now() + 1500;
+    const [id] = await queue(phone, 1, { send_at: new Date(dueAt).toISOString() });
+    const res = await pending;
+    expect(res.body.data.map((m: { id: string }) => m.id)).toEqual([id]);
+    expect(Date.now()).toBeGreaterThanOrEqual(dueAt);
+    expect(Date.now() - dueAt).toBeLessThan(2000);
+  });
+
   it('answers an empty list when the wait runs out', async () => {
     const phone = await createTestAccount(db(), { credits: 5 });
     const started = performance.now();

@@ -270,6 +270,17 @@ describe('GET /api/v1/messages', () => {
     expect(before.body.data.map((m: { id: string }) => m.id)).toEqual([old]);
   });
 
+  it('reads an unencoded + in the phone and in time offsets', async () => {
+    const lister = await createTestAccount(db(), { credits: 2 });
+    const id = (await sendAs(lister, {})).body.id;
+    const res = await call(listMessages, {
+      path: `/api/v1/messages?phone=${lister.phone}&created_after=2020-01-01T00:00:00+02:00`,
+      apiKey: lister.apiKey,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((m: { id: string }) => m.id)).toEqual([id]);
+  });
+
   it.each([
     'status=lost',
     'direction=sideways',
