@@ -116,12 +116,18 @@ export class DeviceClient {
       if (!this.deviceKey) throw new Error('This device has no device key yet: register it first.');
       headers['x-api-key'] = this.deviceKey;
     }
-    const res = await this.fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      signal: options.signal,
-    });
+    let res: Response;
+    try {
+      res = await this.fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw new Error(`Cannot reach ${this.baseUrl} (${(error as Error).message}). Is the server running?`);
+    }
     const text = await res.text();
     let body: unknown = text;
     try {
