@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { apiKeys } from '@/db/schema';
+import { apiKeys, devices } from '@/db/schema';
 import { DomainError, notFound } from '@/lib/errors';
 import { decodeCursor, type PageQuery, toPage } from '@/lib/pagination';
 import { iso } from '@/lib/wire';
@@ -21,21 +21,33 @@ export function presentApiKey(row: ApiKeyRow) {
   };
 }
 
-/** The account a principal may create keys for: an account credential's, or an activated device's. */
-function keyOwner(principal: Principal): { accountId: string; deviceId: string | null } {
+/**
+ * The account a principal may create keys for: an account credential's, or an activated device's.
+ * A device's state is read afresh, not from the key cache, so an activation or revocation made on
+ * another instance a moment ago counts at once.
+ */
+async function keyOwner(
+  executor: Executor,
+  principal: Principal,
+): Promise<{ accountId: string; deviceId: string | null }> {
   if (principal.kind === 'account') return { accountId: principal.accountId, deviceId: null };
-  if (principal.status !== 'activated' || !principal.accountId) {
+  const [device] = await executor
+    .select({ status: devices.status, accountId: devices.accountId })
+    .from(devices)
+    .where(eq(devices.id, principal.deviceId));
+  if (device?.status === 'revoked') throw new DomainError('UNAUTHENTICATED', 'This device key has been revoked.');
+  if (device?.status !== 'activated' || !device.accountId) {
     throw new DomainError(
       'DEVICE_NOT_ACTIVATED',
       'Bind an email to this device first (POST /api/v1/auth/bind/request-code, then /bind/confirm).',
     );
   }
-  return { accountId: principal.accountId, deviceId: principal.deviceId };
+  return { accountId: device.accountId, deviceId: principal.deviceId };
 }
 
 /** Step 4 of activation, and the settings panel's "new key": an `sk_…` key, shown this once. */
 export async function createApiKey(executor: Executor, principal: Principal, input: { name: string }) {
-  const owner = keyOwner(principal);
+  const owner = await keyOwner(executor, principal);
   const key = generateKey('account');
   const [row] = await executor
     .insert(apiKeys)

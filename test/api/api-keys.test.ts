@@ -6,7 +6,7 @@ import { POST as createKey, GET as listKeys } from '@/app/api/v1/auth/api-keys/r
 import { POST as registerDevice } from '@/app/api/v1/phones/register-device/route';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { POST as verifySim } from '@/app/api/v1/phones/verify-sim/route';
-import { apiKeys } from '@/db/schema';
+import { apiKeys, devices } from '@/db/schema';
 import { appSecret } from '@/lib/config';
 import { listDevInbox } from '@/lib/dev-inbox/store';
 import { describeAuthCases } from '../auth-cases';
@@ -76,6 +76,26 @@ describe('POST /api/v1/auth/api-keys', () => {
     expect(res.status).toBe(403);
     expect(res.contentType).toBe('application/problem+json');
     expect(res.body.code).toBe('DEVICE_NOT_ACTIVATED');
+  });
+
+  it('reads the device state afresh: an activation or revocation on another instance counts at once', async () => {
+    const phoneNumber = testNumber();
+    const registered = await call(registerDevice, { body: { phone_number: phoneNumber } });
+    const [sms] = await listDevInbox(db(), { to: phoneNumber, limit: 1 });
+    const verified = await call(verifySim, { body: { device_id: registered.body.device_id, code: sms!.code } });
+    const deviceKey = verified.body.device_key as string;
+    // This instance now caches the device as verified.
+    expect((await call(createKey, { body: { name: 'k' }, apiKey: deviceKey })).body.code).toBe('DEVICE_NOT_ACTIVATED');
+
+    // Another instance activates it (this one's key cache is not cleared).
+    const where = eq(devices.id, registered.body.device_id);
+    await db().update(devices).set({ status: 'activated', accountId: account.accountId }).where(where);
+    expect((await call(createKey, { body: { name: 'k' }, apiKey: deviceKey })).status).toBe(201);
+
+    await db().update(devices).set({ status: 'revoked' }).where(where);
+    const revoked = await call(createKey, { body: { name: 'k' }, apiKey: deviceKey });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.code).toBe('UNAUTHENTICATED');
   });
 
   it('validates the name', async () => {
