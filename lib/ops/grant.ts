@@ -1,0 +1,42 @@
+import { eq } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { phoneGroups } from '@/db/schema';
+import { moveCredits } from '@/lib/credits/ledger';
+import { MAX_TRANSFER_AMOUNT } from '@/lib/credits/schemas';
+import { withTransaction } from '@/lib/db';
+import { validationError } from '@/lib/errors';
+import { groupNotFound } from '@/lib/groups/names';
+
+const MAX_GROUP_ID = 2_147_483_647;
+const MAX_NOTE_LENGTH = 500;
+
+export type GrantInput = { groupId: number; amount: number; note?: string };
+
+/** Grants credits to a group of any account, as an operator_grant row of the ledger. */
+export async function grantCredits(executor: Executor, input: GrantInput) {
+  const { groupId, amount, note } = input;
+  if (!Number.isInteger(groupId) || groupId < 1 || groupId > MAX_GROUP_ID) {
+    throw validationError('group', 'must be a group id (a positive whole number)');
+  }
+  if (!Number.isInteger(amount) || amount < 1 || amount > MAX_TRANSFER_AMOUNT) {
+    throw validationError('amount', `must be a whole number from 1 to ${MAX_TRANSFER_AMOUNT.toLocaleString('en')}`);
+  }
+  if (note !== undefined && note.length > MAX_NOTE_LENGTH) {
+    throw validationError('note', `must be at most ${MAX_NOTE_LENGTH} characters`);
+  }
+  return withTransaction(executor, async (tx) => {
+    const [group] = await tx
+      .select({ accountId: phoneGroups.accountId, name: phoneGroups.name })
+      .from(phoneGroups)
+      .where(eq(phoneGroups.id, groupId));
+    if (!group) throw groupNotFound(groupId);
+    const { balanceAfter } = await moveCredits(tx, {
+      accountId: group.accountId,
+      groupId,
+      amount,
+      kind: 'operator_grant',
+      note,
+    });
+    return { accountId: group.accountId, groupId, groupName: group.name, amount, balanceAfter };
+  });
+}

@@ -1,0 +1,109 @@
+// `npm run ops -- <command>`: operator commands against the configured database
+// (DATABASE_URL, or the embedded database in DATA_DIR / ./.data). The work lives in lib/ops.
+import { Command } from 'commander';
+import { closeDatabase, type Database, getDatabase } from '@/db';
+import { DomainError } from '@/lib/errors';
+import { listAccounts, showAccount } from '@/lib/ops/accounts';
+import { revokeDevice } from '@/lib/ops/devices';
+import { formatAccount, formatAccounts } from '@/lib/ops/format';
+import { grantCredits } from '@/lib/ops/grant';
+import { setPlan } from '@/lib/ops/plan';
+
+const program = new Command('ops')
+  .description('Simgate operator commands')
+  .option('--json', 'print JSON instead of text')
+  .showHelpAfterError();
+
+type Printable = { json: unknown; text: string };
+
+/** Opens the database, runs one command, prints its result, closes; bad input exits 1. */
+function action<A extends unknown[]>(run: (db: Database, ...args: A) => Promise<Printable>) {
+  return async (...args: A) => {
+    try {
+      const { db } = await getDatabase();
+      const result = await run(db, ...args);
+      console.log(program.opts().json ? JSON.stringify(result.json, null, 2) : result.text);
+    } catch (error) {
+      console.error(`error: ${error instanceof DomainError ? error.detail : (error as Error).message}`);
+      process.exitCode = 1;
+    } finally {
+      await closeDatabase();
+    }
+  };
+}
+
+program
+  .command('accounts')
+  .alias('list-accounts')
+  .description('list accounts: email, plan, phones, groups, total credits')
+  .action(
+    action(async (db) => {
+      const accounts = await listAccounts(db);
+      return { json: accounts, text: formatAccounts(accounts) };
+    }),
+  );
+
+program
+  .command('show')
+  .alias('show-account')
+  .argument('<account>', 'account id or email')
+  .description('show an account: groups with balances, phones, devices, API keys (never their secrets)')
+  .action(
+    action(async (db, reference: string) => {
+      const details = await showAccount(db, reference);
+      return { json: details, text: formatAccount(details) };
+    }),
+  );
+
+program
+  .command('grant')
+  .description('grant credits to a phone group (an operator_grant in the ledger)')
+  .requiredOption('--group <id>', 'phone group id')
+  .requiredOption('--amount <n>', 'credits to add, 1 to 1,000,000,000')
+  .option('--note <text>', 'why, kept in the ledger')
+  .action(
+    action(async (db, options: { group: string; amount: string; note?: string }) => {
+      const granted = await grantCredits(db, {
+        groupId: Number(options.group),
+        amount: Number(options.amount),
+        note: options.note,
+      });
+      return {
+        json: granted,
+        text: `Granted ${granted.amount} credit(s) to group ${granted.groupId} (${granted.groupName}); balance now ${granted.balanceAfter}.`,
+      };
+    }),
+  );
+
+program
+  .command('set-plan')
+  .argument('<account>', 'account id or email')
+  .argument('<plan>', 'free or pro')
+  .description("set an account's plan")
+  .action(
+    action(async (db, reference: string, plan: string) => {
+      const changed = await setPlan(db, reference, plan);
+      return { json: changed, text: `${changed.email}: plan ${changed.previousPlan} -> ${changed.plan}.` };
+    }),
+  );
+
+program
+  .command('revoke-device')
+  .argument('<device_id>', 'device id')
+  .description('revoke a device: its key stops working and its phone loses the device link')
+  .action(
+    action(async (db, deviceId: string) => {
+      const revoked = await revokeDevice(db, deviceId);
+      const unlinked = revoked.unlinkedPhones.length ? ` Unlinked from ${revoked.unlinkedPhones.join(', ')}.` : '';
+      return {
+        json: revoked,
+        text: `${revoked.alreadyRevoked ? 'Device was already revoked' : 'Revoked device'} ${revoked.deviceId} (${revoked.phoneNumber}).${unlinked}`,
+      };
+    }),
+  );
+
+// No top-level await: tsx runs this file as CommonJS (the package has no "type": "module").
+program.parseAsync().catch((error: unknown) => {
+  console.error(`error: ${(error as Error).message}`);
+  process.exitCode = 1;
+});
