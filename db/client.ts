@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations, sql } from 'drizzle-orm';
@@ -33,6 +34,7 @@ export function dataDir(): string {
 }
 
 export async function openPglite(dataDirOrMemory?: string, options?: { loadDataDir?: Blob }): Promise<DatabaseHandle> {
+  if (dataDirOrMemory) fs.mkdirSync(dataDirOrMemory, { recursive: true });
   const client = dataDirOrMemory
     ? new PGlite(dataDirOrMemory, { loadDataDir: options?.loadDataDir })
     : new PGlite({ loadDataDir: options?.loadDataDir });
