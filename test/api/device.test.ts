@@ -207,7 +207,8 @@ describe('POST /api/v1/device/outbox/claim', () => {
     const sentAt = performance.now();
     const res = await pending;
     expect(res.body.data.map((m: { id: string }) => m.id)).toEqual([id]);
-    expect(resolvedAt - sentAt).toBeLessThan(100);
+    // 100 ms on Postgres; the embedded database shares the test's one thread, so it gets slack under load.
+    expect(resolvedAt - sentAt).toBeLessThan(process.env.TEST_DATABASE_URL ? 100 : 250);
     expect(resolvedAt - started).toBeLessThan(5000);
   });
 
