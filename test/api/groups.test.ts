@@ -1,7 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { POST as transfer } from '@/app/api/v1/credits/transfer/route';
 import { DELETE, GET as getOne, PATCH } from '@/app/api/v1/phone-groups/[id]/route';
 import { GET as list, POST } from '@/app/api/v1/phone-groups/route';
+import { POST as createPhoneRoute } from '@/app/api/v1/phones/route';
 import { creditLedger, messages, phoneGroups, phones } from '@/db/schema';
 import { moveCredits } from '@/lib/credits/ledger';
 import { sendMessage } from '@/lib/messages/send';
@@ -260,6 +262,33 @@ describe('DELETE /api/v1/phone-groups/{id}', () => {
     expect((await create(free.apiKey, { name: 'C' })).status).toBe(403);
     await remove(free.apiKey, a.id);
     expect((await create(free.apiKey, { name: 'C' })).status).toBe(201);
+  });
+});
+
+describe('deleting a group while it is in use', () => {
+  it('loses no credit and no phone to concurrent transfers and phone creates', async () => {
+    const owner = await createTestAccount(db(), { plan: 'pro' });
+    const doomed = (await create(owner.apiKey, { name: 'Busy' })).body.id as number;
+    const transfers = Array.from({ length: 10 }, () =>
+      call(transfer, { body: { to_group: doomed, amount: 3 }, apiKey: owner.apiKey }),
+    );
+    const phoneCreates = Array.from({ length: 5 }, () =>
+      call(createPhoneRoute, { body: { phone: testNumber(), group_id: doomed }, apiKey: owner.apiKey }),
+    );
+    const [deleted, ...others] = await Promise.all([remove(owner.apiKey, doomed), ...transfers, ...phoneCreates]);
+    expect(deleted?.status).toBe(204);
+    for (const res of others) {
+      expect([200, 201, 404]).toContain(res.status);
+      if (res.status === 404) expect(res.body.code).toBe('GROUP_NOT_FOUND');
+    }
+    const groups = await db().select().from(phoneGroups).where(eq(phoneGroups.accountId, owner.accountId));
+    expect(groups.map((g) => [g.id, g.balance])).toEqual([[owner.defaultGroupId, 100]]);
+    const rows = await db().select().from(creditLedger).where(eq(creditLedger.accountId, owner.accountId));
+    expect(rows.filter((r) => r.groupId === owner.defaultGroupId).reduce((sum, r) => sum + r.amount, 0)).toBe(100);
+    const created = others.filter((res) => res.status === 201).length;
+    const accountPhones = await db().select().from(phones).where(eq(phones.accountId, owner.accountId));
+    expect(accountPhones).toHaveLength(1 + created);
+    expect(accountPhones.every((p) => p.groupId === owner.defaultGroupId)).toBe(true);
   });
 });
 
