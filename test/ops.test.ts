@@ -81,6 +81,15 @@ describe('grantCredits', () => {
     expect(await codeOf(grantCredits(db(), { groupId: owner.defaultGroupId, amount }))).toBe('VALIDATION_ERROR');
   });
 
+  it('refuses a grant past the largest balance', async () => {
+    const owner = await createTestAccount(db());
+    await grantCredits(db(), { groupId: owner.defaultGroupId, amount: 1_000_000_000 });
+    await grantCredits(db(), { groupId: owner.defaultGroupId, amount: 1_000_000_000 });
+    expect(await codeOf(grantCredits(db(), { groupId: owner.defaultGroupId, amount: 1_000_000_000 }))).toBe(
+      'VALIDATION_ERROR',
+    );
+  });
+
   it('refuses an unknown group (GROUP_NOT_FOUND) and a malformed id (VALIDATION_ERROR)', async () => {
     expect(await codeOf(grantCredits(db(), { groupId: 2147483647, amount: 1 }))).toBe('GROUP_NOT_FOUND');
     expect(await codeOf(grantCredits(db(), { groupId: Number('abc'), amount: 1 }))).toBe('VALIDATION_ERROR');

@@ -4,6 +4,8 @@ import { pageQuery } from '@/lib/pagination';
 import { z } from '@/lib/zod';
 
 export const MAX_TRANSFER_AMOUNT = 1_000_000_000;
+/** A balance is a 32-bit integer column. */
+export const MAX_GROUP_BALANCE = 2_147_483_647;
 
 export const creditAmount = z
   .number()

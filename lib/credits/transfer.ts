@@ -6,9 +6,7 @@ import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
 import { groupNotFound } from '@/lib/groups/names';
 import { moveCredits } from './ledger';
-import type { TransferResultWire } from './schemas';
-
-const MAX_BALANCE = 2_147_483_647;
+import { MAX_GROUP_BALANCE, type TransferResultWire } from './schemas';
 
 export type TransferInput = {
   /** The default group when absent. */
@@ -42,8 +40,8 @@ export async function transferCredits(
     if (!locked.some((group) => group.id === fromGroup)) throw groupNotFound(fromGroup);
     const destination = locked.find((group) => group.id === toGroup);
     if (!destination) throw groupNotFound(toGroup);
-    if (destination.balance + amount > MAX_BALANCE) {
-      throw validationError('amount', `would take group ${toGroup} past the largest balance, ${MAX_BALANCE}`);
+    if (destination.balance + amount > MAX_GROUP_BALANCE) {
+      throw validationError('amount', `would take group ${toGroup} past the largest balance, ${MAX_GROUP_BALANCE}`);
     }
     const transferId = randomUUID();
     const out = await moveCredits(tx, {

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { moveCredits } from '@/lib/credits/ledger';
-import { MAX_TRANSFER_AMOUNT } from '@/lib/credits/schemas';
+import { MAX_GROUP_BALANCE, MAX_TRANSFER_AMOUNT } from '@/lib/credits/schemas';
 import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
 import { groupNotFound } from '@/lib/groups/names';
@@ -26,10 +26,14 @@ export async function grantCredits(executor: Executor, input: GrantInput) {
   }
   return withTransaction(executor, async (tx) => {
     const [group] = await tx
-      .select({ accountId: phoneGroups.accountId, name: phoneGroups.name })
+      .select({ accountId: phoneGroups.accountId, name: phoneGroups.name, balance: phoneGroups.balance })
       .from(phoneGroups)
-      .where(eq(phoneGroups.id, groupId));
+      .where(eq(phoneGroups.id, groupId))
+      .for('update');
     if (!group) throw groupNotFound(groupId);
+    if (group.balance + amount > MAX_GROUP_BALANCE) {
+      throw validationError('amount', `would take group ${groupId} past the largest balance, ${MAX_GROUP_BALANCE}`);
+    }
     const { balanceAfter } = await moveCredits(tx, {
       accountId: group.accountId,
       groupId,
