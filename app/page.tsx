@@ -9,7 +9,10 @@ export default function HomePage() {
         your phones do the sending.
       </p>
       <nav aria-label="Main" className="mt-8 flex flex-wrap gap-3">
-        <Link className="rounded-md bg-slate-900 px-4 py-2 font-medium text-white hover:bg-slate-700" href="/docs">
+        <Link className="rounded-md bg-slate-900 px-4 py-2 font-medium text-white hover:bg-slate-700" href="/sign-in">
+          Sign in
+        </Link>
+        <Link className="rounded-md border border-slate-300 px-4 py-2 font-medium hover:bg-white" href="/docs">
           API reference
         </Link>
         <a

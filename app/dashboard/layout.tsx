@@ -1,0 +1,31 @@
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import type { ReactNode } from 'react';
+import { Providers } from '@/components/providers';
+import { signedInAccount } from '@/lib/auth/current-account';
+import { DashboardNav } from './nav';
+import { SignOutButton } from './sign-out-button';
+
+export const dynamic = 'force-dynamic';
+
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const account = await signedInAccount((await headers()).get('cookie'));
+  if (!account) redirect('/sign-in');
+  return (
+    <Providers>
+      <div className="mx-auto max-w-5xl px-6 py-8">
+        <header className="flex flex-wrap items-center justify-between gap-4 border-b border-slate-200 pb-4">
+          <div>
+            <p className="text-xl font-bold tracking-tight">Simgate</p>
+            <p className="text-sm text-slate-600">
+              Signed in as <strong data-testid="account-email">{account.email}</strong>
+            </p>
+          </div>
+          <SignOutButton />
+        </header>
+        <DashboardNav />
+        <main className="space-y-6">{children}</main>
+      </div>
+    </Providers>
+  );
+}

@@ -1,0 +1,15 @@
+import type { Metadata } from 'next';
+import { ApiKeysPanel } from '@/components/panels/api-keys-panel';
+import { WebhooksPanel } from '@/components/panels/webhooks-panel';
+
+export const metadata: Metadata = { title: 'Settings · Simgate' };
+
+export default function SettingsPage() {
+  return (
+    <>
+      <h1 className="text-2xl font-bold tracking-tight">Settings</h1>
+      <ApiKeysPanel />
+      <WebhooksPanel />
+    </>
+  );
+}

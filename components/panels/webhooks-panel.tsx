@@ -1,0 +1,246 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ApiProblem, api, type Page } from '../api';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/confirm';
+import { Field } from '../ui/field';
+import { LoadMore } from '../ui/load-more';
+import { SecretOnce } from '../ui/secret-once';
+import { formatTime, Section } from '../ui/section';
+import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { usePagedList } from '../use-paged-list';
+import { WebhookDeliveries } from './webhook-deliveries';
+
+type Webhook = {
+  id: string;
+  url: string;
+  events: string[];
+  phone_filters: string[];
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+};
+type CatalogueEntry = { type: string; description: string; subscribable: boolean };
+type PhoneOption = { id: string; phone: string; label: string | null };
+
+function toggle(list: string[], value: string): string[] {
+  return list.includes(value) ? list.filter((v) => v !== value) : [...list, value];
+}
+
+export function WebhooksPanel() {
+  const queryClient = useQueryClient();
+  const webhooks = usePagedList<Webhook>(['webhooks'], '/api/v1/webhooks');
+  const catalogue = useQuery({
+    queryKey: ['webhook-events'],
+    queryFn: () => api<{ data: CatalogueEntry[] }>('/api/v1/webhooks/events'),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const phones = useQuery({
+    queryKey: ['phones', 'all'],
+    queryFn: () => api<Page<PhoneOption>>('/api/v1/phones?limit=100'),
+  });
+  const [form, setForm] = useState({ url: '', description: '', events: [] as string[], phone_filters: [] as string[] });
+  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
+  const [confirming, setConfirming] = useState<{ kind: 'delete' | 'rotate'; webhook: Webhook } | null>(null);
+  const [openDeliveries, setOpenDeliveries] = useState<string | null>(null);
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+
+  const create = useMutation({
+    mutationFn: () =>
+      api<Webhook & { secret: string }>('/api/v1/webhooks', {
+        body: { ...form, description: form.description || undefined },
+      }),
+    onSuccess: (created) => {
+      setSecret({ label: 'Signing secret of the new webhook', value: created.secret });
+      setForm({ url: '', description: '', events: [], phone_filters: [] });
+      refresh();
+    },
+  });
+  const update = useMutation({
+    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) =>
+      api(`/api/v1/webhooks/${id}`, { method: 'PATCH', body: { enabled } }),
+    onSuccess: refresh,
+  });
+  const reveal = useMutation({
+    mutationFn: (id: string) => api<{ secret: string }>(`/api/v1/webhooks/${id}/secret`),
+    onSuccess: (result) => setSecret({ label: 'Signing secret', value: result.secret }),
+  });
+  const test = useMutation({
+    mutationFn: (id: string) => api(`/api/v1/webhooks/${id}/test`, { method: 'POST' }),
+    onSuccess: (_result, id) => {
+      setOpenDeliveries(id);
+      void queryClient.invalidateQueries({ queryKey: ['deliveries', id] });
+    },
+  });
+  const confirm = useMutation({
+    mutationFn: async ({ kind, webhook }: { kind: 'delete' | 'rotate'; webhook: Webhook }) =>
+      kind === 'delete'
+        ? api(`/api/v1/webhooks/${webhook.id}`, { method: 'DELETE' })
+        : api<{ secret: string }>(`/api/v1/webhooks/${webhook.id}/rotate-secret`, { method: 'POST' }),
+    onSuccess: (result, { kind }) => {
+      setConfirming(null);
+      if (kind === 'rotate' && result) {
+        setSecret({
+          label: 'New signing secret (the old one keeps signing for 24 h)',
+          value: (result as { secret: string }).secret,
+        });
+      }
+      refresh();
+    },
+  });
+  const problem = create.error instanceof ApiProblem ? create.error : undefined;
+  const actionError = update.error ?? reveal.error ?? test.error;
+
+  return (
+    <Section title="Webhooks">
+      <form
+        className="mb-6 space-y-4"
+        onSubmit={(event) => {
+          event.preventDefault();
+          create.mutate();
+        }}
+      >
+        <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+          <Field
+            id="webhook-url"
+            label="URL (https)"
+            type="url"
+            placeholder="https://example.com/simgate"
+            required
+            value={form.url}
+            onChange={(e) => setForm({ ...form, url: e.target.value })}
+            error={problem?.fieldError('url')}
+          />
+          <Field
+            id="webhook-description"
+            label="Description"
+            maxLength={200}
+            value={form.description}
+            onChange={(e) => setForm({ ...form, description: e.target.value })}
+          />
+        </div>
+        <fieldset>
+          <legend className="text-sm font-medium">Events</legend>
+          {catalogue.isPending && <Loading label="Loading events…" />}
+          <div className="mt-1 grid grid-cols-1 gap-1 sm:grid-cols-2">
+            {catalogue.data?.data
+              .filter((entry) => entry.subscribable)
+              .map((entry) => (
+                <label key={entry.type} className="flex items-start gap-2 text-sm" title={entry.description}>
+                  <input
+                    type="checkbox"
+                    checked={form.events.includes(entry.type)}
+                    onChange={() => setForm({ ...form, events: toggle(form.events, entry.type) })}
+                  />
+                  <span>
+                    <code>{entry.type}</code>
+                    <span className="block text-xs text-slate-500">{entry.description}</span>
+                  </span>
+                </label>
+              ))}
+          </div>
+          {problem?.fieldError('events') && <p className="text-xs text-red-700">{problem.fieldError('events')}</p>}
+        </fieldset>
+        <fieldset>
+          <legend className="text-sm font-medium">Only for these phones (none: all phones)</legend>
+          <div className="mt-1 flex flex-wrap gap-3">
+            {(phones.data?.data ?? []).map((phone) => (
+              <label key={phone.id} className="flex items-center gap-2 text-sm">
+                <input
+                  type="checkbox"
+                  checked={form.phone_filters.includes(phone.phone)}
+                  onChange={() => setForm({ ...form, phone_filters: toggle(form.phone_filters, phone.phone) })}
+                />
+                {phone.label ? `${phone.label} (${phone.phone})` : phone.phone}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <Button type="submit" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create webhook'}
+        </Button>
+        {problem && problem.errors.length === 0 && <ErrorState error={problem} />}
+      </form>
+      {secret && <SecretOnce label={secret.label} value={secret.value} onDone={() => setSecret(null)} />}
+      {actionError && <ErrorState error={actionError} />}
+
+      {webhooks.isPending ? (
+        <Loading />
+      ) : webhooks.error ? (
+        <ErrorState error={webhooks.error} onRetry={() => webhooks.refetch()} />
+      ) : webhooks.items.length === 0 ? (
+        <EmptyState title="No webhooks yet">Add one to receive inbound SMS and delivery reports.</EmptyState>
+      ) : (
+        <ul className="space-y-3">
+          {webhooks.items.map((webhook) => (
+            <li key={webhook.id} className="rounded-md border border-slate-200 p-4">
+              <div className="flex flex-wrap items-start justify-between gap-3">
+                <div className="min-w-0">
+                  <p className="truncate font-medium">{webhook.url}</p>
+                  {webhook.description && <p className="text-sm text-slate-600">{webhook.description}</p>}
+                  <p className="mt-1 text-xs text-slate-500">
+                    {webhook.events.join(', ')}
+                    {webhook.phone_filters.length > 0 && ` · phones: ${webhook.phone_filters.join(', ')}`} · created{' '}
+                    {formatTime(webhook.created_at)}
+                  </p>
+                  {!webhook.enabled && (
+                    <p className="mt-1 text-xs text-amber-800">
+                      Disabled{webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}
+                    </p>
+                  )}
+                </div>
+                <div className="flex flex-wrap gap-2">
+                  <label className="flex items-center gap-2 text-sm">
+                    <input
+                      type="checkbox"
+                      checked={webhook.enabled}
+                      onChange={(e) => update.mutate({ id: webhook.id, enabled: e.target.checked })}
+                    />
+                    Enabled
+                  </label>
+                  <Button variant="secondary" onClick={() => test.mutate(webhook.id)}>
+                    Send test
+                  </Button>
+                  <Button variant="secondary" onClick={() => reveal.mutate(webhook.id)}>
+                    Show secret
+                  </Button>
+                  <Button variant="secondary" onClick={() => setConfirming({ kind: 'rotate', webhook })}>
+                    Rotate secret
+                  </Button>
+                  <Button
+                    variant="secondary"
+                    aria-expanded={openDeliveries === webhook.id}
+                    onClick={() => setOpenDeliveries(openDeliveries === webhook.id ? null : webhook.id)}
+                  >
+                    Deliveries
+                  </Button>
+                  <Button variant="danger" onClick={() => setConfirming({ kind: 'delete', webhook })}>
+                    Delete
+                  </Button>
+                </div>
+              </div>
+              {openDeliveries === webhook.id && <WebhookDeliveries webhookId={webhook.id} />}
+            </li>
+          ))}
+        </ul>
+      )}
+      <LoadMore {...webhooks} />
+      <ConfirmDialog
+        open={confirming !== null}
+        title={confirming?.kind === 'delete' ? 'Delete this webhook?' : 'Rotate the signing secret?'}
+        confirmLabel={confirming?.kind === 'delete' ? 'Delete webhook' : 'Rotate secret'}
+        pending={confirm.isPending}
+        onConfirm={() => confirming && confirm.mutate(confirming)}
+        onCancel={() => setConfirming(null)}
+      >
+        {confirming?.kind === 'delete'
+          ? 'No more events will be sent to it, and its delivery history is deleted.'
+          : 'A new secret signs from now on; the current one keeps signing alongside it for 24 hours.'}
+        {confirm.error && <ErrorState error={confirm.error} />}
+      </ConfirmDialog>
+    </Section>
+  );
+}
