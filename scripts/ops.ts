@@ -102,8 +102,4 @@ program
     }),
   );
 
-// No top-level await: tsx runs this file as CommonJS (the package has no "type": "module").
-program.parseAsync().catch((error: unknown) => {
-  console.error(`error: ${(error as Error).message}`);
-  process.exitCode = 1;
-});
+await program.parseAsync();
