@@ -1,18 +1,16 @@
 import { activateDevice } from '../lib/device-sim/activate';
 import { DeviceClient } from '../lib/device-sim/client';
 
-export type BenchAccount = { apiKey: string; deviceKey: string; phone: string; phoneId: string };
+export type BenchPhone = { apiKey: string; deviceKey: string; phone: string; phoneId: string };
 
-/** Activates a phone over HTTP as the device simulator does, and finds its phone id. */
-export async function activateBenchAccount(baseUrl: string): Promise<BenchAccount> {
-  const phone = '+14155550100';
-  const activation = await activateDevice(new DeviceClient({ baseUrl }), {
-    phone,
-    email: `bench-${Date.now()}@example.test`,
-    apiKeyName: 'bench',
-  });
+/**
+ * Activates a phone over HTTP as the device simulator does (the same email joins the same account)
+ * and finds its phone id.
+ */
+export async function activateBenchPhone(baseUrl: string, phone: string, email: string): Promise<BenchPhone> {
+  const activation = await activateDevice(new DeviceClient({ baseUrl }), { phone, email, apiKeyName: 'bench' });
   const apiKey = activation.apiKey!;
-  const res = await fetch(`${baseUrl}/api/v1/phones`, { headers: { 'x-api-key': apiKey } });
+  const res = await fetch(`${baseUrl}/api/v1/phones?limit=100`, { headers: { 'x-api-key': apiKey } });
   const phones = (await res.json()) as { data: Array<{ id: string; phone: string }> };
   const phoneId = phones.data.find((p) => p.phone === phone)?.id;
   if (!phoneId) throw new Error('the activated phone is not among the account phones');

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { activateBenchAccount } from './activate';
+import { activateBenchPhone } from './activate';
 import { startServer } from './server';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -50,13 +50,16 @@ async function main() {
   });
   try {
     const { baseUrl } = server;
-    const account = await activateBenchAccount(baseUrl);
+    const email = `bench-${Date.now()}@example.test`;
+    // One phone takes the load; a second, with an empty queue, measures long-poll wake-ups.
+    const account = await activateBenchPhone(baseUrl, '+14155550100', email);
+    const poller = await activateBenchPhone(baseUrl, '+14155550101', email);
     const bareUrl = `${baseUrl}/api/bench/bare`;
     const sendUrl = `${baseUrl}/api/v1/messages`;
     const messageBody = JSON.stringify({ from: account.phone, to: '+14155550123', content: 'Benchmark message' });
     const keyHeader = { 'x-api-key': account.apiKey };
-    // Raise the phone's pacing so claims are not the limit in the latency run.
-    await fetch(`${baseUrl}/api/v1/phones/${account.phoneId}`, {
+    // Raise the poller's pacing so claims are not the limit in the latency run.
+    await fetch(`${baseUrl}/api/v1/phones/${poller.phoneId}`, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json', ...keyHeader },
       body: JSON.stringify({ messages_per_minute: 60 }),
@@ -69,26 +72,23 @@ async function main() {
     const bare = await load(bareUrl, {}, messageBody, DURATION_S);
     const send = await load(sendUrl, keyHeader, messageBody, DURATION_S);
 
-    // Drain the queue so the latency run sees only its own message.
-    for (;;) {
-      const res = await post(`${baseUrl}/api/v1/device/outbox/claim`, account.deviceKey, { limit: 100 });
-      const claimed = ((await res.json()) as { data?: unknown[] }).data ?? [];
-      if (claimed.length === 0) break;
-    }
-
     const wakeUps: number[] = [];
     for (let i = 0; i < 20; i++) {
-      const claim = post(`${baseUrl}/api/v1/device/outbox/claim?wait=10`, account.deviceKey, { limit: 1 });
+      const claimStarted = performance.now();
+      const claim = post(`${baseUrl}/api/v1/device/outbox/claim?wait=10`, poller.deviceKey, { limit: 1 });
       await new Promise((resolve) => setTimeout(resolve, 100)); // let the claim start waiting
       const sentAt = performance.now();
       const sent = await post(sendUrl, account.apiKey, {
-        from: account.phone,
+        from: poller.phone,
         to: '+14155550123',
         content: `poll ${i}`,
       });
       if (sent.status !== 201) throw new Error(`send answered ${sent.status}`);
-      const claimed = (await (await claim).json()) as { data: unknown[] };
-      if (claimed.data.length !== 1) throw new Error('the long-poll claim came back empty');
+      const claimRes = await claim;
+      const claimed = (await claimRes.json()) as { data: unknown[] };
+      if (claimed.data?.length !== 1) {
+        throw new Error(`long-poll claim ${i} answered ${claimRes.status} after ${(performance.now() - claimStarted).toFixed(0)} ms: ${JSON.stringify(claimed).slice(0, 300)}`);
+      }
       wakeUps.push(performance.now() - sentAt);
     }
 
