@@ -1,16 +1,17 @@
-import { and, eq } from 'drizzle-orm';
-import type { Executor } from '@/db';
+import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
+import { type Executor, queryRows } from '@/db';
 import { messages } from '@/db/schema';
-import { moveCredits } from '@/lib/credits/ledger';
+import { messageChargeCtes, refusedChargeError } from '@/lib/credits/charge-message';
+import { isUniqueViolation } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
-import { notifyOutbox } from '@/lib/notify/outbox';
+import { outboxNotification } from '@/lib/notify/outbox';
 import { toE164 } from '@/lib/phone-number';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
-import { type MessageWire, presentMessage } from './present';
+import { type MessageRow, type MessageWire, presentMessage } from './present';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
-import { findSenderPhone } from './sender';
-import { afterTransition } from './state-machine';
+import { notSenderPhone } from './sender';
 
 export type SendInput = {
   from: string;
@@ -35,63 +36,144 @@ function checkInput(input: SendInput): { from: string; to: string } {
   return { from, to };
 }
 
+type Accepted = {
+  accountId: string;
+  from: string;
+  to: string;
+  content: string;
+  requestId: string | null;
+  segments: number;
+  encoding: MessageRow['encoding'];
+  sendAt: Date;
+  expiresAt: Date;
+};
+
 /**
  * Accepts one outbound message: sender ownership (403), request_id idempotency (409), one credit
  * from the sender's group (402), the message, its first history row and the claimers' wake-up,
- * all in one transaction. Idempotency rests on messages_account_request_id_key: the insert comes
- * first and yields to an existing row, so concurrent sends with one request_id make one message
- * and one charge, and a refused charge takes the insert back with it.
+ * all in ONE statement (see `acceptStatement`), checked in that order.
  */
 export async function sendMessage(executor: Executor, accountId: string, input: SendInput): Promise<MessageWire> {
   const { from, to } = checkInput(input);
   const schedule = scheduleOf(input);
   const { encoding, segments } = countSegments(input.content);
-  // A savepoint inside a caller's transaction: a refused send leaves that transaction usable.
-  return executor.transaction(async (tx) => {
-    const sender = await findSenderPhone(tx, accountId, from);
-    const [message] = await tx
-      .insert(messages)
-      .values({
-        accountId,
-        phoneId: sender.id,
-        groupId: sender.groupId,
-        direction: 'outbound',
-        from,
-        to,
-        content: input.content,
-        status: 'queued',
-        segments,
-        encoding,
-        requestId: input.requestId,
-        sendAt: schedule.sendAt,
-        expiresAt: schedule.expiresAt,
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (!message) throw await duplicateRequest(tx, accountId, input.requestId);
-    await moveCredits(tx, {
-      accountId,
-      groupId: sender.groupId,
-      amount: -1,
-      kind: 'message_charge',
-      messageId: message.id,
-      insufficientStatus: 402,
-    });
-    await afterTransition(tx, [message], { at: message.createdAt });
-    // Also for a scheduled message: a waiting claim then waits until it falls due, not the whole wait.
-    await notifyOutbox(tx, sender.id);
-    return presentMessage(message);
+  const accepted: Accepted = {
+    accountId,
+    from,
+    to,
+    content: input.content,
+    requestId: input.requestId ?? null,
+    segments,
+    encoding,
+    ...schedule,
+  };
+  try {
+    // A savepoint inside a caller's transaction: a send the database refuses leaves that transaction usable.
+    return executor instanceof PgTransaction
+      ? await executor.transaction((tx) => acceptMessage(tx, accepted))
+      : await acceptMessage(executor, accepted);
+  } catch (error) {
+    // A concurrent send with this request_id committed after our statement's snapshot: the
+    // statement failed as a whole, so it charged nothing.
+    if (accepted.requestId !== null && isUniqueViolation(error, 'messages_account_request_id_key')) {
+      throw duplicateOf(accepted.requestId, await messageWithRequestId(executor, accountId, accepted.requestId));
+    }
+    throw error;
+  }
+}
+
+type Outcome = {
+  sender_id: string;
+  sender_group_id: number;
+  existing_id: string | null;
+  id: string | null;
+} & Record<string, unknown>;
+
+async function acceptMessage(executor: Executor, message: Accepted): Promise<MessageWire> {
+  const [outcome] = await queryRows<Outcome>(executor, acceptStatement(message));
+  if (!outcome) throw notSenderPhone(message.from);
+  if (outcome.id !== null) return presentMessage(messageRowOf(outcome));
+  if (outcome.existing_id !== null) throw duplicateOf(message.requestId, outcome.existing_id);
+  // Nothing was charged. A send with this request_id may have committed meanwhile: it comes first.
+  const existingId = message.requestId && (await messageWithRequestId(executor, message.accountId, message.requestId));
+  if (existingId) throw duplicateOf(message.requestId, existingId);
+  throw await refusedChargeError(executor, { accountId: message.accountId, groupId: Number(outcome.sender_group_id) });
+}
+
+/**
+ * The whole send as one statement, so it is one round trip and holds the group's row lock only
+ * while the statement runs. Every CTE runs on one snapshot, so the statement is built to write
+ * nothing unless it writes everything: the charge is taken only if the sender is the account's
+ * and the request_id is unused (as far as the snapshot shows), and the message, its ledger row,
+ * its history row and the wake-up all select FROM the charge. A send with the same request_id
+ * committing after the snapshot makes the insert fail on messages_account_request_id_key (after
+ * waiting for it), which undoes the charge with the statement. The answer row tells the cases
+ * apart: no row (not the account's phone), `existing_id` (request_id used), no message (the charge
+ * was refused), or the message.
+ */
+function acceptStatement(message: Accepted): SQL {
+  const { accountId, requestId } = message;
+  const charge = messageChargeCtes({
+    accountId,
+    groupId: sql`select group_id from sender`,
+    when: sql`not exists (select 1 from existing)`,
+    paidFor: 'message',
+  });
+  // A new queued message needs only its history row: `queued` emits no event and refunds nothing.
+  return sql`
+    with sender as (
+      select id, group_id from phones where account_id = ${accountId}::uuid and phone = ${message.from}::text
+    ),
+    existing as (
+      select id from messages where account_id = ${accountId}::uuid and request_id = ${requestId}::text
+    ),
+    ${charge.charged},
+    message as (
+      insert into messages (account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
+        encoding, request_id, send_at, expires_at)
+      select ${accountId}::uuid, sender.id, charged.group_id, 'outbound', ${message.from}::text, ${message.to}::text,
+        ${message.content}::text, 'queued', ${message.segments}::int, ${message.encoding}::text, ${requestId}::text,
+        ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz
+      from sender, charged
+      returning *
+    ),
+    ${charge.ledger},
+    history as (
+      insert into message_status_history (message_id, status, at) select id, status, created_at from message
+    ),
+    woken as (
+      select ${outboxNotification(sql`phone_id`)} from message
+    )
+    select sender.id as sender_id, sender.group_id as sender_group_id, (select id from existing) as existing_id,
+      (select count(*)::int from woken) as woken, message.*
+    from sender left join message on true
+  `;
+}
+
+/** The inserted message's columns, as drizzle would have mapped them. */
+function messageRowOf(raw: Record<string, unknown>): MessageRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(messages))) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as MessageRow;
+}
+
+function duplicateOf(requestId: string | null, messageId: string | undefined): DomainError {
+  return new DomainError('DUPLICATE_REQUEST', `A message with request_id "${requestId}" already exists.`, {
+    extra: messageId ? { message_id: messageId } : undefined,
   });
 }
 
-async function duplicateRequest(executor: Executor, accountId: string, requestId: string | undefined) {
-  const [existing] = requestId
-    ? await executor
-        .select({ id: messages.id })
-        .from(messages)
-        .where(and(eq(messages.accountId, accountId), eq(messages.requestId, requestId)))
-    : [];
-  return new DomainError('DUPLICATE_REQUEST', `A message with request_id "${requestId}" already exists.`, {
-    extra: existing ? { message_id: existing.id } : undefined,
-  });
+async function messageWithRequestId(
+  executor: Executor,
+  accountId: string,
+  requestId: string,
+): Promise<string | undefined> {
+  const [existing] = await executor
+    .select({ id: messages.id })
+    .from(messages)
+    .where(and(eq(messages.accountId, accountId), eq(messages.requestId, requestId)));
+  return existing?.id;
 }

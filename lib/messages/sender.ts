@@ -11,6 +11,11 @@ export async function findSenderPhone(executor: Executor, accountId: string, num
     .select({ id: phones.id, groupId: phones.groupId, phone: phones.phone })
     .from(phones)
     .where(and(eq(phones.accountId, accountId), eq(phones.phone, number)));
-  if (!phone) throw new DomainError('FORBIDDEN', `Phone ${number} is not registered to this account.`);
+  if (!phone) throw notSenderPhone(number);
   return phone;
+}
+
+/** 403 FORBIDDEN: the number is not a phone of this account. */
+export function notSenderPhone(number: string): DomainError {
+  return new DomainError('FORBIDDEN', `Phone ${number} is not registered to this account.`);
 }

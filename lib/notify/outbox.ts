@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Driver, type Executor, getDatabase } from '@/db';
 
 /**
@@ -19,7 +19,12 @@ const state: NotifyState = globalForNotify.__simgateOutboxNotify;
 
 /** Call inside the transaction that makes messages of this phone claimable. */
 export async function notifyOutbox(tx: Executor, phoneId: string): Promise<void> {
-  await tx.execute(sql`select pg_notify(${CHANNEL}, ${phoneId})`);
+  await tx.execute(sql`select ${outboxNotification(sql`${phoneId}`)}`);
+}
+
+/** The `pg_notify` call of `notifyOutbox` as an expression, for a statement that makes messages claimable. */
+export function outboxNotification(phoneId: SQL): SQL {
+  return sql`pg_notify(${CHANNEL}, (${phoneId})::text)`;
 }
 
 function wake(phoneId: string): void {
