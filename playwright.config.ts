@@ -29,6 +29,6 @@ export default defineConfig({
     url: `${baseURL}/api/v1/openapi.json`,
     timeout: 240_000,
     reuseExistingServer: false,
-    env: { DATA_DIR: `.data/e2e-${Date.now()}`, DATABASE_URL: '', LOG_LEVEL: 'warn' },
+    env: { DATA_DIR: `.data/e2e-${Date.now()}`, DATABASE_URL: '', LOG_LEVEL: 'warn', NEXT_DIST_DIR: '.next-e2e' },
   },
 });

@@ -1,6 +1,6 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
@@ -11,11 +11,19 @@ import { SecretOnce } from '../ui/secret-once';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
+import { useRefresh } from '../use-refresh';
 
-type ApiKey = { id: string; name: string; prefix: string; created_at: string; last_used_at: string | null };
+type ApiKey = {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at?: string | null;
+};
 
 export function ApiKeysPanel() {
-  const queryClient = useQueryClient();
+  const refresh = useRefresh();
   const keys = usePagedList<ApiKey>(['api-keys'], '/api/v1/auth/api-keys');
   const [name, setName] = useState('');
   const [created, setCreated] = useState<string | null>(null);
@@ -26,14 +34,14 @@ export function ApiKeysPanel() {
     onSuccess: (result) => {
       setCreated(result.key);
       setName('');
-      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+      return refresh('api-keys');
     },
   });
   const revoke = useMutation({
     mutationFn: (id: string) => api(`/api/v1/auth/api-keys/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setRevoking(null);
-      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+      return refresh('api-keys');
     },
   });
   const nameError = create.error instanceof ApiProblem ? create.error.fieldError('name') : undefined;
@@ -94,9 +102,13 @@ export function ApiKeysPanel() {
                 <td>{formatTime(key.created_at)}</td>
                 <td>{formatTime(key.last_used_at)}</td>
                 <td className="text-right">
-                  <Button variant="secondary" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
-                    Revoke
-                  </Button>
+                  {key.revoked_at ? (
+                    <span className="text-xs text-slate-500">Revoked {formatTime(key.revoked_at)}</span>
+                  ) : (
+                    <Button variant="secondary" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
+                      Revoke
+                    </Button>
+                  )}
                 </td>
               </tr>
             ))}

@@ -1,6 +1,6 @@
 'use client';
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
@@ -9,6 +9,7 @@ import { LoadMore } from '../ui/load-more';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
+import { useRefresh } from '../use-refresh';
 
 type Balance = { data: Array<{ group_id: number; name: string; balance: number }>; total: number };
 type LedgerRow = {
@@ -21,7 +22,7 @@ type LedgerRow = {
 };
 
 export function CreditsPanel() {
-  const queryClient = useQueryClient();
+  const refresh = useRefresh();
   const balance = useQuery({ queryKey: ['balance'], queryFn: () => api<Balance>('/api/v1/credits/balance') });
   const ledger = usePagedList<LedgerRow>(['ledger'], '/api/v1/credits/ledger');
   const [form, setForm] = useState({ from_group: '', to_group: '', amount: '' });
@@ -36,7 +37,7 @@ export function CreditsPanel() {
       }),
     onSuccess: () => {
       setForm({ from_group: '', to_group: '', amount: '' });
-      for (const key of ['balance', 'ledger', 'groups']) void queryClient.invalidateQueries({ queryKey: [key] });
+      return refresh('balance', 'ledger', 'groups');
     },
   });
   const problem = transfer.error instanceof ApiProblem ? transfer.error : undefined;

@@ -1,6 +1,6 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
@@ -10,31 +10,29 @@ import { LoadMore } from '../ui/load-more';
 import { Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
+import { useRefresh } from '../use-refresh';
 
 export type Group = { id: number; name: string; is_default: boolean; balance: number; phone_count: number };
 
 export function GroupsPanel() {
-  const queryClient = useQueryClient();
   const groups = usePagedList<Group>(['groups'], '/api/v1/phone-groups?limit=100');
   const [name, setName] = useState('');
   const [deleting, setDeleting] = useState<Group | null>(null);
-  const refresh = () => {
-    for (const key of ['groups', 'balance', 'phones', 'ledger'])
-      void queryClient.invalidateQueries({ queryKey: [key] });
-  };
+  const refreshAll = useRefresh();
+  const refresh = () => refreshAll('groups', 'balance', 'phones', 'ledger');
 
   const create = useMutation({
     mutationFn: (groupName: string) => api('/api/v1/phone-groups', { body: { name: groupName } }),
     onSuccess: () => {
       setName('');
-      refresh();
+      return refresh();
     },
   });
   const remove = useMutation({
     mutationFn: (id: number) => api(`/api/v1/phone-groups/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setDeleting(null);
-      refresh();
+      return refresh();
     },
   });
   const nameError =

@@ -1,6 +1,6 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
@@ -9,6 +9,7 @@ import { LoadMore } from '../ui/load-more';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
+import { useRefresh } from '../use-refresh';
 
 type Message = {
   id: string;
@@ -24,7 +25,7 @@ type Message = {
 const STATUSES = ['', 'queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'received'];
 
 export function MessagesPanel() {
-  const queryClient = useQueryClient();
+  const refresh = useRefresh();
   const [status, setStatus] = useState('');
   const [direction, setDirection] = useState('');
   const query = new URLSearchParams({ ...(status ? { status } : {}), ...(direction ? { direction } : {}) }).toString();
@@ -37,8 +38,7 @@ export function MessagesPanel() {
     mutationFn: () => api('/api/v1/messages', { body: form }),
     onSuccess: () => {
       setForm({ ...form, to: '', content: '' });
-      for (const key of ['messages', 'balance', 'ledger', 'groups'])
-        void queryClient.invalidateQueries({ queryKey: [key] });
+      return refresh('messages', 'balance', 'ledger', 'groups');
     },
   });
   const problem = send.error instanceof ApiProblem ? send.error : undefined;

@@ -1,6 +1,6 @@
 'use client';
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
@@ -10,6 +10,7 @@ import { LoadMore } from '../ui/load-more';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
+import { useRefresh } from '../use-refresh';
 import type { Group } from './groups-panel';
 
 export type Phone = {
@@ -30,7 +31,6 @@ const STATUS_STYLE = {
 };
 
 export function PhonesPanel() {
-  const queryClient = useQueryClient();
   const phones = usePagedList<Phone>(['phones'], '/api/v1/phones');
   const groups = useQuery({
     queryKey: ['groups', 'all'],
@@ -38,15 +38,14 @@ export function PhonesPanel() {
   });
   const [form, setForm] = useState({ phone: '', label: '' });
   const [deleting, setDeleting] = useState<Phone | null>(null);
-  const refresh = () => {
-    for (const key of ['phones', 'groups']) void queryClient.invalidateQueries({ queryKey: [key] });
-  };
+  const refreshAll = useRefresh();
+  const refresh = () => refreshAll('phones', 'groups');
   const create = useMutation({
     mutationFn: () =>
       api('/api/v1/phones', { body: { phone: form.phone, ...(form.label ? { label: form.label } : {}) } }),
     onSuccess: () => {
       setForm({ phone: '', label: '' });
-      refresh();
+      return refresh();
     },
   });
   const move = useMutation({
@@ -58,7 +57,7 @@ export function PhonesPanel() {
     mutationFn: (id: string) => api(`/api/v1/phones/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setDeleting(null);
-      refresh();
+      return refresh();
     },
   });
   const problem = create.error instanceof ApiProblem ? create.error : undefined;

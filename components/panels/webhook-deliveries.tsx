@@ -1,12 +1,13 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { api } from '../api';
 import { Button } from '../ui/button';
 import { LoadMore } from '../ui/load-more';
 import { formatTime } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
+import { useRefresh } from '../use-refresh';
 
 type Delivery = {
   id: string;
@@ -21,11 +22,11 @@ type Delivery = {
 
 /** Every delivery of one webhook, with its last answer, and a resend for each. */
 export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
-  const queryClient = useQueryClient();
+  const refresh = useRefresh();
   const deliveries = usePagedList<Delivery>(['deliveries', webhookId], `/api/v1/webhooks/${webhookId}/deliveries`);
   const resend = useMutation({
     mutationFn: (id: string) => api(`/api/v1/webhooks/${webhookId}/deliveries/${id}/resend`, { method: 'POST' }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['deliveries', webhookId] }),
+    onSuccess: () => refresh('deliveries'),
   });
   if (deliveries.isPending) return <Loading label="Loading deliveries…" />;
   if (deliveries.error) return <ErrorState error={deliveries.error} onRetry={() => deliveries.refetch()} />;

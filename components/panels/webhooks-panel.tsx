@@ -1,6 +1,6 @@
 'use client';
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
@@ -11,6 +11,7 @@ import { SecretOnce } from '../ui/secret-once';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
+import { useRefresh } from '../use-refresh';
 import { WebhookDeliveries } from './webhook-deliveries';
 
 type Webhook = {
@@ -31,7 +32,7 @@ function toggle(list: string[], value: string): string[] {
 }
 
 export function WebhooksPanel() {
-  const queryClient = useQueryClient();
+  const refreshAll = useRefresh();
   const webhooks = usePagedList<Webhook>(['webhooks'], '/api/v1/webhooks');
   const catalogue = useQuery({
     queryKey: ['webhook-events'],
@@ -46,7 +47,7 @@ export function WebhooksPanel() {
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const [confirming, setConfirming] = useState<{ kind: 'delete' | 'rotate'; webhook: Webhook } | null>(null);
   const [openDeliveries, setOpenDeliveries] = useState<string | null>(null);
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+  const refresh = () => refreshAll('webhooks');
 
   const create = useMutation({
     mutationFn: () =>
@@ -56,7 +57,7 @@ export function WebhooksPanel() {
     onSuccess: (created) => {
       setSecret({ label: 'Signing secret of the new webhook', value: created.secret });
       setForm({ url: '', description: '', events: [], phone_filters: [] });
-      refresh();
+      return refresh();
     },
   });
   const update = useMutation({
@@ -72,7 +73,7 @@ export function WebhooksPanel() {
     mutationFn: (id: string) => api(`/api/v1/webhooks/${id}/test`, { method: 'POST' }),
     onSuccess: (_result, id) => {
       setOpenDeliveries(id);
-      void queryClient.invalidateQueries({ queryKey: ['deliveries', id] });
+      return refreshAll('deliveries');
     },
   });
   const confirm = useMutation({
@@ -88,7 +89,7 @@ export function WebhooksPanel() {
           value: (result as { secret: string }).secret,
         });
       }
-      refresh();
+      return refresh();
     },
   });
   const problem = create.error instanceof ApiProblem ? create.error : undefined;

@@ -20,13 +20,24 @@ function unauthenticated(detail: string): DomainError {
   return new DomainError('UNAUTHENTICATED', detail, { headers: { 'WWW-Authenticate': 'ApiKey header="X-API-Key"' } });
 }
 
+/**
+ * The origins the app is served from for this request: the one the browser addressed (its Host
+ * header, which a cross-site page cannot choose), the URL Next built, and APP_URL behind a proxy.
+ */
+function ownOrigins(req: Request): Set<string> {
+  const url = new URL(req.url);
+  const origins = new Set([url.origin]);
+  const host = req.headers.get('host');
+  if (host) origins.add(`${url.protocol}//${host}`);
+  if (process.env.APP_URL) origins.add(new URL(process.env.APP_URL).origin);
+  return origins;
+}
+
 /** A cookie-authenticated state change must come from the app's own origin (CSRF). */
 function assertSameOrigin(req: Request): void {
   if (SAFE_METHODS.has(req.method)) return;
   const origin = req.headers.get('origin');
-  const own = new URL(req.url).origin;
-  const allowed = new Set([own, process.env.APP_URL && new URL(process.env.APP_URL).origin].filter(Boolean));
-  if (!origin || !allowed.has(origin)) {
+  if (!origin || !ownOrigins(req).has(origin)) {
     throw new DomainError('FORBIDDEN', 'A request made with the session cookie must come from the app itself.');
   }
 }

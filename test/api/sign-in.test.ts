@@ -190,6 +190,23 @@ describe('the session', () => {
     expect(crossSite.body.code).toBe('FORBIDDEN');
   });
 
+  it('takes the origin the browser addressed (Host) as the app’s own, and nothing else', async () => {
+    const cookie = await cookieFor({ id: account.accountId, email: account.email, keyId: null });
+    // Next may build req.url from its own bind address while the browser used another host name.
+    const addressed = await call(createKey, {
+      body: { name: 'via 127.0.0.1' },
+      headers: { cookie, host: '127.0.0.1:3107', origin: 'http://127.0.0.1:3107' },
+    });
+    expect(addressed.status).toBe(201);
+    const otherHost = await call(createKey, {
+      body: { name: 'x' },
+      headers: { cookie, host: '127.0.0.1:3107', origin: 'http://127.0.0.1:9999' },
+    });
+    expect(otherHost.status).toBe(403);
+    const noOrigin = await call(createKey, { body: { name: 'x' }, headers: { cookie } });
+    expect(noOrigin.status).toBe(403);
+  });
+
   it('honours the secure cookie name and cookies split in chunks', async () => {
     const token = await encode({ token: { accountId: other.accountId }, secret: appSecret(), maxAge: 3600 });
     const secure = new Request(APP_ORIGIN, { headers: { cookie: `a=1; __Secure-next-auth.session-token=${token}` } });

@@ -1,0 +1,112 @@
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import { activatePhone, codeFor } from './helpers';
+
+async function signIn(page: Page, request: APIRequestContext, email: string) {
+  await page.getByRole('textbox', { name: 'Email' }).fill(email);
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByRole('textbox', { name: 'Code' }).fill(await codeFor(request, email));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByTestId('account-email')).toHaveText(email);
+}
+
+test('an account holder signs in by emailed code and manages phones, groups, credits, messages, keys and webhooks', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  test.setTimeout(120_000);
+  const email = `owner-${Date.now()}@example.test`;
+  const device = await activatePhone(baseURL!, email);
+
+  await page.goto('/dashboard');
+  await expect(page).toHaveURL(/\/sign-in$/);
+  await signIn(page, request, email);
+
+  // Phones: the activated phone is listed with its device.
+  await expect(page.getByRole('cell', { name: device.phone, exact: true })).toBeVisible();
+
+  // Groups and credits: create a group, move credits into it.
+  await page.getByRole('link', { name: 'Groups & credits' }).click();
+  await page.getByLabel('New group name').fill('Marketing');
+  await page.getByRole('button', { name: 'Create group' }).click();
+  await expect(
+    page.getByRole('region', { name: 'Phone groups' }).getByRole('cell', { name: /^Marketing/ }),
+  ).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Credits' })).toContainText('across 2 group(s)');
+  await page.getByLabel('To group').selectOption({ label: 'Marketing (0)' });
+  await page.getByLabel('Amount').fill('25');
+  await page.getByRole('button', { name: 'Transfer' }).click();
+  await expect(page.getByRole('cell', { name: 'transfer in' })).toBeVisible();
+  await expect(page.getByTestId('credits-total')).toHaveText('100');
+
+  // A refused transfer shows the API's reason.
+  await page.getByLabel('To group').selectOption({ label: 'Marketing (25)' });
+  await page.getByLabel('Amount').fill('1000');
+  await page.getByRole('button', { name: 'Transfer' }).click();
+  await expect(page.getByRole('alert')).toContainText('credit');
+
+  // Messages: send one from the account's phone.
+  await page.getByRole('link', { name: 'Messages' }).click();
+  await page.getByLabel('From (your phone)').fill(device.phone);
+  await page.getByLabel('To', { exact: true }).fill('+14155550123');
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sent from the dashboard');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(page.getByRole('cell', { name: 'Sent from the dashboard' })).toBeVisible();
+
+  // Settings → API keys: create one (shown once), then revoke it after confirming.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByLabel('New key name').fill('CI server');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const created = await page.getByTestId('secret-value').textContent();
+  expect(created).toMatch(/^sk_[0-9A-Za-z]{40}$/);
+  await page.getByRole('button', { name: 'Done' }).click();
+  const usable = await request.get('/api/v1/phones', { headers: { 'x-api-key': created! } });
+  expect(usable.status()).toBe(200);
+  await page.getByRole('button', { name: 'Revoke CI server' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+  await expect(page.getByRole('button', { name: 'Revoke CI server' })).toHaveCount(0);
+  const revoked = await request.get('/api/v1/phones', { headers: { 'x-api-key': created! } });
+  expect(revoked.status()).toBe(401);
+
+  // Settings → Webhooks: a bad URL is refused with the field named, a good one shows its secret.
+  await page.getByLabel('URL (https)').fill('http://hooks.example.test/simgate');
+  await page.getByRole('checkbox', { name: /message\.received/ }).check();
+  await page.getByRole('button', { name: 'Create webhook' }).click();
+  await expect(page.getByText(/https/i).first()).toBeVisible();
+  await page.getByLabel('URL (https)').fill('https://hooks.example.test/simgate');
+  await page.getByRole('button', { name: 'Create webhook' }).click();
+  await expect(page.getByTestId('secret-value')).toHaveText(/^whsec_/);
+  await page.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByText('https://hooks.example.test/simgate')).toBeVisible();
+
+  // Sign out ends the session.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/sign-in$/);
+});
+
+test('a cross-origin state change with the session cookie is refused', async ({ page, request, baseURL }) => {
+  const email = `csrf-${Date.now()}@example.test`;
+  await activatePhone(baseURL!, email);
+  await page.goto('/sign-in');
+  await signIn(page, request, email);
+
+  // From the app's own page the browser sends its Origin: allowed.
+  const sameOrigin = await page.evaluate(async () => {
+    const res = await fetch('/api/v1/phone-groups', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'From the app' }),
+    });
+    return `${res.status} ${await res.text()}`;
+  });
+  expect(sameOrigin).toMatch(/^201 /);
+  const cookies = await page.context().cookies();
+  const forged = await request.post('/api/v1/phone-groups', {
+    headers: {
+      origin: 'https://evil.example',
+      cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; '),
+    },
+    data: { name: 'Forged' },
+  });
+  expect(forged.status()).toBe(403);
+});
