@@ -1,0 +1,66 @@
+import { eq, sql } from 'drizzle-orm';
+import { expect, it } from 'vitest';
+import { queryRows } from '@/db';
+import { creditLedger, messages, phoneGroups } from '@/db/schema';
+import { sendMessage } from '@/lib/messages/send';
+import { createTestAccount, testNumber } from '../fixtures';
+import { withTestDatabase } from '../setup-db';
+
+const { db, handle } = withTestDatabase();
+
+/** Until a statement of this database waits on a lock (on Postgres; the embedded database runs one transaction at a time). */
+async function someoneWaitsOnALock(): Promise<void> {
+  if (handle().driver.kind === 'pglite') return;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const [row] = await queryRows<{ waiting: number }>(
+      db(),
+      sql`select count(*)::int as waiting from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`,
+    );
+    if (Number(row?.waiting) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('no statement started waiting on a lock');
+}
+
+it('a send whose request_id another send commits while it waits answers 409, charges nothing, and leaves the caller’s transaction usable', async () => {
+  const racer = await createTestAccount(db(), { credits: 10 });
+  const input = { from: racer.phone, to: testNumber(), content: 'race', requestId: 'late-commit' };
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let firstSent!: (id: string) => void;
+  const firstId = new Promise<string>((resolve) => {
+    firstSent = resolve;
+  });
+  // The first send holds its transaction (and the group's row lock) open until released.
+  const first = db().transaction(async (tx) => {
+    firstSent((await sendMessage(tx, racer.accountId, input)).id);
+    await released;
+  });
+  const id = await firstId;
+  const second = db().transaction(async (tx) => {
+    const refused = await sendMessage(tx, racer.accountId, input).catch((error: unknown) => error);
+    const other = await sendMessage(tx, racer.accountId, { ...input, requestId: undefined });
+    return { refused, other };
+  });
+  await someoneWaitsOnALock();
+  release();
+  await first;
+  const { refused, other } = await second;
+
+  expect(refused).toMatchObject({ code: 'DUPLICATE_REQUEST', status: 409, extra: { message_id: id } });
+  expect(other.status).toBe('queued');
+  const [group] = await db()
+    .select({ balance: phoneGroups.balance })
+    .from(phoneGroups)
+    .where(eq(phoneGroups.id, racer.defaultGroupId));
+  expect(group?.balance).toBe(8);
+  const rows = await db().select().from(messages).where(eq(messages.accountId, racer.accountId));
+  expect(rows.map((row) => row.id).sort()).toEqual([id, other.id].sort());
+  const charges = await db().select().from(creditLedger).where(eq(creditLedger.accountId, racer.accountId));
+  const messageCharges = charges.filter((charge) => charge.kind === 'message_charge');
+  expect(messageCharges.map((charge) => charge.messageId).sort()).toEqual([id, other.id].sort());
+  expect(messageCharges.map((charge) => charge.balanceAfter).sort()).toEqual([8, 9]);
+});
