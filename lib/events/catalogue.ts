@@ -1,4 +1,5 @@
-import { ENCODINGS, MESSAGE_DIRECTIONS, MESSAGE_STATUSES, PHONE_STATUSES } from '@/db/schema';
+import { PHONE_STATUSES } from '@/db/schema';
+import { messageSchema } from '@/lib/messages/schemas';
 import { z } from '@/lib/zod';
 
 /**
@@ -10,25 +11,9 @@ import { z } from '@/lib/zod';
 const timestamp = z.iso.datetime({ offset: true }).openapi({ example: '2025-01-15T10:30:00.000Z' });
 const nullableTimestamp = timestamp.nullable();
 
-export const messageEventData = z
-  .object({
-    id: z.uuid(),
-    direction: z.enum(MESSAGE_DIRECTIONS),
-    from: z.string().openapi({ example: '+14155550100' }),
-    to: z.string().openapi({ example: '+14155550199' }),
-    content: z.string(),
-    status: z.enum(MESSAGE_STATUSES),
-    segments: z.number().int(),
-    encoding: z.enum(ENCODINGS),
-    request_id: z.string().nullable(),
-    bulk_id: z.uuid().nullable(),
-    created_at: nullableTimestamp,
-    updated_at: nullableTimestamp,
-  })
-  .catchall(z.unknown())
-  .openapi('MessageEventData', {
-    description: 'The message as GET /api/v1/messages/{id} shows it (without its history), at the time of the event.',
-  });
+export const messageEventData = messageSchema.omit({ history: true }).openapi('MessageEventData', {
+  description: 'The message as GET /api/v1/messages/{id} shows it (without its history), at the time of the event.',
+});
 
 export const phoneEventData = z
   .object({
@@ -61,6 +46,9 @@ function sampleMessage(overrides: Record<string, unknown>): Record<string, unkno
     encoding: 'GSM-7',
     request_id: 'order-1042',
     bulk_id: null,
+    send_at: SAMPLE_TIME,
+    expires_at: '2025-01-16T10:30:00.000Z',
+    error: null,
     created_at: SAMPLE_TIME,
     updated_at: SAMPLE_TIME,
     ...overrides,
