@@ -6,10 +6,10 @@ import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
-import { LoadMore } from '../ui/load-more';
+import { ListView, Table } from '../ui/list-view';
 import { SecretOnce } from '../ui/secret-once';
 import { formatTime, Section } from '../ui/section';
-import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
@@ -73,27 +73,13 @@ export function ApiKeysPanel() {
       {create.error && !nameError && <ErrorState error={create.error} />}
       {created && <SecretOnce label="Your new API key" value={created} onDone={() => setCreated(null)} />}
 
-      {keys.isPending ? (
-        <Loading />
-      ) : keys.error ? (
-        <ErrorState error={keys.error} onRetry={() => keys.refetch()} />
-      ) : keys.items.length === 0 ? (
-        <EmptyState title="No API keys yet">Create one to call the API from your systems.</EmptyState>
-      ) : (
-        <table className="w-full text-left text-sm">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2">Name</th>
-              <th>Key</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.items.map((key) => (
+      <ListView
+        list={keys}
+        empty={<EmptyState title="No API keys yet">Create one to call the API from your systems.</EmptyState>}
+      >
+        {(items) => (
+          <Table columns={['Name', 'Key', 'Created', 'Last used', '']}>
+            {items.map((key) => (
               <tr key={key.id} className="border-t border-slate-100">
                 <td className="py-2 font-medium">{key.name}</td>
                 <td>
@@ -112,10 +98,9 @@ export function ApiKeysPanel() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore {...keys} />
+          </Table>
+        )}
+      </ListView>
       <ConfirmDialog
         open={revoking !== null}
         title={`Revoke “${revoking?.name ?? ''}”?`}

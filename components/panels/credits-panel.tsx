@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
-import { LoadMore } from '../ui/load-more';
+import { ListView, Table } from '../ui/list-view';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
@@ -112,25 +112,10 @@ export function CreditsPanel() {
       </form>
       {problem && !problem.fieldError('amount') && <ErrorState error={problem} />}
       <h3 className="mb-2 font-medium">Ledger</h3>
-      {ledger.isPending ? (
-        <Loading />
-      ) : ledger.error ? (
-        <ErrorState error={ledger.error} onRetry={() => ledger.refetch()} />
-      ) : ledger.items.length === 0 ? (
-        <EmptyState title="No credit movements yet" />
-      ) : (
-        <table className="w-full text-left text-sm">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2">When</th>
-              <th>Group</th>
-              <th>Kind</th>
-              <th className="text-right">Amount</th>
-              <th className="text-right">Balance after</th>
-            </tr>
-          </thead>
-          <tbody>
-            {ledger.items.map((row) => (
+      <ListView list={ledger} empty={<EmptyState title="No credit movements yet" />}>
+        {(items) => (
+          <Table columns={['When', 'Group', 'Kind', 'Amount', 'Balance after']}>
+            {items.map((row) => (
               <tr key={row.id} className="border-t border-slate-100">
                 <td className="py-2">{formatTime(row.created_at)}</td>
                 <td>{groups.find((g) => g.group_id === row.group_id)?.name ?? row.group_id}</td>
@@ -139,10 +124,9 @@ export function CreditsPanel() {
                 <td className="text-right tabular-nums">{row.balance_after}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore {...ledger} />
+          </Table>
+        )}
+      </ListView>
     </Section>
   );
 }

@@ -6,9 +6,9 @@ import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
-import { LoadMore } from '../ui/load-more';
+import { ListView, Table } from '../ui/list-view';
 import { Section } from '../ui/section';
-import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
@@ -62,26 +62,10 @@ export function GroupsPanel() {
           {create.isPending ? 'Creating…' : 'Create group'}
         </Button>
       </form>
-      {groups.isPending ? (
-        <Loading />
-      ) : groups.error ? (
-        <ErrorState error={groups.error} onRetry={() => groups.refetch()} />
-      ) : groups.items.length === 0 ? (
-        <EmptyState title="No groups" />
-      ) : (
-        <table className="w-full text-left text-sm">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2">Name</th>
-              <th>Phones</th>
-              <th>Credits</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {groups.items.map((group) => (
+      <ListView list={groups} empty={<EmptyState title="No groups" />}>
+        {(items) => (
+          <Table columns={['Name', 'Phones', 'Credits', '']}>
+            {items.map((group) => (
               <tr key={group.id} className="border-t border-slate-100">
                 <td className="py-2 font-medium">
                   {group.name} {group.is_default && <span className="text-xs text-slate-500">(default)</span>}
@@ -97,10 +81,9 @@ export function GroupsPanel() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore {...groups} />
+          </Table>
+        )}
+      </ListView>
       <ConfirmDialog
         open={deleting !== null}
         title={`Delete “${deleting?.name ?? ''}”?`}

@@ -5,9 +5,9 @@ import { useState } from 'react';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
-import { LoadMore } from '../ui/load-more';
+import { ListView, Table } from '../ui/list-view';
 import { formatTime, Section } from '../ui/section';
-import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
@@ -110,24 +110,10 @@ export function MessagesPanel() {
           </select>
         </label>
       </div>
-      {messages.isPending ? (
-        <Loading />
-      ) : messages.error ? (
-        <ErrorState error={messages.error} onRetry={() => messages.refetch()} />
-      ) : messages.items.length === 0 ? (
-        <EmptyState title="No messages" />
-      ) : (
-        <table className="w-full text-left text-sm">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2">When</th>
-              <th>From → To</th>
-              <th>Message</th>
-              <th>Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {messages.items.map((m) => (
+      <ListView list={messages} empty={<EmptyState title="No messages" />}>
+        {(items) => (
+          <Table columns={['When', 'From → To', 'Message', 'Status']}>
+            {items.map((m) => (
               <tr key={m.id} className="border-t border-slate-100 align-top">
                 <td className="py-2 whitespace-nowrap">{formatTime(m.created_at)}</td>
                 <td className="whitespace-nowrap">
@@ -139,10 +125,9 @@ export function MessagesPanel() {
                 <td>{m.status}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore {...messages} />
+          </Table>
+        )}
+      </ListView>
     </Section>
   );
 }

@@ -6,9 +6,9 @@ import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
-import { LoadMore } from '../ui/load-more';
+import { ListView, Table } from '../ui/list-view';
 import { formatTime, Section } from '../ui/section';
-import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 import type { Group } from './groups-panel';
@@ -94,28 +94,15 @@ export function PhonesPanel() {
       </form>
       {problem && !problem.fieldError('phone') && <ErrorState error={problem} />}
       {move.error && <ErrorState error={move.error} />}
-      {phones.isPending ? (
-        <Loading />
-      ) : phones.error ? (
-        <ErrorState error={phones.error} onRetry={() => phones.refetch()} />
-      ) : phones.items.length === 0 ? (
-        <EmptyState title="No phones yet">Activate a phone with the Simgate app, or add a number above.</EmptyState>
-      ) : (
-        <table className="w-full text-left text-sm">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2">Number</th>
-              <th>Status</th>
-              <th>Battery</th>
-              <th>Last heartbeat</th>
-              <th>Group</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {phones.items.map((phone) => (
+      <ListView
+        list={phones}
+        empty={
+          <EmptyState title="No phones yet">Activate a phone with the Simgate app, or add a number above.</EmptyState>
+        }
+      >
+        {(items) => (
+          <Table columns={['Number', 'Status', 'Battery', 'Last heartbeat', 'Group', '']}>
+            {items.map((phone) => (
               <tr key={phone.id} className="border-t border-slate-100">
                 <td className="py-2">
                   <span className="font-medium">{phone.phone}</span>
@@ -152,10 +139,9 @@ export function PhonesPanel() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore {...phones} />
+          </Table>
+        )}
+      </ListView>
       <ConfirmDialog
         open={deleting !== null}
         title={`Remove ${deleting?.phone ?? ''}?`}

@@ -3,9 +3,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { api } from '../api';
 import { Button } from '../ui/button';
-import { LoadMore } from '../ui/load-more';
+import { ListView, Table } from '../ui/list-view';
 import { formatTime } from '../ui/section';
-import { EmptyState, ErrorState, Loading } from '../ui/states';
+import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
@@ -28,29 +28,13 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
     mutationFn: (id: string) => api(`/api/v1/webhooks/${webhookId}/deliveries/${id}/resend`, { method: 'POST' }),
     onSuccess: () => refresh('deliveries'),
   });
-  if (deliveries.isPending) return <Loading label="Loading deliveries…" />;
-  if (deliveries.error) return <ErrorState error={deliveries.error} onRetry={() => deliveries.refetch()} />;
   return (
     <div className="mt-4">
       {resend.error && <ErrorState error={resend.error} />}
-      {deliveries.items.length === 0 ? (
-        <EmptyState title="No deliveries yet" />
-      ) : (
-        <table className="w-full text-left text-sm">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2">Event</th>
-              <th>Status</th>
-              <th>Attempts</th>
-              <th>Last answer</th>
-              <th>Queued</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.items.map((d) => (
+      <ListView list={deliveries} empty={<EmptyState title="No deliveries yet" />}>
+        {(items) => (
+          <Table columns={['Event', 'Status', 'Attempts', 'Last answer', 'Queued', '']}>
+            {items.map((d) => (
               <tr key={d.id} className="border-t border-slate-100">
                 <td className="py-2">
                   <code>{d.event_type}</code>
@@ -73,10 +57,9 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore {...deliveries} />
+          </Table>
+        )}
+      </ListView>
     </div>
   );
 }

@@ -6,7 +6,7 @@ import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
-import { LoadMore } from '../ui/load-more';
+import { ListView } from '../ui/list-view';
 import { SecretOnce } from '../ui/secret-once';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
@@ -168,67 +168,65 @@ export function WebhooksPanel() {
       {secret && <SecretOnce label={secret.label} value={secret.value} onDone={() => setSecret(null)} />}
       {actionError && <ErrorState error={actionError} />}
 
-      {webhooks.isPending ? (
-        <Loading />
-      ) : webhooks.error ? (
-        <ErrorState error={webhooks.error} onRetry={() => webhooks.refetch()} />
-      ) : webhooks.items.length === 0 ? (
-        <EmptyState title="No webhooks yet">Add one to receive inbound SMS and delivery reports.</EmptyState>
-      ) : (
-        <ul className="space-y-3">
-          {webhooks.items.map((webhook) => (
-            <li key={webhook.id} className="rounded-md border border-slate-200 p-4">
-              <div className="flex flex-wrap items-start justify-between gap-3">
-                <div className="min-w-0">
-                  <p className="truncate font-medium">{webhook.url}</p>
-                  {webhook.description && <p className="text-sm text-slate-600">{webhook.description}</p>}
-                  <p className="mt-1 text-xs text-slate-500">
-                    {webhook.events.join(', ')}
-                    {webhook.phone_filters.length > 0 && ` · phones: ${webhook.phone_filters.join(', ')}`} · created{' '}
-                    {formatTime(webhook.created_at)}
-                  </p>
-                  {!webhook.enabled && (
-                    <p className="mt-1 text-xs text-amber-800">
-                      Disabled{webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}
+      <ListView
+        list={webhooks}
+        empty={<EmptyState title="No webhooks yet">Add one to receive inbound SMS and delivery reports.</EmptyState>}
+      >
+        {(items) => (
+          <ul className="space-y-3">
+            {items.map((webhook) => (
+              <li key={webhook.id} className="rounded-md border border-slate-200 p-4">
+                <div className="flex flex-wrap items-start justify-between gap-3">
+                  <div className="min-w-0">
+                    <p className="truncate font-medium">{webhook.url}</p>
+                    {webhook.description && <p className="text-sm text-slate-600">{webhook.description}</p>}
+                    <p className="mt-1 text-xs text-slate-500">
+                      {webhook.events.join(', ')}
+                      {webhook.phone_filters.length > 0 && ` · phones: ${webhook.phone_filters.join(', ')}`} · created{' '}
+                      {formatTime(webhook.created_at)}
                     </p>
-                  )}
+                    {!webhook.enabled && (
+                      <p className="mt-1 text-xs text-amber-800">
+                        Disabled{webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}
+                      </p>
+                    )}
+                  </div>
+                  <div className="flex flex-wrap gap-2">
+                    <label className="flex items-center gap-2 text-sm">
+                      <input
+                        type="checkbox"
+                        checked={webhook.enabled}
+                        onChange={(e) => update.mutate({ id: webhook.id, enabled: e.target.checked })}
+                      />
+                      Enabled
+                    </label>
+                    <Button variant="secondary" onClick={() => test.mutate(webhook.id)}>
+                      Send test
+                    </Button>
+                    <Button variant="secondary" onClick={() => reveal.mutate(webhook.id)}>
+                      Show secret
+                    </Button>
+                    <Button variant="secondary" onClick={() => setConfirming({ kind: 'rotate', webhook })}>
+                      Rotate secret
+                    </Button>
+                    <Button
+                      variant="secondary"
+                      aria-expanded={openDeliveries === webhook.id}
+                      onClick={() => setOpenDeliveries(openDeliveries === webhook.id ? null : webhook.id)}
+                    >
+                      Deliveries
+                    </Button>
+                    <Button variant="danger" onClick={() => setConfirming({ kind: 'delete', webhook })}>
+                      Delete
+                    </Button>
+                  </div>
                 </div>
-                <div className="flex flex-wrap gap-2">
-                  <label className="flex items-center gap-2 text-sm">
-                    <input
-                      type="checkbox"
-                      checked={webhook.enabled}
-                      onChange={(e) => update.mutate({ id: webhook.id, enabled: e.target.checked })}
-                    />
-                    Enabled
-                  </label>
-                  <Button variant="secondary" onClick={() => test.mutate(webhook.id)}>
-                    Send test
-                  </Button>
-                  <Button variant="secondary" onClick={() => reveal.mutate(webhook.id)}>
-                    Show secret
-                  </Button>
-                  <Button variant="secondary" onClick={() => setConfirming({ kind: 'rotate', webhook })}>
-                    Rotate secret
-                  </Button>
-                  <Button
-                    variant="secondary"
-                    aria-expanded={openDeliveries === webhook.id}
-                    onClick={() => setOpenDeliveries(openDeliveries === webhook.id ? null : webhook.id)}
-                  >
-                    Deliveries
-                  </Button>
-                  <Button variant="danger" onClick={() => setConfirming({ kind: 'delete', webhook })}>
-                    Delete
-                  </Button>
-                </div>
-              </div>
-              {openDeliveries === webhook.id && <WebhookDeliveries webhookId={webhook.id} />}
-            </li>
-          ))}
-        </ul>
-      )}
-      <LoadMore {...webhooks} />
+                {openDeliveries === webhook.id && <WebhookDeliveries webhookId={webhook.id} />}
+              </li>
+            ))}
+          </ul>
+        )}
+      </ListView>
       <ConfirmDialog
         open={confirming !== null}
         title={confirming?.kind === 'delete' ? 'Delete this webhook?' : 'Rotate the signing secret?'}
