@@ -1,4 +1,4 @@
-import type { APIRequestContext } from '@playwright/test';
+import { type APIRequestContext, expect } from '@playwright/test';
 import { activateDevice } from '../lib/device-sim/activate';
 import { DeviceClient } from '../lib/device-sim/client';
 
@@ -18,13 +18,17 @@ export async function activatePhone(baseURL: string, email: string, phone = uniq
 
 /** The newest code the dev inbox holds for an address, polled with a bound. */
 export async function codeFor(request: APIRequestContext, to: string): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const res = await request.get(`/api/dev/inbox?to=${encodeURIComponent(to)}`);
-    const inbox = (await res.json()) as { data: Array<{ code: string | null }> };
-    const code = inbox.data.find((item) => item.code)?.code;
-    if (code) return code;
-    if (Date.now() > deadline) throw new Error(`no code for ${to} in the dev inbox`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  let code: string | null | undefined;
+  await expect
+    .poll(
+      async () => {
+        const res = await request.get(`/api/dev/inbox?to=${encodeURIComponent(to)}`);
+        const inbox = (await res.json()) as { data: Array<{ code: string | null }> };
+        code = inbox.data.find((item) => item.code)?.code;
+        return code;
+      },
+      { timeout: 10_000, message: `a code for ${to} in the dev inbox` },
+    )
+    .toBeTruthy();
+  return code!;
 }
