@@ -11,6 +11,12 @@ function intFromEnv(name: string, fallback: number): number {
   return value;
 }
 
+function positive(name: string, fallback: number): number {
+  const value = intFromEnv(name, fallback);
+  if (value === 0) throw new Error(`${name} must be at least 1`);
+  return value;
+}
+
 /**
  * Every setting the service reads, with its default. Read lazily so that tests can set the
  * environment first; the README's configuration table lists the same names.
@@ -39,6 +45,12 @@ export const config = {
       free: { phones: intFromEnv('PLAN_FREE_PHONES', 3), groups: intFromEnv('PLAN_FREE_GROUPS', 3) },
       pro: { phones: intFromEnv('PLAN_PRO_PHONES', 50), groups: intFromEnv('PLAN_PRO_GROUPS', 50) },
     };
+  },
+  get heartbeatSweepIntervalSeconds() {
+    return positive('HEARTBEAT_SWEEP_INTERVAL_S', 30);
+  },
+  get messageExpirySweepSeconds() {
+    return positive('MESSAGE_EXPIRY_SWEEP_S', 30);
   },
   get keyCacheTtlMs() {
     return intFromEnv('KEY_CACHE_TTL_MS', 5000);

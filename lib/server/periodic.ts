@@ -1,0 +1,51 @@
+import { type Database, getDb } from '@/db';
+import { log } from '@/lib/log';
+
+export type PeriodicTask = {
+  /** Names the task in logs. */
+  name: string;
+  intervalMs: number;
+  /** One pass; answers how many rows it changed (logged when not zero). */
+  run: (db: Database) => Promise<number>;
+  /** Run once at start (catching up on what happened while the server was down), or first wait. */
+  runAtStart?: boolean;
+};
+
+/**
+ * Runs a background pass every interval, one at a time. A failed pass is logged and the loop goes
+ * on; the timers never keep the process alive. Returns the stop function, which waits for a pass
+ * in progress.
+ */
+export function startPeriodic(task: PeriodicTask): () => Promise<void> {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  const runOnce = async () => {
+    try {
+      const changed = await task.run(await getDb());
+      if (changed > 0) log.info({ task: task.name, changed }, `${task.name}: ${changed} row(s)`);
+    } catch (error) {
+      log.error({ err: error, task: task.name }, `${task.name} failed`);
+    }
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(tick, task.intervalMs);
+    timer.unref();
+  };
+  const tick = () => {
+    running = runOnce().finally(() => {
+      running = undefined;
+      schedule();
+    });
+  };
+
+  if (task.runAtStart) tick();
+  else schedule();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}
