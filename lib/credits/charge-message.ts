@@ -1,7 +1,4 @@
-import { and, eq, type SQL, sql } from 'drizzle-orm';
-import type { Executor } from '@/db';
-import { phoneGroups } from '@/db/schema';
-import { DomainError } from '@/lib/errors';
+import { type SQL, sql } from 'drizzle-orm';
 
 /**
  * `moveCredits(-1, 'message_charge')` written as two CTEs of the caller's single statement, so a
@@ -33,24 +30,4 @@ export function messageChargeCtes(charge: { accountId: string; groupId: SQL; whe
       from charged, ${paidFor}
     )`,
   };
-}
-
-/**
- * Why `charged` took nothing, as moveCredits would have said it: the group is gone (404
- * GROUP_NOT_FOUND) or its balance does not cover one credit (402 INSUFFICIENT_CREDITS).
- */
-export async function refusedChargeError(
-  executor: Executor,
-  charge: { accountId: string; groupId: number },
-): Promise<DomainError> {
-  const { accountId, groupId } = charge;
-  const [group] = await executor
-    .select({ balance: phoneGroups.balance })
-    .from(phoneGroups)
-    .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId)));
-  if (!group) return new DomainError('GROUP_NOT_FOUND', `Phone group ${groupId} does not exist.`);
-  return new DomainError('INSUFFICIENT_CREDITS', `Group ${groupId} has ${group.balance} credit(s); 1 needed.`, {
-    status: 402,
-    extra: { balance: group.balance, required: 1 },
-  });
 }

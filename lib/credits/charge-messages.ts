@@ -1,7 +1,7 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
-import { DomainError } from '@/lib/errors';
+import { refusedDebitError } from './ledger';
 
 /**
  * `moveCredits` for many messages at once: one guarded balance update of -N and N
@@ -23,15 +23,7 @@ export async function chargeMessages(
     .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId), gte(phoneGroups.balance, count)))
     .returning({ balance: phoneGroups.balance });
   if (!updated) {
-    const [group] = await tx
-      .select({ balance: phoneGroups.balance })
-      .from(phoneGroups)
-      .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId)));
-    if (!group) throw new DomainError('GROUP_NOT_FOUND', `Phone group ${groupId} does not exist.`);
-    throw new DomainError('INSUFFICIENT_CREDITS', `Group ${groupId} has ${group.balance} credit(s); ${count} needed.`, {
-      status: charge.insufficientStatus ?? 402,
-      extra: { balance: group.balance, required: count },
-    });
+    throw await refusedDebitError(tx, { accountId, groupId, required: count, status: charge.insufficientStatus });
   }
   // One array parameter whatever N is (uuids need no quoting in an array literal).
   const ids = `{${messageIds.join(',')}}`;

@@ -17,6 +17,30 @@ export type CreditMovement = {
 };
 
 /**
+ * Why a guarded debit took nothing: the group is gone or another account's (404 GROUP_NOT_FOUND),
+ * or its balance does not cover `required` (INSUFFICIENT_CREDITS: 402 for sends, 400 for transfers).
+ */
+export async function refusedDebitError(
+  executor: Executor,
+  debit: { accountId: string; groupId: number; required: number; status?: 400 | 402 },
+): Promise<DomainError> {
+  const { accountId, groupId, required } = debit;
+  const [group] = await executor
+    .select({ balance: phoneGroups.balance })
+    .from(phoneGroups)
+    .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId)));
+  if (!group) return new DomainError('GROUP_NOT_FOUND', `Phone group ${groupId} does not exist.`);
+  return new DomainError(
+    'INSUFFICIENT_CREDITS',
+    `Group ${groupId} has ${group.balance} credit(s); ${required} needed.`,
+    {
+      status: debit.status ?? 402,
+      extra: { balance: group.balance, required },
+    },
+  );
+}
+
+/**
  * The one way credits move: a guarded balance update and its ledger row, in the caller's
  * transaction. The `balance >= amount` guard and the table's CHECK keep every group at or above
  * zero under any concurrency (the update takes the group's row lock).
@@ -36,16 +60,7 @@ export async function moveCredits(tx: Executor, movement: CreditMovement): Promi
     )
     .returning({ balance: phoneGroups.balance });
   if (!updated) {
-    const [group] = await tx
-      .select({ balance: phoneGroups.balance })
-      .from(phoneGroups)
-      .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId)));
-    if (!group) throw new DomainError('GROUP_NOT_FOUND', `Phone group ${groupId} does not exist.`);
-    throw new DomainError(
-      'INSUFFICIENT_CREDITS',
-      `Group ${groupId} has ${group.balance} credit(s); ${-amount} needed.`,
-      { status: movement.insufficientStatus ?? 402, extra: { balance: group.balance, required: -amount } },
-    );
+    throw await refusedDebitError(tx, { accountId, groupId, required: -amount, status: movement.insufficientStatus });
   }
   await tx.insert(creditLedger).values({
     accountId,

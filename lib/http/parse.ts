@@ -17,7 +17,12 @@ async function readCapped(req: Request): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      // The client went away mid-body: its fault, not the database's, and nobody hears the answer.
+      throw new DomainError('VALIDATION_ERROR', 'The request body could not be read to its end.', {
+        errors: [{ path: 'body', message: 'incomplete body' }],
+      });
+    });
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {

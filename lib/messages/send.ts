@@ -2,7 +2,8 @@ import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { type Executor, queryRows } from '@/db';
 import { messages } from '@/db/schema';
-import { messageChargeCtes, refusedChargeError } from '@/lib/credits/charge-message';
+import { messageChargeCtes } from '@/lib/credits/charge-message';
+import { refusedDebitError } from '@/lib/credits/ledger';
 import { isUniqueViolation } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { outboxNotification } from '@/lib/notify/outbox';
@@ -97,7 +98,11 @@ async function acceptMessage(executor: Executor, message: Accepted): Promise<Mes
   // Nothing was charged. A send with this request_id may have committed meanwhile: it comes first.
   const existingId = message.requestId && (await messageWithRequestId(executor, message.accountId, message.requestId));
   if (existingId) throw duplicateOf(message.requestId, existingId);
-  throw await refusedChargeError(executor, { accountId: message.accountId, groupId: Number(outcome.sender_group_id) });
+  throw await refusedDebitError(executor, {
+    accountId: message.accountId,
+    groupId: Number(outcome.sender_group_id),
+    required: 1,
+  });
 }
 
 /**

@@ -129,6 +129,24 @@ describe('the route wrapper', () => {
     expect(sent).toBeLessThan(1024 * 1024 * 2);
   });
 
+  it('answers 400, not 503, when the client aborts in the middle of its body', async () => {
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name": "x'));
+        controller.error(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      },
+    });
+    const req = new Request('http://localhost:3000/x', {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
+      duplex: 'half',
+    } as RequestInit);
+    const res = await echo(req, { params: Promise.resolve({}) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errors: unknown }).errors).toEqual([{ path: 'body', message: 'incomplete body' }]);
+  });
+
   it('answers 500 with a request id and nothing internal for an unknown error', async () => {
     const res = await call(explodes, { method: 'POST' });
     expect(res.status).toBe(500);
