@@ -5,8 +5,8 @@ import { useState } from 'react';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
-import { Field } from '../ui/field';
 import { ListView, Table } from '../ui/list-view';
+import { NameForm } from '../ui/name-form';
 import { SecretOnce } from '../ui/secret-once';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState } from '../ui/states';
@@ -25,7 +25,6 @@ type ApiKey = {
 export function ApiKeysPanel() {
   const refresh = useRefresh();
   const keys = usePagedList<ApiKey>(['api-keys'], '/api/v1/auth/api-keys');
-  const [name, setName] = useState('');
   const [created, setCreated] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
 
@@ -33,7 +32,6 @@ export function ApiKeysPanel() {
     mutationFn: (keyName: string) => api<{ key: string }>('/api/v1/auth/api-keys', { body: { name: keyName } }),
     onSuccess: (result) => {
       setCreated(result.key);
-      setName('');
       return refresh('api-keys');
     },
   });
@@ -48,28 +46,14 @@ export function ApiKeysPanel() {
 
   return (
     <Section title="API keys">
-      <form
-        className="mb-6 flex items-end gap-2"
-        onSubmit={(event) => {
-          event.preventDefault();
-          create.mutate(name);
-        }}
-      >
-        <div className="grow">
-          <Field
-            id="api-key-name"
-            label="New key name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            required
-            maxLength={100}
-            error={nameError}
-          />
-        </div>
-        <Button type="submit" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create key'}
-        </Button>
-      </form>
+      <NameForm
+        id="api-key-name"
+        label="New key name"
+        submitLabel="Create key"
+        pending={create.isPending}
+        error={nameError}
+        onSubmit={(name) => create.mutateAsync(name)}
+      />
       {create.error && !nameError && <ErrorState error={create.error} />}
       {created && <SecretOnce label="Your new API key" value={created} onDone={() => setCreated(null)} />}
 

@@ -5,8 +5,8 @@ import { useState } from 'react';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
-import { Field } from '../ui/field';
 import { ListView, Table } from '../ui/list-view';
+import { NameForm } from '../ui/name-form';
 import { Section } from '../ui/section';
 import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
@@ -16,7 +16,6 @@ export type Group = { id: number; name: string; is_default: boolean; balance: nu
 
 export function GroupsPanel() {
   const groups = usePagedList<Group>(['groups'], '/api/v1/phone-groups?limit=100');
-  const [name, setName] = useState('');
   const [deleting, setDeleting] = useState<Group | null>(null);
   const refreshAll = useRefresh();
   const refresh = () => refreshAll('groups', 'balance', 'phones', 'ledger');
@@ -24,7 +23,6 @@ export function GroupsPanel() {
   const create = useMutation({
     mutationFn: (groupName: string) => api('/api/v1/phone-groups', { body: { name: groupName } }),
     onSuccess: () => {
-      setName('');
       return refresh();
     },
   });
@@ -40,28 +38,14 @@ export function GroupsPanel() {
 
   return (
     <Section title="Phone groups">
-      <form
-        className="mb-6 flex items-end gap-2"
-        onSubmit={(event) => {
-          event.preventDefault();
-          create.mutate(name);
-        }}
-      >
-        <div className="grow">
-          <Field
-            id="group-name"
-            label="New group name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            required
-            maxLength={100}
-            error={nameError}
-          />
-        </div>
-        <Button type="submit" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create group'}
-        </Button>
-      </form>
+      <NameForm
+        id="group-name"
+        label="New group name"
+        submitLabel="Create group"
+        pending={create.isPending}
+        error={nameError}
+        onSubmit={(name) => create.mutateAsync(name)}
+      />
       <ListView list={groups} empty={<EmptyState title="No groups" />}>
         {(items) => (
           <Table columns={['Name', 'Phones', 'Credits', '']}>
