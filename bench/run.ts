@@ -87,7 +87,9 @@ async function main() {
       const claimRes = await claim;
       const claimed = (await claimRes.json()) as { data: unknown[] };
       if (claimed.data?.length !== 1) {
-        throw new Error(`long-poll claim ${i} answered ${claimRes.status} after ${(performance.now() - claimStarted).toFixed(0)} ms: ${JSON.stringify(claimed).slice(0, 300)}`);
+        throw new Error(
+          `long-poll claim ${i} answered ${claimRes.status} after ${(performance.now() - claimStarted).toFixed(0)} ms: ${JSON.stringify(claimed).slice(0, 300)}`,
+        );
       }
       wakeUps.push(performance.now() - sentAt);
     }
