@@ -98,7 +98,8 @@ function toResponse(result: unknown, status: number | undefined): Response {
 
 // Postgres error classes that only bad input can cause, and those that mean the database is away.
 const INPUT_SQLSTATES = new Set(['22P02', '22003', '22007', '22008', '22001', '22021', '54000']);
-const UNAVAILABLE_SQLSTATES = /^(08|57P0|53)/;
+// …and a transaction the database aborted to break a deadlock or a serialisation conflict: retryable.
+const UNAVAILABLE_SQLSTATES = /^(08|57P0|53|40P01|40001)/;
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT']);
 
 /** Driver error codes along the `cause` chain (drizzle wraps the driver's error). */

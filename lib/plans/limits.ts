@@ -9,14 +9,17 @@ export type PlanResource = 'phones' | 'groups';
 /**
  * Locks the account row for the rest of the transaction and returns its plan. Every create that
  * is bounded by the plan takes this lock first, so concurrent creates count one after another
- * and cannot all slip past the limit.
+ * and cannot all slip past the limit. `no key update`, not `update`: the foreign-key checks of
+ * every insert that names the account (ledger rows, messages) take a key-share lock on this row,
+ * and a full update lock would make a transfer (holding its groups) and a create (holding the
+ * account) wait on each other for ever.
  */
 export async function lockAccountPlan(tx: Transaction, accountId: string): Promise<PlanName> {
   const [account] = await tx
     .select({ plan: accounts.plan })
     .from(accounts)
     .where(eq(accounts.id, accountId))
-    .for('update');
+    .for('no key update');
   if (!account) throw new DomainError('NOT_FOUND', 'Account not found.');
   return account.plan;
 }

@@ -170,6 +170,18 @@ describe('the route wrapper', () => {
     expect(res.body.code).toBe('VALIDATION_ERROR');
   });
 
+  it('answers 503 with Retry-After when the database aborts a transaction to break a deadlock', async () => {
+    const deadlocked = route({ auth: 'none' }, async () => {
+      throw Object.assign(new Error('Failed query'), {
+        cause: Object.assign(new Error('deadlock detected'), { code: '40P01' }),
+      });
+    });
+    const res = await call(deadlocked, { method: 'POST' });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
+  });
+
   it('echoes a sane x-request-id and replaces an unsafe one', async () => {
     const echoed = await call(explodes, { method: 'POST', headers: { 'x-request-id': 'abc-123' } });
     expect(echoed.headers.get('x-request-id')).toBe('abc-123');
