@@ -1,0 +1,295 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as apiKey from '@/app/api/v1/auth/api-keys/[id]/route';
+import * as apiKeys from '@/app/api/v1/auth/api-keys/route';
+import * as bulkMessage from '@/app/api/v1/bulk-messages/[id]/route';
+import * as bulkMessages from '@/app/api/v1/bulk-messages/route';
+import * as balance from '@/app/api/v1/credits/balance/route';
+import * as ledger from '@/app/api/v1/credits/ledger/route';
+import * as transfer from '@/app/api/v1/credits/transfer/route';
+import * as deviceStatus from '@/app/api/v1/device/messages/[id]/status/route';
+import * as heartbeats from '@/app/api/v1/heartbeats/route';
+import * as message from '@/app/api/v1/messages/[id]/route';
+import * as messages from '@/app/api/v1/messages/route';
+import * as group from '@/app/api/v1/phone-groups/[id]/route';
+import * as groups from '@/app/api/v1/phone-groups/route';
+import * as phoneHeartbeats from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as phone from '@/app/api/v1/phones/[id]/route';
+import * as phones from '@/app/api/v1/phones/route';
+import * as resend from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as delivery from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as deliveries from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as rotateSecret from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as webhook from '@/app/api/v1/webhooks/[id]/route';
+import * as webhookSecret from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as webhookTest from '@/app/api/v1/webhooks/[id]/test/route';
+import * as webhooks from '@/app/api/v1/webhooks/route';
+import type { RouteHandler } from '@/lib/http/route';
+import { createTestAccount, type TestAccount } from '../fixtures';
+import { type CallOptions, call } from '../http';
+import { withTestDatabase } from '../setup-db';
+
+const { db } = withTestDatabase();
+
+/** What account A owns; every id is A's, and account B walks the whole API with them. */
+type Owned = {
+  phoneId: string;
+  groupId: number;
+  messageId: string;
+  bulkId: string;
+  webhookId: string;
+  deliveryId: string;
+  keyId: string;
+};
+
+let a: TestAccount;
+let b: TestAccount;
+let owned: Owned;
+
+async function ok<T = any>(handler: RouteHandler, options: CallOptions): Promise<T> {
+  const res = await call(handler, options);
+  if (res.status >= 300) throw new Error(`setup call answered ${res.status}: ${res.text}`);
+  return res.body as T;
+}
+
+beforeAll(async () => {
+  a = await createTestAccount(db(), { plan: 'pro' });
+  b = await createTestAccount(db(), { plan: 'pro' });
+  const key = a.apiKey;
+  const sent = await ok(messages.POST, { body: { from: a.phone, to: '+14155550123', content: 'hi' }, apiKey: key });
+  const bulk = await ok(bulkMessages.POST, {
+    body: { from: a.phone, recipients: ['+14155550124'], content: 'hi' },
+    apiKey: key,
+  });
+  const createdGroup = await ok(groups.POST, { body: { name: 'Sales' }, apiKey: key });
+  const createdHook = await ok(webhooks.POST, {
+    body: { url: 'https://hooks.example.test/a', events: ['message.sent'] },
+    apiKey: key,
+  });
+  const test = await ok(webhookTest.POST, { params: { id: createdHook.id }, apiKey: key });
+  const createdKey = await ok(apiKeys.POST, { body: { name: 'second' }, apiKey: key });
+  await ok(heartbeats.POST, { body: { phone: a.phone, status: 'online', battery: 50 }, apiKey: key });
+  owned = {
+    phoneId: a.phoneId,
+    groupId: createdGroup.id,
+    messageId: sent.id,
+    bulkId: bulk.id,
+    webhookId: createdHook.id,
+    deliveryId: test.id,
+    keyId: createdKey.id,
+  };
+});
+
+type Probe = { name: string; handler: RouteHandler; options: () => CallOptions; expect: [number, string] };
+
+const NOT_FOUND: [number, string] = [404, 'NOT_FOUND'];
+const GROUP_NOT_FOUND: [number, string] = [404, 'GROUP_NOT_FOUND'];
+const FORBIDDEN: [number, string] = [403, 'FORBIDDEN'];
+
+const probes: Probe[] = [
+  { name: 'GET phone', handler: phone.GET, options: () => ({ params: { id: owned.phoneId } }), expect: NOT_FOUND },
+  {
+    name: 'PATCH phone',
+    handler: phone.PATCH,
+    options: () => ({ params: { id: owned.phoneId }, body: { label: 'mine now' }, method: 'PATCH' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'DELETE phone',
+    handler: phone.DELETE,
+    options: () => ({ params: { id: owned.phoneId }, method: 'DELETE' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'GET phone heartbeats',
+    handler: phoneHeartbeats.GET,
+    options: () => ({ params: { id: owned.phoneId } }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST phone into the other account’s group',
+    handler: phones.POST,
+    options: () => ({ body: { phone: '+14155550999', group_id: owned.groupId } }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'GET group',
+    handler: group.GET,
+    options: () => ({ params: { id: String(owned.groupId) } }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'PATCH group',
+    handler: group.PATCH,
+    options: () => ({ params: { id: String(owned.groupId) }, body: { name: 'Taken' }, method: 'PATCH' }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'DELETE group',
+    handler: group.DELETE,
+    options: () => ({ params: { id: String(owned.groupId) }, method: 'DELETE' }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'GET balance of the group',
+    handler: balance.GET,
+    options: () => ({ path: `/x?group_id=${owned.groupId}` }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'GET ledger of the group',
+    handler: ledger.GET,
+    options: () => ({ path: `/x?group_id=${owned.groupId}` }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'POST transfer into the group',
+    handler: transfer.POST,
+    options: () => ({ body: { to_group: owned.groupId, amount: 1 } }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'POST transfer out of the group',
+    handler: transfer.POST,
+    options: () => ({ body: { from_group: owned.groupId, to_group: b.defaultGroupId, amount: 1 } }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'GET message',
+    handler: message.GET,
+    options: () => ({ params: { id: owned.messageId } }),
+    expect: NOT_FOUND,
+  },
+  { name: 'GET bulk', handler: bulkMessage.GET, options: () => ({ params: { id: owned.bulkId } }), expect: NOT_FOUND },
+  {
+    name: 'POST message from the phone',
+    handler: messages.POST,
+    options: () => ({ body: { from: a.phone, to: '+14155550123', content: 'x' } }),
+    expect: FORBIDDEN,
+  },
+  {
+    name: 'POST bulk from the phone',
+    handler: bulkMessages.POST,
+    options: () => ({ body: { from: a.phone, recipients: ['+14155550123'], content: 'x' } }),
+    expect: FORBIDDEN,
+  },
+  {
+    name: 'POST heartbeat for the phone',
+    handler: heartbeats.POST,
+    options: () => ({ body: { phone: a.phone, status: 'offline' } }),
+    expect: FORBIDDEN,
+  },
+  {
+    name: 'GET webhook',
+    handler: webhook.GET,
+    options: () => ({ params: { id: owned.webhookId } }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'PATCH webhook',
+    handler: webhook.PATCH,
+    options: () => ({ params: { id: owned.webhookId }, body: { enabled: false }, method: 'PATCH' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'DELETE webhook',
+    handler: webhook.DELETE,
+    options: () => ({ params: { id: owned.webhookId }, method: 'DELETE' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'GET webhook secret',
+    handler: webhookSecret.GET,
+    options: () => ({ params: { id: owned.webhookId } }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST rotate secret',
+    handler: rotateSecret.POST,
+    options: () => ({ params: { id: owned.webhookId }, method: 'POST' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST webhook test',
+    handler: webhookTest.POST,
+    options: () => ({ params: { id: owned.webhookId }, method: 'POST' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'GET deliveries',
+    handler: deliveries.GET,
+    options: () => ({ params: { id: owned.webhookId } }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'GET delivery',
+    handler: delivery.GET,
+    options: () => ({ params: { id: owned.webhookId, delivery_id: owned.deliveryId } }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST resend',
+    handler: resend.POST,
+    options: () => ({ params: { id: owned.webhookId, delivery_id: owned.deliveryId }, method: 'POST' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'DELETE api key',
+    handler: apiKey.DELETE,
+    options: () => ({ params: { id: owned.keyId }, method: 'DELETE' }),
+    expect: NOT_FOUND,
+  },
+];
+
+describe('a second account walking the API with the first account’s ids', () => {
+  for (const probe of probes) {
+    it(`${probe.name} answers ${probe.expect[0]} ${probe.expect[1]}`, async () => {
+      const res = await call(probe.handler, { ...probe.options(), apiKey: b.apiKey });
+      expect(res.status).toBe(probe.expect[0]);
+      expect(res.body.code).toBe(probe.expect[1]);
+    });
+  }
+
+  it('a second account’s device cannot report on the first account’s message', async () => {
+    const res = await call(deviceStatus.POST, {
+      params: { id: owned.messageId },
+      body: { status: 'sent' },
+      apiKey: b.deviceKey,
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it('sees none of the first account’s resources in its lists', async () => {
+    const lists: Array<[RouteHandler, string]> = [
+      [phones.GET, owned.phoneId],
+      [groups.GET, String(owned.groupId)],
+      [messages.GET, owned.messageId],
+      [webhooks.GET, owned.webhookId],
+      [apiKeys.GET, owned.keyId],
+      [ledger.GET, a.accountId],
+      [balance.GET, String(owned.groupId)],
+    ];
+    for (const [handler, foreignId] of lists) {
+      const res = await call(handler, { apiKey: b.apiKey, path: '/x?limit=100' });
+      expect(res.status).toBe(200);
+      expect(res.text).not.toContain(foreignId);
+      expect(res.text).not.toContain(a.phone);
+    }
+  });
+
+  it('left everything of the first account as it was', async () => {
+    expect((await call(phone.GET, { params: { id: owned.phoneId }, apiKey: a.apiKey })).body).toMatchObject({
+      label: null,
+      status: 'online',
+    });
+    expect((await call(group.GET, { params: { id: String(owned.groupId) }, apiKey: a.apiKey })).body.name).toBe(
+      'Sales',
+    );
+    expect((await call(webhook.GET, { params: { id: owned.webhookId }, apiKey: a.apiKey })).body.enabled).toBe(true);
+    const keys = (await call(apiKeys.GET, { apiKey: a.apiKey })).body.data as Array<{
+      id: string;
+      revoked_at?: string;
+    }>;
+    expect(keys.find((k) => k.id === owned.keyId)?.revoked_at ?? null).toBeNull();
+    expect((await call(message.GET, { params: { id: owned.messageId }, apiKey: a.apiKey })).body.status).toBe('queued');
+  });
+});
