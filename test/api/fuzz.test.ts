@@ -1,0 +1,150 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RouteHandler } from '@/lib/http/route';
+import { sendBulk } from '@/lib/messages/bulk';
+import { sendMessage } from '@/lib/messages/send';
+import { openApiDocument } from '@/lib/openapi/document';
+import { queueTestEvent } from '@/lib/webhooks/deliveries';
+import { createWebhook } from '@/lib/webhooks/manage';
+import { createTestAccount, type TestAccount } from '../fixtures';
+import { call } from '../http';
+import { withTestDatabase } from '../setup-db';
+
+const { db } = withTestDatabase();
+
+type Operation = {
+  security?: Array<Record<string, unknown>>;
+  requestBody?: { content: { 'application/json': { schema: { properties?: Record<string, unknown> } } } };
+};
+
+const routeModules = import.meta.glob<Record<string, RouteHandler>>('/app/api/v1/**/route.ts', { eager: true });
+
+/** Values no field of this API accepts in that position: wrong types, edges and injections. */
+const HOSTILE: unknown[] = [
+  null,
+  true,
+  -1,
+  0.5,
+  1e308,
+  Number.MAX_SAFE_INTEGER,
+  '',
+  ' ',
+  'x'.repeat(20_000),
+  '\u0000',
+  "' OR 1=1 --",
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '+',
+  '+99999999999999999999',
+  '2026-13-45T99:99:99Z',
+  '😀'.repeat(2_000),
+  [],
+  [null],
+  Array.from({ length: 2_000 }, (_, i) => `+1415555${String(i).padStart(4, '0')}`),
+  {},
+  { $gt: '' },
+  { a: { b: { c: { d: [1, { e: null }] } } } },
+];
+const HOSTILE_PARAMS = ['not-a-uuid', '-1', '0', '99999999999999999999', '1e3', '%00', '..', 'Default', ' '];
+const HOSTILE_QUERIES = [
+  '?limit=0',
+  '?limit=abc',
+  '?cursor=%%%',
+  '?cursor=eyJ4Ijp9',
+  '?status=__proto__',
+  '?wait=-1',
+  '?wait=abc',
+];
+
+/** A small seeded generator, so a failure names a case that can be run again. */
+function rng(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+}
+
+let account: TestAccount;
+/** Real ids of the account's resources, so half the rounds get past the path and test the body. */
+let realIds: Record<string, string>;
+beforeAll(async () => {
+  account = await createTestAccount(db(), { plan: 'pro' });
+  const message = await sendMessage(db(), account.accountId, { from: account.phone, to: '+14155550123', content: 'x' });
+  const bulk = await sendBulk(db(), account.accountId, {
+    from: account.phone,
+    recipients: ['+14155550124'],
+    content: 'x',
+  });
+  const webhook = await createWebhook(db(), account.accountId, {
+    url: 'https://hooks.example.test/fuzz',
+    events: ['message.sent'],
+  });
+  const delivery = await queueTestEvent(db(), account.accountId, webhook.id);
+  realIds = {
+    '/phones/': account.phoneId,
+    '/phone-groups/': String(account.defaultGroupId),
+    '/messages/': message.id,
+    '/bulk-messages/': bulk.id,
+    '/webhooks/': webhook.id,
+    delivery_id: delivery.id,
+    '/auth/api-keys/': account.apiKeyId,
+  };
+});
+
+function realParam(path: string, name: string): string | undefined {
+  if (name === 'delivery_id') return realIds.delivery_id;
+  return Object.entries(realIds).find(([prefix]) => path.includes(`${prefix}{${name}}`))?.[1];
+}
+
+const doc = openApiDocument() as { paths: Record<string, Record<string, Operation>> };
+const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+);
+
+function handlerOf(path: string, method: string): RouteHandler | undefined {
+  const file = `/app${path.replace(/\{([^}]+)\}/g, '[$1]')}/route.ts`;
+  return routeModules[file]?.[method];
+}
+
+describe('fuzzing every documented operation', () => {
+  it('covers every route file', () => {
+    expect(operations.length).toBeGreaterThan(30);
+    for (const { path, method } of operations) expect(handlerOf(path, method), `${method} ${path}`).toBeDefined();
+  });
+
+  for (const { path, method, op } of operations) {
+    it(`${method} ${path} never answers 5xx or a non-JSON error`, async () => {
+      const handler = handlerOf(path, method)!;
+      const deviceOnly = op.security?.length === 1 && 'DeviceKey' in op.security[0]!;
+      const apiKey = deviceOnly ? account.deviceKey : account.apiKey;
+      const fields = Object.keys(op.requestBody?.content['application/json'].schema.properties ?? {});
+      const paramNames = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+      const random = rng(path.length * 7919 + method.length);
+      const pick = <T>(values: T[]): T => values[Math.floor(random() * values.length)]!;
+      const hasBody = method !== 'GET' && method !== 'DELETE';
+
+      for (let round = 0; round < 12; round++) {
+        // Deletes keep hostile ids: the fuzzer must not delete its own phone, webhook or key.
+        const useReal = round % 2 === 1 && method !== 'DELETE';
+        const params = Object.fromEntries(
+          paramNames.map((name) => [name, (useReal && realParam(path, name)) || pick(HOSTILE_PARAMS)]),
+        );
+        const query = round % 3 === 0 ? pick(HOSTILE_QUERIES) : '';
+        const body = round === 0 ? pick(HOSTILE) : Object.fromEntries(fields.map((f) => [f, pick(HOSTILE)]));
+        const res = await call(handler, {
+          method,
+          params,
+          path: `/x${query}`,
+          apiKey,
+          ...(hasBody ? { body } : {}),
+        });
+        const context = `${method} ${path} round ${round}: ${res.status} ${res.text.slice(0, 200)}`;
+        expect(res.status, context).toBeLessThan(500);
+        if (res.status >= 400) {
+          expect(res.contentType, context).toBe('application/problem+json');
+          expect(res.body.code, context).toMatch(/^[A-Z_]+$/);
+        }
+      }
+    });
+  }
+});
