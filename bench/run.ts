@@ -45,6 +45,7 @@ async function main() {
   const dbUrl = process.env.BENCH_DATABASE_URL;
   const server = await startServer({
     BENCH: '1',
+    API_KEY_RATE_LIMIT: '0',
     STARTER_CREDITS: '100000000',
     ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
   });

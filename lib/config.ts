@@ -52,6 +52,9 @@ export const config = {
   get messageExpirySweepSeconds() {
     return positive('MESSAGE_EXPIRY_SWEEP_S', 30);
   },
+  get apiKeyRateLimit() {
+    return intFromEnv('API_KEY_RATE_LIMIT', 200);
+  },
   get keyCacheTtlMs() {
     return intFromEnv('KEY_CACHE_TTL_MS', 5000);
   },

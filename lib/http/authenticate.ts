@@ -3,6 +3,7 @@ import { principalForKey, touchLastUsed } from '@/lib/auth/authenticate';
 import type { AccountPrincipal, DevicePrincipal, Principal } from '@/lib/auth/principal';
 import { sessionPrincipal } from '@/lib/auth/session';
 import { DomainError } from '@/lib/errors';
+import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
 
 export type AuthMode = 'none' | 'account' | 'device' | 'any';
 
@@ -50,6 +51,7 @@ export async function authenticate<M extends AuthMode>(db: Database, req: Reques
   if (key) {
     principal = await principalForKey(db, key);
     if (!principal) throw unauthenticated('The X-API-Key is unknown or revoked.');
+    takeKeyToken(principal.kind === 'account' ? (principal.keyId ?? principal.accountId) : principal.deviceId);
     touchLastUsed(db, principal);
   } else {
     principal = await sessionPrincipal(req);

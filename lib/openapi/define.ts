@@ -43,7 +43,7 @@ const SECURITY: Record<ApiRouteSpec['auth'], RouteConfig['security']> = {
 
 function impliedErrors(spec: ApiRouteSpec): ErrorCode[] {
   const codes: ErrorCode[] = [...(spec.errors ?? [])];
-  if (spec.auth !== 'none') codes.push('UNAUTHENTICATED');
+  if (spec.auth !== 'none') codes.push('UNAUTHENTICATED', 'RATE_LIMITED');
   if (spec.auth === 'account' || spec.auth === 'device') codes.push('WRONG_KEY_KIND');
   if (spec.body || spec.query || spec.params) codes.push('VALIDATION_ERROR');
   if (spec.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
