@@ -259,19 +259,20 @@ describe('a second account walking the API with the first account’s ids', () =
   });
 
   it('sees none of the first account’s resources in its lists', async () => {
-    const lists: Array<[RouteHandler, string]> = [
-      [phones.GET, owned.phoneId],
-      [groups.GET, String(owned.groupId)],
-      [messages.GET, owned.messageId],
-      [webhooks.GET, owned.webhookId],
-      [apiKeys.GET, owned.keyId],
-      [ledger.GET, a.accountId],
-      [balance.GET, String(owned.groupId)],
+    type Row = Record<string, unknown>;
+    const lists: Array<[RouteHandler, (row: Row) => unknown, unknown]> = [
+      [phones.GET, (row) => row.id, owned.phoneId],
+      [groups.GET, (row) => row.id, owned.groupId],
+      [messages.GET, (row) => row.id, owned.messageId],
+      [webhooks.GET, (row) => row.id, owned.webhookId],
+      [apiKeys.GET, (row) => row.id, owned.keyId],
+      [ledger.GET, (row) => row.group_id, owned.groupId],
+      [balance.GET, (row) => row.group_id, owned.groupId],
     ];
-    for (const [handler, foreignId] of lists) {
+    for (const [handler, idOf, foreignId] of lists) {
       const res = await call(handler, { apiKey: b.apiKey, path: '/x?limit=100' });
       expect(res.status).toBe(200);
-      expect(res.text).not.toContain(foreignId);
+      expect((res.body.data as Row[]).map(idOf)).not.toContain(foreignId);
       expect(res.text).not.toContain(a.phone);
     }
   });
