@@ -1,4 +1,4 @@
-import { type APIRequestContext, expect } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { activateDevice } from '../lib/device-sim/activate';
 import { DeviceClient } from '../lib/device-sim/client';
 
@@ -16,15 +16,14 @@ export async function activatePhone(baseURL: string, email: string, phone = uniq
   return { ...activation, apiKey: activation.apiKey!, phone };
 }
 
-/** The newest code the dev inbox holds for an address, polled with a bound. */
-export async function codeFor(request: APIRequestContext, to: string): Promise<string> {
-  let code: string | null | undefined;
+/** The newest code the dev inbox holds for an address (read as the simulator reads it), polled with a bound. */
+export async function codeFor(baseURL: string, to: string, channel: 'sms' | 'email' = 'email'): Promise<string> {
+  const client = new DeviceClient({ baseUrl: baseURL });
+  let code: string | undefined;
   await expect
     .poll(
       async () => {
-        const res = await request.get(`/api/dev/inbox?to=${encodeURIComponent(to)}`);
-        const inbox = (await res.json()) as { data: Array<{ code: string | null }> };
-        code = inbox.data.find((item) => item.code)?.code;
+        code = await client.latestCode(to, channel);
         return code;
       },
       { timeout: 10_000, message: `a code for ${to} in the dev inbox` },

@@ -31,7 +31,9 @@ export async function call<T = any>(handler: RouteHandler, options: CallOptions 
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   }
   if (options.apiKey) headers.set('x-api-key', options.apiKey);
-  const req = new Request(new URL(options.path ?? '/', 'http://localhost:3000'), { method, headers, body });
+  // A streamed body needs `duplex: 'half'` in Node's Request.
+  const init = { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) };
+  const req = new Request(new URL(options.path ?? '/', 'http://localhost:3000'), init as RequestInit);
   const res = await handler(req, { params: Promise.resolve(options.params ?? {}) });
   const text = await res.text();
   const contentType = res.headers.get('content-type') ?? '';

@@ -57,11 +57,11 @@ export function route<
   return async (req, nextContext) => {
     const requestId = requestIdOf(req);
     const started = performance.now();
+    const url = new URL(req.url);
     let response: Response;
     try {
       const db = await getDb();
       const principal = await authenticate(db, req, options.auth);
-      const url = new URL(req.url);
       const params = options.params ? validate(options.params, await nextContext?.params, 'path') : undefined;
       const query = options.query ? validate(options.query, queryObject(url), 'query') : undefined;
       const body = options.body ? validate(options.body, await readJsonBody(req), 'body') : undefined;
@@ -80,7 +80,7 @@ export function route<
       {
         requestId,
         method: req.method,
-        path: new URL(req.url).pathname,
+        path: url.pathname,
         status: response.status,
         ms: Math.round(performance.now() - started),
       },

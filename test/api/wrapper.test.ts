@@ -118,13 +118,11 @@ describe('the route wrapper', () => {
         controller.enqueue(chunk);
       },
     });
-    const req = new Request('http://localhost:3000/x', {
-      method: 'POST',
-      body: stream,
-      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
-      duplex: 'half',
-    } as RequestInit);
-    const streamed = await echo(req, { params: Promise.resolve({}) });
+    const streamed = await call(echo, {
+      rawBody: stream,
+      headers: { 'content-type': 'application/json' },
+      apiKey: account.apiKey,
+    });
     expect(streamed.status).toBe(413);
     expect(sent).toBeLessThan(1024 * 1024 * 2);
   });
@@ -136,15 +134,13 @@ describe('the route wrapper', () => {
         controller.error(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
       },
     });
-    const req = new Request('http://localhost:3000/x', {
-      method: 'POST',
-      body: stream,
-      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
-      duplex: 'half',
-    } as RequestInit);
-    const res = await echo(req, { params: Promise.resolve({}) });
+    const res = await call(echo, {
+      rawBody: stream,
+      headers: { 'content-type': 'application/json' },
+      apiKey: account.apiKey,
+    });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: unknown }).errors).toEqual([{ path: 'body', message: 'incomplete body' }]);
+    expect(res.body.errors).toEqual([{ path: 'body', message: 'incomplete body' }]);
   });
 
   it('answers 500 with a request id and nothing internal for an unknown error', async () => {
