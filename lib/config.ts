@@ -37,6 +37,9 @@ export const config = {
   get registerIpRateLimit() {
     return intFromEnv('REGISTER_IP_RATE_LIMIT', 100);
   },
+  get pairingRateLimit() {
+    return intFromEnv('PAIRING_RATE_LIMIT', 10);
+  },
   get heartbeatTimeoutSeconds() {
     return intFromEnv('HEARTBEAT_TIMEOUT_S', 300);
   },

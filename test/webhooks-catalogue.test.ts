@@ -39,6 +39,7 @@ describe('the event catalogue', () => {
     const at = new Date('2025-01-15T10:30:00Z');
     const row = {
       id: crypto.randomUUID(),
+      kind: 'message',
       direction: 'inbound',
       from: '+14155550199',
       to: '+14155550100',

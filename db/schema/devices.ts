@@ -1,9 +1,20 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 
 export const DEVICE_STATUSES = ['pending_verification', 'verified', 'activated', 'revoked'] as const;
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
+
+/** `simulator`: activated through /api/v1 (the device simulator); `app`: the SMSGate app, paired by code. */
+export const DEVICE_KINDS = ['simulator', 'app'] as const;
+export type DeviceKind = (typeof DEVICE_KINDS)[number];
+
+/** A SIM the SMSGate app reports: its number arrives redacted to the last 4 digits (`****1234`). */
+export type SimCard = {
+  slot: number;
+  phone_number: string | null;
+  carrier: string | null;
+};
 
 /** An Android phone going through activation: register -> verify SIM -> bind email. */
 export const devices = pgTable(
@@ -23,6 +34,13 @@ export const devices = pgTable(
     verifiedAt: timestamp('verified_at', { withTimezone: true, precision: 3 }),
     activatedAt: timestamp('activated_at', { withTimezone: true, precision: 3 }),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, precision: 3 }),
+    kind: text('kind', { enum: DEVICE_KINDS }).notNull().default('simulator'),
+    // What the SMSGate app told at registration: its name, FCM token (unused here) and SIMs.
+    name: text('name'),
+    pushToken: text('push_token'),
+    simCards: jsonb('sim_cards').$type<SimCard[]>(),
+    // The app's `webhooks.signing_key`: its callbacks are signed with it. Sealed with APP_SECRET.
+    signingKeyEncrypted: text('signing_key_encrypted'),
   },
   (t) => [
     // Every device-key request looks the key up by its SHA-256 hash.

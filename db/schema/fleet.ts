@@ -43,6 +43,14 @@ export const phoneGroups = pgTable(
 export const PHONE_STATUSES = ['online', 'offline', 'unknown'] as const;
 export type PhoneStatus = (typeof PHONE_STATUSES)[number];
 
+/**
+ * Proof that the phone's device holds the SIM of its number: `verified` by a texted code (the
+ * activation flow) or by the SMSGate app's loopback SMS; `pending` while an app waits for its
+ * loopback (sends are refused until then); `unverified` for a number added by hand.
+ */
+export const SIM_VERIFICATIONS = ['unverified', 'pending', 'verified'] as const;
+export type SimVerification = (typeof SIM_VERIFICATIONS)[number];
+
 export const phones = pgTable(
   'phones',
   {
@@ -63,6 +71,7 @@ export const phones = pgTable(
     // Pacing: carriers block phones that send too fast.
     messagesPerMinute: integer('messages_per_minute').notNull().default(10),
     dailyCap: integer('daily_cap'),
+    simVerification: text('sim_verification', { enum: SIM_VERIFICATIONS }).notNull().default('unverified'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
@@ -72,6 +81,38 @@ export const phones = pgTable(
     // The offline sweep looks only at phones that claim to be online.
     index('phones_online_heartbeat_idx').on(t.lastHeartbeatAt).where(sql`${t.status} = 'online'`),
     check('phones_battery_range', sql`${t.battery} is null or ${t.battery} between 0 and 100`),
+    check(
+      'phones_sim_verification_check',
+      sql.raw(`sim_verification in (${SIM_VERIFICATIONS.map((value) => `'${value}'`).join(', ')})`),
+    ),
+  ],
+);
+
+/**
+ * Codes that pair the SMSGate app with a phone of the account ("Sign in by code"): 8 digits,
+ * single use, 10 minutes, stored as an HMAC under APP_SECRET so that the code itself finds its row.
+ */
+export const pairingCodes = pgTable(
+  'pairing_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    phoneId: uuid('phone_id')
+      .notNull()
+      .references(() => phones.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    // Set when the app redeems the code, or when a newer code for the phone voids it.
+    consumedAt: timestamp('consumed_at', { withTimezone: true, precision: 3 }),
+    deviceId: uuid('device_id').references(() => devices.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Redeeming looks a live code up by its hash; two live codes never share one.
+    uniqueIndex('pairing_codes_live_hash_key').on(t.codeHash).where(sql`${t.consumedAt} is null`),
+    index('pairing_codes_phone_idx').on(t.phoneId),
   ],
 );
 

@@ -7,6 +7,9 @@ export const MESSAGE_STATUSES = ['queued', 'dispatched', 'sent', 'delivered', 'f
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
+/** `sim_check`: the free loopback SMS that proves an app-paired phone's SIM (its code is never shown). */
+export const MESSAGE_KINDS = ['message', 'sim_check'] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 export const bulkMessages = pgTable(
   'bulk_messages',
@@ -52,6 +55,7 @@ export const messages = pgTable(
     sendAt: timestamp('send_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
     error: text('error'),
+    kind: text('kind', { enum: MESSAGE_KINDS }).notNull().default('message'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },

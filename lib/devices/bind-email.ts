@@ -1,6 +1,6 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
-import { devices, phones } from '@/db/schema';
+import { devices } from '@/db/schema';
 import { findOrCreateAccount } from '@/lib/accounts/find-or-create';
 import { findAccountById } from '@/lib/accounts/lookup';
 import { clearKeyCache } from '@/lib/auth/authenticate';
@@ -13,6 +13,7 @@ import { DomainError } from '@/lib/errors';
 import { createPhone } from '@/lib/phones/create';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { iso } from '@/lib/wire';
+import { switchPhoneToDevice } from './attach';
 
 type DeviceRow = typeof devices.$inferSelect;
 
@@ -89,28 +90,13 @@ export async function confirmBind(executor: Executor, deviceId: string, code: st
 
 /**
  * Makes the device's number a phone of the account, sending through this device (when the account
- * already has the number, its phone switches to this device). Any other device of the account on
- * that number is revoked: one number, one live device key.
+ * already has the number, its phone switches to this device). The texted code proved the SIM.
  */
 async function attachNumber(tx: Transaction, accountId: string, device: DeviceRow): Promise<void> {
   try {
     await createPhone(tx, accountId, { phone: device.phoneNumber, deviceId: device.id });
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'DUPLICATE_PHONE')) throw error;
-    await tx
-      .update(phones)
-      .set({ deviceId: device.id })
-      .where(and(eq(phones.accountId, accountId), eq(phones.phone, device.phoneNumber)));
   }
-  await tx
-    .update(devices)
-    .set({ status: 'revoked' })
-    .where(
-      and(
-        eq(devices.accountId, accountId),
-        eq(devices.phoneNumber, device.phoneNumber),
-        eq(devices.status, 'activated'),
-        ne(devices.id, device.id),
-      ),
-    );
+  await switchPhoneToDevice(tx, accountId, device.phoneNumber, device.id, 'verified');
 }

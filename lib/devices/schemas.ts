@@ -1,3 +1,4 @@
+import { DEVICE_KINDS, DEVICE_STATUSES } from '@/db/schema';
 import { emailAddress } from '@/lib/accounts/schemas';
 import { countryOf, e164, isKnownCountryCode } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
@@ -63,3 +64,46 @@ export const bindConfirmBody = z.object({ code: verificationCode }).openapi('Bin
 export const bindConfirmResponse = z
   .object({ status: z.literal('activated'), account_id: z.uuid() })
   .openapi('DeviceActivated');
+
+export const pairingCodeResponse = z
+  .object({
+    code: z.string().openapi({ example: '48151623', description: '8 digits, single use: type it in the app.' }),
+    expires_at: z.iso.datetime().openapi({ description: 'The code works until then (10 minutes).' }),
+    server_url: z.string().openapi({
+      example: 'https://sms.example.com/api/mobile/v1',
+      description: 'What to type as the server address in the app (Settings → Cloud server).',
+    }),
+  })
+  .openapi('PairingCode');
+
+export const simCheckBody = z.object({ code: verificationCode }).openapi('SimCheckCode');
+
+export const deviceIdParams = z.object({
+  id: z.uuid().openapi({ description: 'Phone id.' }),
+  device_id: z.uuid().openapi({ description: 'Device id.' }),
+});
+
+export const simCardSchema = z
+  .object({
+    slot: z.number().int().openapi({ description: 'SIM slot, from 1.' }),
+    phone_number: z.string().nullable().openapi({ example: '****0100', description: 'As the app reports it.' }),
+    carrier: z.string().nullable(),
+  })
+  .openapi('SimCard');
+
+export const phoneDeviceSchema = z
+  .object({
+    id: z.uuid(),
+    kind: z.enum(DEVICE_KINDS).openapi({
+      description:
+        '`simulator`: activated through /api/v1 (the device simulator); `app`: the SMSGate app, paired by code.',
+    }),
+    name: z.string().nullable().openapi({ description: 'The name the app reported (its phone model).' }),
+    status: z.enum(DEVICE_STATUSES),
+    current: z.boolean().openapi({ description: 'This device sends for the phone now.' }),
+    key_prefix: z.string().nullable().openapi({ example: 'dk_3kV9x' }),
+    sim_cards: z.array(simCardSchema),
+    created_at: z.iso.datetime(),
+    last_seen_at: z.iso.datetime().nullable().openapi({ description: 'Last request made with its credential.' }),
+  })
+  .openapi('PhoneDevice');

@@ -37,6 +37,7 @@ const SAMPLE_TIME = '2025-01-15T10:30:00.000Z';
 function sampleMessage(overrides: Record<string, unknown>): Record<string, unknown> {
   return {
     id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+    kind: 'message',
     direction: 'outbound',
     from: '+14155550100',
     to: '+14155550199',

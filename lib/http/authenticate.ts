@@ -43,14 +43,24 @@ function assertSameOrigin(req: Request): void {
   }
 }
 
+/**
+ * The key the caller presents: the X-API-Key header, or `Authorization: Bearer <key>` (how the
+ * SMSGate app sends its device credential, and how many HTTP clients send API keys).
+ */
+function presentedKey(req: Request): string | undefined {
+  const header = req.headers.get('x-api-key')?.trim();
+  if (header) return header;
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')?.[1];
+}
+
 /** Step one of every route: who is calling, and may that kind of caller use this route. */
 export async function authenticate<M extends AuthMode>(db: Database, req: Request, mode: M): Promise<PrincipalFor<M>> {
   if (mode === 'none') return null as PrincipalFor<M>;
-  const key = req.headers.get('x-api-key')?.trim();
+  const key = presentedKey(req);
   let principal: Principal | null;
   if (key) {
     principal = await principalForKey(db, key);
-    if (!principal) throw unauthenticated('The X-API-Key is unknown or revoked.');
+    if (!principal) throw unauthenticated('The API key is unknown or revoked.');
     takeKeyToken(principal.kind === 'account' ? (principal.keyId ?? principal.accountId) : principal.deviceId);
     touchLastUsed(db, principal);
   } else {

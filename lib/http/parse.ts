@@ -9,7 +9,8 @@ function isJsonContentType(contentType: string | null): boolean {
   return mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
 }
 
-async function readCapped(req: Request): Promise<Uint8Array> {
+/** The request's body bytes, 413 past 1 MiB: for routes that must read exactly what was sent (signatures). */
+export async function readCapped(req: Request): Promise<Uint8Array> {
   const declared = Number(req.headers.get('content-length') ?? Number.NaN);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (!req.body) return new Uint8Array();

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, lte, min, or } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lte, min, or } from 'drizzle-orm';
 import type { Database, Executor } from '@/db';
 import { messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
@@ -6,31 +6,33 @@ import { withTransaction } from '@/lib/db';
 import { subscribeOutbox } from '@/lib/notify/outbox';
 import { type DevicePhone, findDevicePhone } from './device-phone';
 import { pacingOf } from './pacing';
-import { type MessageRow, type MessageWire, presentMessage } from './present';
+import type { MessageRow } from './present';
 import { afterTransition, idIn, sourcesOf } from './state-machine';
 
-export type ClaimOptions = { limit: number; waitMs: number; signal?: AbortSignal };
+export type ClaimOptions = {
+  limit: number;
+  waitMs: number;
+  signal?: AbortSignal;
+  /** Which due messages go first when there are more than `limit`: the oldest (default) or the newest. */
+  order?: 'oldest' | 'newest';
+};
 
 /**
  * Hands the device the oldest due queued messages of its phone, now `dispatched`. With a wait,
  * an empty outbox is watched until a send wakes it (or a scheduled message falls due, or pacing
  * frees room), the wait runs out, or the request is aborted.
  */
-export async function claimOutbox(
-  db: Database,
-  device: DevicePrincipal,
-  options: ClaimOptions,
-): Promise<MessageWire[]> {
+export async function claimOutbox(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<MessageRow[]> {
   const phone = await findDevicePhone(db, device);
   const deadline = performance.now() + options.waitMs;
   for (;;) {
     // Subscribed before looking, so a send committing in between still wakes this claim.
     const subscription = options.waitMs > 0 ? await subscribeOutbox(phone.id) : undefined;
     try {
-      const { claimed, retryInMs } = await claimOnce(db, phone, options.limit, new Date());
+      const { claimed, retryInMs } = await claimOnce(db, phone, options, new Date());
       const remaining = deadline - performance.now();
       if (claimed.length > 0 || !subscription || remaining <= 0 || options.signal?.aborted) {
-        return claimed.map((row) => presentMessage(row));
+        return claimed;
       }
       await subscription.wait(Math.min(remaining, retryInMs ?? remaining), options.signal);
     } finally {
@@ -42,7 +44,7 @@ export async function claimOutbox(
 async function claimOnce(
   db: Database,
   phone: DevicePhone,
-  limit: number,
+  { limit, order = 'oldest' }: Pick<ClaimOptions, 'limit' | 'order'>,
   now: Date,
 ): Promise<{ claimed: MessageRow[]; retryInMs?: number }> {
   return withTransaction(db, async (tx) => {
@@ -66,7 +68,11 @@ async function claimOnce(
       .select({ id: messages.id })
       .from(messages)
       .where(due)
-      .orderBy(asc(messages.sendAt), asc(messages.createdAt))
+      .orderBy(
+        ...(order === 'oldest'
+          ? [asc(messages.sendAt), asc(messages.createdAt)]
+          : [desc(messages.sendAt), desc(messages.createdAt)]),
+      )
       .limit(Math.min(limit, pacing.allowance))
       .for('update', { skipLocked: true });
     const claimed = await tx
@@ -76,7 +82,10 @@ async function claimOnce(
       .returning();
     if (claimed.length === 0) return { claimed, retryInMs: await nextDueInMs(tx, phone.id, now) };
     await afterTransition(tx, claimed, { at: now });
-    claimed.sort((a, b) => a.sendAt.getTime() - b.sendAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
+    const direction = order === 'oldest' ? 1 : -1;
+    claimed.sort(
+      (a, b) => direction * (a.sendAt.getTime() - b.sendAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime()),
+    );
     return { claimed };
   });
 }

@@ -6,6 +6,7 @@ export type HistoryEntry = { status: string; at: Date; error: string | null };
 
 export type MessageWire = {
   id: string;
+  kind: MessageRow['kind'];
   direction: MessageRow['direction'];
   from: string;
   to: string;
@@ -23,14 +24,21 @@ export type MessageWire = {
   history?: { status: string; at: string | null; error?: string }[];
 };
 
-/** The message as the wire shows it; read by id it carries its state history. */
+/** What an account is shown of a SIM check's text: the code would let anyone skip the proof. */
+export const SIM_CHECK_SHOWN_CONTENT = 'Simgate SIM check (the code is shown only on the phone)';
+
+/**
+ * The message as the wire shows it to the account; read by id it carries its state history.
+ * The phone that sends a message reads its real text through `presentForDevice`.
+ */
 export function presentMessage(row: MessageRow, history?: HistoryEntry[]): MessageWire {
   const wire: MessageWire = {
     id: row.id,
+    kind: row.kind,
     direction: row.direction,
     from: row.from,
     to: row.to,
-    content: row.content,
+    content: row.kind === 'sim_check' ? SIM_CHECK_SHOWN_CONTENT : row.content,
     status: row.status,
     segments: row.segments,
     encoding: row.encoding,
@@ -50,4 +58,9 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
     }));
   }
   return wire;
+}
+
+/** A message as its own phone is handed it: the text to send, SIM check codes included. */
+export function presentForDevice(row: MessageRow): MessageWire {
+  return { ...presentMessage(row), content: row.content };
 }

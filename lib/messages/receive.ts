@@ -4,6 +4,7 @@ import { messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
+import { confirmSimByLoopback } from '@/lib/phones/sim-check';
 import { findDevicePhone } from './device-phone';
 import { SEND_AT_PAST_TOLERANCE_MS } from './limits';
 import { type MessageWire, presentMessage } from './present';
@@ -57,6 +58,7 @@ export async function receiveMessage(
       return { created: false, message: presentMessage(existing) };
     }
     await afterTransition(tx, [message], { at: receivedAt });
+    await confirmSimByLoopback(tx, message);
     return { created: true, message: presentMessage(message) };
   });
 }

@@ -1,4 +1,4 @@
-import { ENCODINGS, MESSAGE_DIRECTIONS, MESSAGE_STATUSES } from '@/db/schema';
+import { ENCODINGS, MESSAGE_DIRECTIONS, MESSAGE_KINDS, MESSAGE_STATUSES } from '@/db/schema';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
@@ -160,6 +160,10 @@ const historyEntry = z.object({
 export const messageSchema = z
   .object({
     id: z.uuid(),
+    kind: z.enum(MESSAGE_KINDS).openapi({
+      description:
+        '`message` for everything sent or received; `sim_check` for the free loopback SMS that proves the SIM of a phone paired with the SMSGate app (its text, which holds the code, is shown only to the phone).',
+    }),
     direction: z.enum(MESSAGE_DIRECTIONS),
     from: z.string(),
     to: z.string(),

@@ -12,7 +12,7 @@ import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, presentMessage } from './present';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
-import { notSenderPhone } from './sender';
+import { senderRefusal } from './sender';
 
 export type SendInput = {
   from: string;
@@ -92,7 +92,7 @@ type Outcome = {
 
 async function acceptMessage(executor: Executor, message: Accepted): Promise<MessageWire> {
   const [outcome] = await queryRows<Outcome>(executor, acceptStatement(message));
-  if (!outcome) throw notSenderPhone(message.from);
+  if (!outcome) throw await senderRefusal(executor, message.accountId, message.from);
   if (outcome.id !== null) return presentMessage(messageRowOf(outcome));
   if (outcome.existing_id !== null) throw duplicateOf(message.requestId, outcome.existing_id);
   // Nothing was charged. A send with this request_id may have committed meanwhile: it comes first.
@@ -127,7 +127,8 @@ function acceptStatement(message: Accepted): SQL {
   // A new queued message needs only its history row: `queued` emits no event and refunds nothing.
   return sql`
     with sender as (
-      select id, group_id from phones where account_id = ${accountId}::uuid and phone = ${message.from}::text
+      select id, group_id from phones
+      where account_id = ${accountId}::uuid and phone = ${message.from}::text and sim_verification <> 'pending'
     ),
     existing as (
       select id from messages where account_id = ${accountId}::uuid and request_id = ${requestId}::text

@@ -97,3 +97,33 @@ export async function subscribeOutbox(phoneId: string): Promise<OutboxSubscripti
 export function waitingClaims(phoneId: string): number {
   return state.waiters.get(phoneId)?.size ?? 0;
 }
+
+/**
+ * Calls `onWake` on every wake-up of the phone until the returned function is called: for a
+ * stream that stays open (the SMSGate app's SSE). It re-subscribes inside the wake-up itself, so
+ * no send committing between two wake-ups goes unheard.
+ */
+export async function watchOutbox(phoneId: string, onWake: () => void): Promise<() => void> {
+  await ensureListening();
+  let active = true;
+  const fire = () => {
+    subscribe();
+    onWake();
+  };
+  const subscribe = () => {
+    if (!active) return;
+    let waiters = state.waiters.get(phoneId);
+    if (!waiters) {
+      waiters = new Set();
+      state.waiters.set(phoneId, waiters);
+    }
+    waiters.add(fire);
+  };
+  subscribe();
+  return () => {
+    active = false;
+    const current = state.waiters.get(phoneId);
+    current?.delete(fire);
+    if (current?.size === 0) state.waiters.delete(phoneId);
+  };
+}

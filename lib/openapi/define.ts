@@ -32,6 +32,10 @@ export type ApiRouteSpec = {
   response: { status: number; description: string; schema?: z.ZodType; headers?: Record<string, string> };
   /** The route's own error codes; authentication, validation and body errors are added here. */
   errors?: ErrorCode[];
+  /** Overrides the security the auth mode implies (the SMSGate app sends its token as a Bearer). */
+  security?: RouteConfig['security'];
+  /** Media type of error answers: problem+json, or plain JSON where a client reads nothing else. */
+  errorMediaType?: 'application/problem+json' | 'application/json';
 };
 
 const SECURITY: Record<ApiRouteSpec['auth'], RouteConfig['security']> = {
@@ -67,7 +71,7 @@ export function defineRoute(registry: OpenAPIRegistry, spec: ApiRouteSpec): void
   for (const [status, codes] of byStatus) {
     responses[status] = {
       description: codes.map((code) => `\`${code}\``).join(', '),
-      content: { 'application/problem+json': { schema: problemSchema } },
+      content: { [spec.errorMediaType ?? 'application/problem+json']: { schema: problemSchema } },
     };
   }
   registry.registerPath({
@@ -76,7 +80,7 @@ export function defineRoute(registry: OpenAPIRegistry, spec: ApiRouteSpec): void
     summary: spec.summary,
     description: spec.description,
     tags: spec.tags,
-    security: SECURITY[spec.auth],
+    security: spec.security ?? SECURITY[spec.auth],
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),

@@ -6,6 +6,7 @@ import { registerGroupsRoutes } from '@/lib/groups/openapi';
 import { registerHeartbeatsRoutes } from '@/lib/heartbeats/openapi';
 import { registerMessagesRoutes } from '@/lib/messages/openapi';
 import { registerPhonesRoutes } from '@/lib/phones/openapi';
+import { registerSmsGateAppRoutes } from '@/lib/protocols/smsgate-app/openapi';
 import { registerWebhooksRoutes } from '@/lib/webhooks/openapi';
 import { defineRoute } from './define';
 
@@ -19,6 +20,7 @@ const AREAS: Array<(registry: OpenAPIRegistry) => void> = [
   registerHeartbeatsRoutes,
   registerMessagesRoutes,
   registerWebhooksRoutes,
+  registerSmsGateAppRoutes,
   registerMetaRoutes,
 ];
 

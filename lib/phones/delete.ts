@@ -1,19 +1,21 @@
-import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor, Transaction } from '@/db';
-import { creditLedger, messages, phones } from '@/db/schema';
+import { creditLedger, devices, messages, phones } from '@/db/schema';
+import { clearKeyCache } from '@/lib/auth/authenticate';
 import { moveCredits } from '@/lib/credits/ledger';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 
 /**
  * Removes a phone from the account. Its messages go with it (the schema cascades), so the
- * outbound ones that were paid for and can no longer be sent are refunded first.
+ * outbound ones that were paid for and can no longer be sent are refunded first; every device
+ * credential of its number in the account is revoked in the same transaction.
  */
 export async function deletePhone(executor: Executor, accountId: string, phoneId: string): Promise<void> {
   await withTransaction(executor, async (tx) => {
     const [phone] = await tx
-      .select({ id: phones.id })
+      .select({ id: phones.id, phone: phones.phone })
       .from(phones)
       .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)))
       .for('update');
@@ -28,7 +30,16 @@ export async function deletePhone(executor: Executor, accountId: string, phoneId
       });
     }
     await tx.delete(phones).where(eq(phones.id, phoneId));
+    // The number's device credentials (simulator keys, app tokens) die with the phone: adding the
+    // number again later must not bring an old device back.
+    await tx
+      .update(devices)
+      .set({ status: 'revoked' })
+      .where(
+        and(eq(devices.accountId, accountId), eq(devices.phoneNumber, phone.phone), ne(devices.status, 'revoked')),
+      );
   });
+  clearKeyCache();
 }
 
 /**

@@ -21,6 +21,7 @@ export function presentPhone(phone: PhoneView): PhoneWire {
     label: phone.label,
     group_id: phone.groupId,
     device_connected: phone.deviceConnected,
+    sim_verification: phone.simVerification,
     status: phone.status,
     battery: phone.battery,
     last_heartbeat_at: iso(phone.lastHeartbeatAt),

@@ -1,4 +1,4 @@
-import { PHONE_STATUSES } from '@/db/schema';
+import { PHONE_STATUSES, SIM_VERIFICATIONS } from '@/db/schema';
 import { groupId, groupIdInBody } from '@/lib/groups/ids';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
@@ -60,6 +60,10 @@ export const phoneSchema = z
     label: z.string().nullable(),
     group_id: z.number().int(),
     device_connected: z.boolean().openapi({ description: 'An activated device sends for this number.' }),
+    sim_verification: z.enum(SIM_VERIFICATIONS).openapi({
+      description:
+        "`verified`: the SIM was proven (a texted code, or the SMSGate app's loopback SMS); `pending`: an app was paired and its loopback SMS has not come back yet, so API sends from this phone answer 403 `FORBIDDEN`; `unverified`: a number added by hand.",
+    }),
     status: z.enum(PHONE_STATUSES),
     battery: z.number().int().min(0).max(100).nullable(),
     last_heartbeat_at: z.string().nullable().openapi({ format: 'date-time' }),

@@ -7,18 +7,21 @@ import { withTestDatabase } from '../setup-db';
 
 withTestDatabase();
 
-const API_ROOT = path.join(process.cwd(), 'app', 'api', 'v1');
+const API_ROOTS = [
+  { dir: path.join(process.cwd(), 'app', 'api', 'v1'), prefix: '/api/v1' },
+  { dir: path.join(process.cwd(), 'app', 'api', 'mobile', 'v1'), prefix: '/api/mobile/v1' },
+];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** Every (method, path) a route file under app/api/v1 exports, in OpenAPI path syntax. */
-function routeFiles(dir: string): Array<{ method: string; path: string }> {
+/** Every (method, path) a route file under a documented root exports, in OpenAPI path syntax. */
+function routeFiles(root: { dir: string; prefix: string }, dir = root.dir): Array<{ method: string; path: string }> {
   const found: Array<{ method: string; path: string }> = [];
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...routeFiles(full));
+    if (entry.isDirectory()) found.push(...routeFiles(root, full));
     else if (entry.name === 'route.ts') {
       const source = fs.readFileSync(full, 'utf8');
-      const urlPath = `/api/v1/${path.relative(API_ROOT, path.dirname(full))}`
+      const urlPath = `${root.prefix}/${path.relative(root.dir, path.dirname(full))}`
         .replace(/\\/g, '/')
         .replace(/\/$/, '')
         .replace(/\[([^\]]+)\]/g, '{$1}');
@@ -40,9 +43,9 @@ describe('GET /api/v1/openapi.json', () => {
     expect(res.body.components.schemas.Problem).toBeDefined();
   });
 
-  it('documents every route under app/api/v1', async () => {
+  it('documents every route under app/api/v1 and app/api/mobile/v1', async () => {
     const doc = (await call(GET)).body as { paths: Record<string, Record<string, unknown>> };
-    const routes = routeFiles(API_ROOT);
+    const routes = API_ROOTS.flatMap((root) => routeFiles(root));
     expect(routes.length).toBeGreaterThan(0);
     const missing = routes
       .filter((r) => !doc.paths[r.path]?.[r.method])
@@ -50,11 +53,12 @@ describe('GET /api/v1/openapi.json', () => {
     expect(missing).toEqual([]);
   });
 
-  it('gives every operation a problem+json answer for its errors', async () => {
+  it('gives every operation a problem answer for its errors (plain JSON on the SMSGate app’s surface)', async () => {
     const doc = (await call(GET)).body as { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
-    for (const operations of Object.values(doc.paths)) {
+    for (const [urlPath, operations] of Object.entries(doc.paths)) {
+      const mediaType = urlPath.startsWith('/api/mobile/') ? 'application/json' : 'application/problem+json';
       for (const op of Object.values(operations)) {
-        expect(op.responses['500']?.content?.['application/problem+json']).toBeDefined();
+        expect(op.responses['500']?.content?.[mediaType]).toBeDefined();
       }
     }
   });

@@ -43,6 +43,7 @@ describe('POST /api/v1/phones', () => {
       label: 'Front desk',
       group_id: account.defaultGroupId,
       device_connected: false,
+      sim_verification: 'unverified',
       status: 'unknown',
       battery: null,
       last_heartbeat_at: null,

@@ -1,5 +1,6 @@
 import { route } from '@/lib/http/route';
 import { claimOutbox } from '@/lib/messages/claim';
+import { presentForDevice } from '@/lib/messages/present';
 import { claimBody, claimQuery } from '@/lib/messages/schemas';
 
 // The body is optional: a bare POST claims up to 10.
@@ -8,6 +9,8 @@ const optionalClaimBody = claimBody.optional().transform((body) => body ?? { lim
 export const POST = route(
   { auth: 'device', body: optionalClaimBody, query: claimQuery },
   async ({ db, principal, body, query, req }) => ({
-    data: await claimOutbox(db, principal, { limit: body.limit, waitMs: query.wait * 1000, signal: req.signal }),
+    data: (await claimOutbox(db, principal, { limit: body.limit, waitMs: query.wait * 1000, signal: req.signal })).map(
+      presentForDevice,
+    ),
   }),
 );

@@ -1,0 +1,227 @@
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import type { Executor, Transaction } from '@/db';
+import { devices, pairingCodes, phones, type SimCard } from '@/db/schema';
+import { clearKeyCache } from '@/lib/auth/authenticate';
+import { generateKey } from '@/lib/auth/keys';
+import { appSecret, config } from '@/lib/config';
+import { encryptSecret } from '@/lib/crypto/secret-box';
+import { isUniqueViolation, withTransaction } from '@/lib/db';
+import { DomainError, notFound } from '@/lib/errors';
+import { startSimCheck } from '@/lib/phones/sim-check';
+import { consumeRateLimits } from '@/lib/rate-limit/consume';
+import { iso } from '@/lib/wire';
+import { switchPhoneToDevice } from './attach';
+
+export const PAIRING_CODE_DIGITS = 8;
+export const PAIRING_CODE_LIFETIME_SECONDS = 600;
+const PAIRING_RATE_WINDOW_SECONDS = 3600;
+const REGISTER_IP_WINDOW_SECONDS = 3600;
+/** Purpose of the sealed signing key (secret-box keys are per purpose). */
+export const DEVICE_SIGNING_KEY_PURPOSE = 'device-signing-key';
+
+/**
+ * The stored form of a code: an HMAC under APP_SECRET, so that a code finds its row by index and
+ * a copy of the table does not give the codes away.
+ */
+export function pairingCodeHash(code: string): string {
+  return createHmac('sha256', appSecret()).update(`pairing:${code}`).digest('hex');
+}
+
+function newCode(): string {
+  return String(randomInt(0, 10 ** PAIRING_CODE_DIGITS)).padStart(PAIRING_CODE_DIGITS, '0');
+}
+
+/**
+ * A new pairing code for a phone of the account: 8 digits (the app's code field takes digits
+ * only), single use, alive 10 minutes. Issuing one voids the phone's earlier codes; issuing is
+ * limited per account (`PAIRING_RATE_LIMIT` an hour).
+ */
+export async function issuePairingCode(
+  executor: Executor,
+  accountId: string,
+  phoneId: string,
+  context: { serverUrl: string },
+) {
+  return withTransaction(executor, async (tx) => {
+    const [phone] = await tx
+      .select({ id: phones.id })
+      .from(phones)
+      .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)))
+      .for('no key update');
+    if (!phone) throw notFound('Phone');
+    await consumeRateLimits(tx, [
+      {
+        bucket: `pairing:${accountId}`,
+        limit: config.pairingRateLimit,
+        windowSeconds: PAIRING_RATE_WINDOW_SECONDS,
+        what: 'pairing codes for this account',
+      },
+    ]);
+    await tx
+      .update(pairingCodes)
+      .set({ consumedAt: sql`now()` })
+      .where(and(eq(pairingCodes.phoneId, phone.id), isNull(pairingCodes.consumedAt)));
+    // Two live codes may not share a hash: on that (1 in 10^8) collision, draw again.
+    for (let attempt = 0; ; attempt++) {
+      const code = newCode();
+      try {
+        const [row] = await tx.transaction((savepoint) =>
+          savepoint
+            .insert(pairingCodes)
+            .values({
+              accountId,
+              phoneId: phone.id,
+              codeHash: pairingCodeHash(code),
+              expiresAt: sql`now() + make_interval(secs => ${PAIRING_CODE_LIFETIME_SECONDS})`,
+            })
+            .returning({ expiresAt: pairingCodes.expiresAt }),
+        );
+        if (!row) throw new Error('issuePairingCode: insert returned no row');
+        return { code, expires_at: iso(row.expiresAt) ?? '', server_url: context.serverUrl };
+      } catch (error) {
+        if (attempt < 3 && isUniqueViolation(error, 'pairing_codes_live_hash_key')) continue;
+        throw error;
+      }
+    }
+  });
+}
+
+/** What the SMSGate app says about itself when it registers. */
+export type AppRegistration = {
+  name: string | null;
+  pushToken: string | null;
+  simCards: SimCard[];
+};
+
+export type PairedDevice = {
+  deviceId: string;
+  accountId: string;
+  phoneId: string;
+  phone: string;
+  /** The device credential (`dk_…`), shown this once. */
+  token: string;
+};
+
+function badCode(): DomainError {
+  return new DomainError(
+    'UNAUTHENTICATED',
+    'This pairing code is not valid or was already used. Get a new code on the phone’s page in the Simgate dashboard.',
+  );
+}
+
+/**
+ * Redeems a pairing code for the SMSGate app: a new device of kind `app`, activated in the code's
+ * account for the code's phone, with its own credential and callback signing key. The phone
+ * switches to it (its earlier devices are revoked), and its SIM check starts: until the loopback
+ * SMS comes back, the phone sends nothing else. Every attempt counts against the client IP's
+ * registration limit, so codes cannot be guessed at speed.
+ */
+export async function redeemPairingCode(
+  executor: Executor,
+  code: string,
+  registration: AppRegistration,
+  context: { clientIp: string },
+): Promise<PairedDevice> {
+  await consumeRateLimits(executor, [
+    {
+      bucket: `register-ip:${context.clientIp}`,
+      limit: config.registerIpRateLimit,
+      windowSeconds: REGISTER_IP_WINDOW_SECONDS,
+      what: 'device registrations from this address',
+    },
+  ]);
+  if (!new RegExp(`^\\d{${PAIRING_CODE_DIGITS}}$`).test(code)) throw badCode();
+  const paired = await withTransaction(executor, async (tx) => {
+    const [row] = await tx
+      .select({
+        id: pairingCodes.id,
+        accountId: pairingCodes.accountId,
+        phoneId: pairingCodes.phoneId,
+        expired: sql<boolean>`${pairingCodes.expiresAt} <= now()`,
+      })
+      .from(pairingCodes)
+      .where(and(eq(pairingCodes.codeHash, pairingCodeHash(code)), isNull(pairingCodes.consumedAt)))
+      .orderBy(desc(pairingCodes.createdAt))
+      .limit(1)
+      .for('update');
+    if (!row) throw badCode();
+    if (row.expired) {
+      throw new DomainError(
+        'CODE_EXPIRED',
+        'This pairing code has expired (codes live 10 minutes). Get a new code in the Simgate dashboard.',
+      );
+    }
+    const [phone] = await tx
+      .select({ id: phones.id, phone: phones.phone })
+      .from(phones)
+      .where(and(eq(phones.id, row.phoneId), eq(phones.accountId, row.accountId)))
+      .for('no key update');
+    if (!phone) throw badCode();
+    assertSimsMatch(phone.phone, registration.simCards);
+    const device = await createAppDevice(tx, row.accountId, phone.phone, registration);
+    await tx
+      .update(pairingCodes)
+      .set({ consumedAt: sql`now()`, deviceId: device.id })
+      .where(eq(pairingCodes.id, row.id));
+    await switchPhoneToDevice(tx, row.accountId, phone.phone, device.id);
+    await startSimCheck(tx, { id: phone.id, accountId: row.accountId, phone: phone.phone }, device.id);
+    return {
+      deviceId: device.id,
+      accountId: row.accountId,
+      phoneId: phone.id,
+      phone: phone.phone,
+      token: device.token,
+    };
+  });
+  clearKeyCache();
+  return paired;
+}
+
+async function createAppDevice(tx: Transaction, accountId: string, number: string, registration: AppRegistration) {
+  const key = generateKey('device');
+  const signingKey = randomBytes(24).toString('base64url');
+  const [device] = await tx
+    .insert(devices)
+    .values({
+      kind: 'app',
+      phoneNumber: number,
+      status: 'activated',
+      accountId,
+      keyHash: key.hash,
+      keyPrefix: key.prefix,
+      name: registration.name,
+      pushToken: registration.pushToken,
+      simCards: registration.simCards,
+      signingKeyEncrypted: encryptSecret(signingKey, DEVICE_SIGNING_KEY_PURPOSE),
+      activatedAt: sql`now()`,
+    })
+    .returning({ id: devices.id });
+  if (!device) throw new Error('createAppDevice: insert returned no row');
+  return { id: device.id, token: key.key };
+}
+
+/** The last four digits of each SIM number the app could read; a phone is not asked to know them. */
+function reportedSuffixes(simCards: SimCard[]): string[] {
+  return simCards.flatMap((card) => {
+    const digits = (card.phone_number ?? '').replace(/\D/g, '');
+    return digits.length >= 4 ? [digits.slice(-4)] : [];
+  });
+}
+
+/**
+ * 409 SIM_MISMATCH when the app reports SIM numbers and none of them ends like the phone's
+ * number: the app sits in a phone that cannot be this number. SIMs without a readable number
+ * prove nothing either way; the loopback SMS settles those.
+ */
+export function assertSimsMatch(number: string, simCards: SimCard[]): void {
+  const suffixes = reportedSuffixes(simCards);
+  if (suffixes.length === 0) return;
+  const own = number.replace(/\D/g, '').slice(-4);
+  if (!suffixes.includes(own)) {
+    throw new DomainError(
+      'SIM_MISMATCH',
+      `This phone's SIM numbers end in ${suffixes.join(', ')}, not in ${own} like ${number}. Pair the app from the page of the number this phone has.`,
+    );
+  }
+}

@@ -1,0 +1,81 @@
+import type { Database } from '@/db';
+import type { DevicePrincipal } from '@/lib/auth/principal';
+import { config } from '@/lib/config';
+import { recordHeartbeat } from '@/lib/heartbeats/record';
+import { log } from '@/lib/log';
+import { findDevicePhone } from '@/lib/messages/device-phone';
+import { watchOutbox } from '@/lib/notify/outbox';
+
+/** Comment lines keep proxies from closing an idle stream (the reference sends one every 15 s). */
+export const KEEPALIVE_INTERVAL_MS = 15_000;
+
+/** An SSE event as OkHttp dispatches it: only with a `data:` line (`data: null`, as the reference sends). */
+export function sseEvent(name: string): string {
+  return `event: ${name}\ndata: null\n\n`;
+}
+
+/**
+ * GET /events: the app's notification channel when it runs "SSE only". It first tells the app to
+ * fetch its webhooks and settings (its own first fetch races its registration), then sends
+ * `MessageEnqueued` on every wake-up of its phone's outbox, the same cross-instance wake-up
+ * (LISTEN/NOTIFY) that long-polling claims use. An open stream is the app's presence: it counts
+ * as an online heartbeat when it opens and every half HEARTBEAT_TIMEOUT_S while it stays open.
+ */
+export async function openAppEvents(db: Database, device: DevicePrincipal, signal: AbortSignal): Promise<Response> {
+  const phone = await findDevicePhone(db, device);
+  const encoder = new TextEncoder();
+  const presence = () =>
+    recordHeartbeat(db, device, { phone: phone.phone, status: 'online' }).catch((error: unknown) =>
+      log.warn({ err: error, deviceId: device.deviceId }, 'could not record app presence'),
+    );
+  // Presence and the outbox watch are in place before the answer starts: a send committed as the
+  // stream opens still reaches it. The stream's start() runs synchronously on construction.
+  await presence();
+  let send: (chunk: string) => void = () => {};
+  const unwatch = await watchOutbox(phone.id, () => send(sseEvent('MessageEnqueued')));
+  let stop = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const keepalive = setInterval(() => send(':keepalive\n\n'), KEEPALIVE_INTERVAL_MS);
+      const heartbeat = setInterval(presence, Math.max(15, config.heartbeatTimeoutSeconds / 2) * 1000);
+      const close = () => {
+        stop();
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client
+        }
+      };
+      stop = () => {
+        unwatch();
+        clearInterval(keepalive);
+        clearInterval(heartbeat);
+        signal.removeEventListener('abort', close);
+        send = () => {};
+      };
+      send = (chunk: string) => {
+        try {
+          controller.enqueue(encoder.encode(chunk));
+        } catch {
+          stop();
+        }
+      };
+      if (signal.aborted) return close();
+      signal.addEventListener('abort', close, { once: true });
+      send(sseEvent('WebhooksUpdated'));
+      send(sseEvent('SettingsUpdated'));
+    },
+    cancel() {
+      stop();
+    },
+  });
+  return new Response(stream, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    },
+  });
+}

@@ -1,0 +1,121 @@
+import { and, asc, eq, notInArray } from 'drizzle-orm';
+import type { Database, Executor } from '@/db';
+import { type MessageStatus, messages } from '@/db/schema';
+import type { DevicePrincipal } from '@/lib/auth/principal';
+import { withTransaction } from '@/lib/db';
+import { DomainError } from '@/lib/errors';
+import { claimOutbox } from '@/lib/messages/claim';
+import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
+import type { MessageRow } from '@/lib/messages/present';
+import { canMove, transitionMessage } from '@/lib/messages/state-machine';
+import { type AppState, stateReport } from './schemas';
+
+/** Most messages one pull hands out, as the reference server (`maxPendingBatch`). */
+export const MAX_PULL = 100;
+
+/** A message in the app's shape (GatewayApi.Message). Dates: RFC 3339 UTC with milliseconds, as Gson reads them. */
+export function presentForApp(row: MessageRow) {
+  return {
+    id: row.id,
+    message: row.content,
+    textMessage: { text: row.content },
+    phoneNumbers: [row.to],
+    withDeliveryReport: true,
+    isEncrypted: false as const,
+    validUntil: (row.expiresAt ?? new Date(row.sendAt.getTime() + 86_400_000)).toISOString(),
+    createdAt: row.createdAt.toISOString(),
+    state: 'Pending' as const,
+  };
+}
+
+/**
+ * GET /message: the phone's due queued messages, claimed exactly as the device outbox claim does
+ * (pacing, one phone only, now `dispatched`), plus those it was handed before and has not
+ * reported on: a pull the app never received hands them out again, and the app skips ids it holds.
+ */
+export async function pullForApp(db: Database, device: DevicePrincipal, order: 'lifo' | 'fifo') {
+  const claimed = await claimOutbox(db, device, {
+    limit: MAX_PULL,
+    waitMs: 0,
+    order: order === 'lifo' ? 'newest' : 'oldest',
+  });
+  const phone = await findDevicePhone(db, device);
+  const handedBefore = await db
+    .select()
+    .from(messages)
+    .where(
+      and(
+        eq(messages.phoneId, phone.id),
+        eq(messages.direction, 'outbound'),
+        eq(messages.status, 'dispatched'),
+        claimed.length > 0
+          ? notInArray(
+              messages.id,
+              claimed.map((row) => row.id),
+            )
+          : undefined,
+      ),
+    )
+    .orderBy(asc(messages.updatedAt))
+    .limit(Math.max(0, MAX_PULL - claimed.length));
+  return [...claimed, ...handedBefore].map(presentForApp);
+}
+
+/** Our moves for a state the app reports; Processed and Pending say the phone holds it (no change). */
+const MOVES: Record<AppState, MessageStatus[]> = {
+  Pending: [],
+  Processed: [],
+  Cancelling: [],
+  Sent: ['sent'],
+  Delivered: ['sent', 'delivered'],
+  Failed: ['failed'],
+  Cancelled: ['failed'],
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Applies one state the app reports for one of its phone's messages, through the state machine
+ * (charges, refunds and events as for any device). A move already made, or one the machine
+ * forbids, changes nothing: the app repeats reports, through PATCH /message and its webhooks.
+ * An unknown or foreign id is skipped.
+ */
+export async function applyAppState(
+  executor: Executor,
+  phone: DevicePhone,
+  report: { id: string; state: AppState; error?: string | null },
+): Promise<void> {
+  if (!UUID.test(report.id)) return;
+  const error =
+    report.state === 'Failed'
+      ? report.error || 'Failed on the phone'
+      : report.state === 'Cancelled'
+        ? 'Cancelled on the phone'
+        : undefined;
+  await withTransaction(executor, async (tx) => {
+    const [found] = await tx
+      .select()
+      .from(messages)
+      .where(and(eq(messages.id, report.id), eq(messages.phoneId, phone.id), eq(messages.direction, 'outbound')))
+      .for('update');
+    let message = found;
+    for (const to of MOVES[report.state]) {
+      if (!message || !canMove(message.status, to)) continue;
+      message = await transitionMessage(tx, message, to, { error: to === 'failed' ? error : undefined });
+    }
+  }).catch((caught: unknown) => {
+    if (!(caught instanceof DomainError && caught.code === 'INVALID_TRANSITION')) throw caught;
+  });
+}
+
+/** PATCH /message: each well-formed report is applied; a malformed one is skipped, never the batch. */
+export async function applyAppReports(db: Database, device: DevicePrincipal, items: unknown[]): Promise<void> {
+  const phone = await findDevicePhone(db, device);
+  for (const item of items) {
+    const parsed = stateReport.safeParse(item);
+    if (!parsed.success) continue;
+    const report = parsed.data;
+    const error = report.recipients?.find((recipient) => recipient?.error)?.error;
+    await applyAppState(db, phone, { id: report.id, state: report.state, error });
+  }
+}

@@ -1,0 +1,28 @@
+import type { AuthMode } from '@/lib/http/authenticate';
+import { type RouteContext, type RouteHandler, type RouteOptions, route } from '@/lib/http/route';
+
+type Schema = Parameters<typeof route>[0]['body'];
+
+/**
+ * The route wrapper for the SMSGate app's surface: the same authenticate → parse → run → respond,
+ * answered the way the app reads it. Its HTTP client (Ktor) decodes only `application/json`, and
+ * the reference server's errors are `{ "message": … }`, so an error keeps its problem fields and
+ * gains `message`, as `application/json`.
+ */
+export function mobileRoute<
+  M extends AuthMode,
+  B extends Schema = undefined,
+  Q extends Schema = undefined,
+  P extends Schema = undefined,
+>(options: RouteOptions<M, B, Q, P>, handler: (ctx: RouteContext<M, B, Q, P>) => Promise<unknown>): RouteHandler {
+  const inner = route(options, handler);
+  return async (req, context) => asAppAnswer(await inner(req, context));
+}
+
+async function asAppAnswer(response: Response): Promise<Response> {
+  if (!response.headers.get('content-type')?.startsWith('application/problem+json')) return response;
+  const problem = (await response.json()) as { detail?: string };
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  return new Response(JSON.stringify({ message: problem.detail, ...problem }), { status: response.status, headers });
+}
