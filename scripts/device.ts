@@ -3,12 +3,17 @@
  *   npm run device -- register --phone +14155550100 --email me@example.com
  *   npm run device -- run --phone +14155550100 --failure-rate 0.1
  *   npm run device -- inject --phone +14155550100 --from +14155550123 --text "Hello"
+ * or as the SMSGate Android app, paired with a code from the phone's page in the dashboard:
+ *   npm run device -- run --protocol smsgate --phone +14155550100 --code 12345678
+ *   npm run device -- inject --protocol smsgate --phone +14155550100 --from +14155550123 --text "Hello"
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { activateDevice } from '@/lib/device-sim/activate';
 import { DeviceClient } from '@/lib/device-sim/client';
 import { runDevice } from '@/lib/device-sim/run';
-import { defaultStatePath, loadState, saveState } from '@/lib/device-sim/state';
+import { type SimCardInfo, SmsGateClient } from '@/lib/device-sim/smsgate-client';
+import { inject, runSmsGateApp } from '@/lib/device-sim/smsgate-run';
+import { defaultStatePath, findState, loadState, saveState } from '@/lib/device-sim/state';
 
 const say = (line: string) => console.log(`[device] ${line}`);
 
@@ -22,6 +27,21 @@ function number(min: number, max: number) {
   };
 }
 
+type Protocol = 'simgate' | 'smsgate';
+
+function protocol(raw: string): Protocol {
+  if (raw !== 'simgate' && raw !== 'smsgate') throw new InvalidArgumentError('expected simgate or smsgate');
+  return raw;
+}
+
+function pairingCode(raw: string): string {
+  if (!/^\d{8}$/.test(raw)) throw new InvalidArgumentError('expected the 8 digits of a pairing code');
+  return raw;
+}
+
+const PROTOCOL_HELP =
+  "simgate (this server's device API) or smsgate (the SMSGate Android app, at <base-url>/api/mobile/v1)";
+
 const program = new Command()
   .name('device')
   .description('Plays an Android phone against a running Simgate server.')
@@ -34,7 +54,63 @@ const stateFile = (phone: string) => globals().state ?? defaultStatePath(phone);
 function clientFor(phone: string): { client: DeviceClient; file: string } {
   const file = stateFile(phone);
   const state = loadState(file);
+  if (state.protocol === 'smsgate')
+    throw new Error(`${file} holds an SMSGate app registration: add --protocol smsgate.`);
   return { client: new DeviceClient({ baseUrl: globals().baseUrl, deviceKey: state.deviceKey }), file };
+}
+
+const appBaseUrl = () => `${globals().baseUrl.replace(/\/+$/, '')}/api/mobile/v1`;
+
+/** The app's registration saved for this phone, if any. */
+function savedApp(phone: string): SmsGateClient | undefined {
+  const state = findState(stateFile(phone));
+  if (state?.protocol !== 'smsgate') return undefined;
+  return new SmsGateClient({
+    baseUrl: appBaseUrl(),
+    token: state.token,
+    deviceId: state.deviceId,
+    signingKey: state.signingKey,
+  });
+}
+
+/** SIM cards as the app reads them: slot 0 holds the phone's number, slot 1 another. */
+function simCardsOf(phone: string, count: number): SimCardInfo[] {
+  const digits = phone.replace(/\D/g, '');
+  const other = `${phone.slice(0, -1)}${(Number(phone.at(-1)) + 1) % 10}`;
+  return [
+    { slotIndex: 0, phoneNumber: phone, carrierName: 'Simgate Mobile', iccid: `8901${digits.padStart(15, '0')}` },
+    { slotIndex: 1, phoneNumber: other, carrierName: 'Other Carrier', iccid: `8944${digits.padStart(15, '0')}` },
+  ].slice(0, count);
+}
+
+/** Reuses the saved registration, or signs in by code and saves it, as the app keeps `registrationInfo`. */
+async function registeredApp(phone: string, code: string | undefined, sims: number): Promise<SmsGateClient> {
+  const file = stateFile(phone);
+  const saved = savedApp(phone);
+  if (saved) {
+    say(`using the registration in ${file}${code ? ' (--code ignored: delete the file to pair again)' : ''}`);
+    return saved;
+  }
+  if (!code) {
+    throw new Error(`No SMSGate registration in ${file}: pass --code with a pairing code from the phone's page.`);
+  }
+  const client = new SmsGateClient({ baseUrl: appBaseUrl() });
+  const registration = await client.register({
+    code,
+    name: 'Simgate/device-simulator',
+    simCards: simCardsOf(phone, sims),
+  });
+  await client.settings();
+  saveState(file, {
+    protocol: 'smsgate',
+    baseUrl: client.baseUrl,
+    phone,
+    deviceId: registration.id,
+    token: registration.token,
+    signingKey: client.signingKey,
+  });
+  say(`registered as device ${registration.id}; state saved to ${file}`);
+  return client;
 }
 
 program
@@ -61,55 +137,95 @@ program
     console.log(`API key (shown once): ${activation.apiKey}`);
   });
 
+type RunCommandOptions = {
+  protocol: Protocol;
+  phone: string;
+  code?: string;
+  sims: number;
+  failureRate: number;
+  delayMs: number;
+  wait: number;
+  limit: number;
+  heartbeatS: number;
+  battery: number;
+};
+
 program
   .command('run')
-  .description('Heartbeat, claim messages and report them sent, then delivered or failed, until Ctrl-C.')
+  .description(
+    'Heartbeat, take messages and report them sent, then delivered or failed, until Ctrl-C. With --protocol smsgate: ' +
+      'pair with --code (or reuse the saved registration), follow /events, pull, PATCH states and send signed webhooks.',
+  )
   .requiredOption('--phone <e164>', 'the phone number')
+  .option('--protocol <name>', PROTOCOL_HELP, protocol, 'simgate')
+  .option('--code <digits>', 'smsgate: pairing code from the dashboard (first run only)', pairingCode)
+  .option('--sims <n>', 'smsgate: SIM cards reported at pairing (slot 0 holds --phone)', number(1, 2), 1)
   .option('--failure-rate <rate>', 'share of messages that fail (0..1)', number(0, 1), 0)
   .option('--delay-ms <ms>', 'pause before each report', number(0, 600_000), 500)
-  .option('--wait <seconds>', 'long-poll wait of each claim', number(0, 30), 25)
-  .option('--limit <n>', 'messages per claim', number(1, 100), 10)
-  .option('--heartbeat-s <seconds>', 'seconds between heartbeats', number(1, 3600), 30)
+  .option('--wait <seconds>', 'simgate: long-poll wait of each claim', number(0, 30), 25)
+  .option('--limit <n>', 'simgate: messages per claim', number(1, 100), 10)
+  .option(
+    '--heartbeat-s <seconds>',
+    "seconds between heartbeats (smsgate: system:ping, default the server's ping.interval_seconds)",
+    number(1, 3600),
+    30,
+  )
   .option('--battery <percent>', 'starting battery level', number(0, 100), 100)
-  .action(
-    async (options: {
-      phone: string;
-      failureRate: number;
-      delayMs: number;
-      wait: number;
-      limit: number;
-      heartbeatS: number;
-      battery: number;
-    }) => {
-      const { client } = clientFor(options.phone);
-      const controller = new AbortController();
-      const stop = () => controller.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      say(`running as ${options.phone} against ${client.baseUrl}; Ctrl-C to stop`);
-      const stats = await runDevice(client, {
+  .action(async (options: RunCommandOptions, command: Command) => {
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (options.protocol === 'smsgate') {
+      const client = await registeredApp(options.phone, options.code, options.sims);
+      say(`running as the SMSGate app for ${options.phone} against ${client.baseUrl}; Ctrl-C to stop`);
+      const pingSet = command.getOptionValueSource('heartbeatS') === 'cli';
+      const stats = await runSmsGateApp(client, {
         phone: options.phone,
         failureRate: options.failureRate,
         delayMs: options.delayMs,
-        waitSeconds: options.wait,
-        limit: options.limit,
-        heartbeatIntervalMs: options.heartbeatS * 1000,
+        pingIntervalMs: pingSet ? options.heartbeatS * 1000 : undefined,
         battery: options.battery,
         signal: controller.signal,
         log: say,
       });
       say(`stopped: ${JSON.stringify(stats)}`);
-    },
-  );
+      return;
+    }
+    const { client } = clientFor(options.phone);
+    say(`running as ${options.phone} against ${client.baseUrl}; Ctrl-C to stop`);
+    const stats = await runDevice(client, {
+      phone: options.phone,
+      failureRate: options.failureRate,
+      delayMs: options.delayMs,
+      waitSeconds: options.wait,
+      limit: options.limit,
+      heartbeatIntervalMs: options.heartbeatS * 1000,
+      battery: options.battery,
+      signal: controller.signal,
+      log: say,
+    });
+    say(`stopped: ${JSON.stringify(stats)}`);
+  });
 
 program
   .command('inject')
-  .description('Report an SMS the phone received.')
+  .description('Report an SMS the phone received (smsgate: an sms:received webhook, signed).')
   .requiredOption('--phone <e164>', 'the phone number')
   .requiredOption('--from <sender>', 'who sent it (E.164, short code or sender id)')
   .requiredOption('--text <content>', 'the message text')
-  .option('--id <device_message_id>', "the phone's own id of the SMS (retries with it are de-duplicated)")
-  .action(async (options: { phone: string; from: string; text: string; id?: string }) => {
+  .option('--protocol <name>', PROTOCOL_HELP, protocol, 'simgate')
+  .option('--id <device_message_id>', "simgate: the phone's own id of the SMS (retries with it are de-duplicated)")
+  .action(async (options: { protocol: Protocol; phone: string; from: string; text: string; id?: string }) => {
+    if (options.protocol === 'smsgate') {
+      const client = savedApp(options.phone);
+      if (!client) throw new Error(`No SMSGate registration in ${stateFile(options.phone)}: run with --code first.`);
+      await client.settings();
+      await client.webhooks();
+      const payload = await inject(client, { phone: options.phone, from: options.from, text: options.text });
+      say(`sms:received ${payload.messageId} from ${options.from} sent`);
+      return;
+    }
     const { client } = clientFor(options.phone);
     const message = await client.receive({ from: options.from, content: options.text, deviceMessageId: options.id });
     say(`received ${message.id} from ${message.from}`);
