@@ -1,8 +1,10 @@
 'use client';
 
 import { useMutation, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useState } from 'react';
 import { ApiProblem, api, type Page } from '../api';
+import { SimBadge, StatusBadge } from '../phone/badges';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
@@ -19,15 +21,11 @@ export type Phone = {
   label: string | null;
   group_id: number;
   device_connected: boolean;
+  /** `pending`: paired with the SMSGate app, waiting for its loopback SIM-check SMS (sends answer 403 until then). */
+  sim_verification: 'unverified' | 'pending' | 'verified';
   status: 'online' | 'offline' | 'unknown';
   battery: number | null;
   last_heartbeat_at: string | null;
-};
-
-const STATUS_STYLE = {
-  online: 'bg-green-100 text-green-800',
-  offline: 'bg-slate-200 text-slate-700',
-  unknown: 'bg-amber-100 text-amber-800',
 };
 
 export function PhonesPanel() {
@@ -105,12 +103,22 @@ export function PhonesPanel() {
             {items.map((phone) => (
               <tr key={phone.id} className="border-t border-slate-100">
                 <td className="py-2">
-                  <span className="font-medium">{phone.phone}</span>
+                  <Link
+                    href={`/dashboard/phones/${phone.id}`}
+                    className="font-medium text-slate-900 underline decoration-slate-400 underline-offset-2 hover:decoration-slate-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-slate-900"
+                  >
+                    {phone.phone}
+                  </Link>
                   {phone.label && <span className="block text-xs text-slate-500">{phone.label}</span>}
                 </td>
                 <td>
-                  <span className={`rounded px-2 py-0.5 text-xs ${STATUS_STYLE[phone.status]}`}>{phone.status}</span>
+                  <StatusBadge status={phone.status} />
                   {!phone.device_connected && <span className="block text-xs text-slate-500">no device</span>}
+                  {phone.sim_verification === 'pending' && (
+                    <span className="mt-1 block">
+                      <SimBadge verification="pending" />
+                    </span>
+                  )}
                 </td>
                 <td>{phone.battery === null ? '—' : `${phone.battery}%`}</td>
                 <td>{formatTime(phone.last_heartbeat_at)}</td>
