@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { apiKeys, devices } from '@/db/schema';
+import { apiKeys, devices, phones } from '@/db/schema';
 import { DomainError, notFound } from '@/lib/errors';
 import { decodeCursor, type PageQuery, toPage } from '@/lib/pagination';
 import { iso } from '@/lib/wire';
@@ -22,7 +22,8 @@ export function presentApiKey(row: ApiKeyRow) {
 }
 
 /**
- * The account a principal may create keys for: an account credential's, or an activated device's.
+ * The account a principal may create keys for: an account credential's, or an activated device's
+ * that still sends for a phone of its account (a device of a removed or re-paired phone is done).
  * A device's state is read afresh, not from the key cache, so an activation or revocation made on
  * another instance a moment ago counts at once.
  */
@@ -32,8 +33,9 @@ async function keyOwner(
 ): Promise<{ accountId: string; deviceId: string | null }> {
   if (principal.kind === 'account') return { accountId: principal.accountId, deviceId: null };
   const [device] = await executor
-    .select({ status: devices.status, accountId: devices.accountId })
+    .select({ status: devices.status, accountId: devices.accountId, phoneId: phones.id })
     .from(devices)
+    .leftJoin(phones, and(eq(phones.deviceId, devices.id), eq(phones.accountId, devices.accountId)))
     .where(eq(devices.id, principal.deviceId));
   if (device?.status === 'revoked') throw new DomainError('UNAUTHENTICATED', 'This device key has been revoked.');
   if (device?.status !== 'activated' || !device.accountId) {
@@ -41,6 +43,9 @@ async function keyOwner(
       'DEVICE_NOT_ACTIVATED',
       'Bind an email to this device first (POST /api/v1/auth/bind/request-code, then /bind/confirm).',
     );
+  }
+  if (!device.phoneId) {
+    throw new DomainError('UNAUTHENTICATED', 'This device no longer sends for a phone of its account.');
   }
   return { accountId: device.accountId, deviceId: principal.deviceId };
 }

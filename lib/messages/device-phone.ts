@@ -13,8 +13,9 @@ export type DevicePhone = {
 };
 
 /**
- * The phone a device key speaks for: its number among its account's phones. A device that has
- * not bound an email has no account, so no phone, yet.
+ * The phone a device key speaks for: its account's phone whose device it is. A device that has
+ * not bound an email has no account, so no phone, yet; one whose phone was removed (or has
+ * another device now) speaks for none.
  */
 export async function findDevicePhone(executor: Executor, device: DevicePrincipal): Promise<DevicePhone> {
   if (device.status !== 'activated' || !device.accountId) {
@@ -29,7 +30,13 @@ export async function findDevicePhone(executor: Executor, device: DevicePrincipa
       dailyCap: phones.dailyCap,
     })
     .from(phones)
-    .where(and(eq(phones.accountId, device.accountId), eq(phones.phone, device.phoneNumber)));
+    .where(
+      and(
+        eq(phones.accountId, device.accountId),
+        eq(phones.phone, device.phoneNumber),
+        eq(phones.deviceId, device.deviceId),
+      ),
+    );
   if (!phone) {
     throw new DomainError('FORBIDDEN', `Phone ${device.phoneNumber} is no longer a phone of this account.`);
   }

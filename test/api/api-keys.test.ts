@@ -6,7 +6,7 @@ import { POST as createKey, GET as listKeys } from '@/app/api/v1/auth/api-keys/r
 import { POST as registerDevice } from '@/app/api/v1/phones/register-device/route';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { POST as verifySim } from '@/app/api/v1/phones/verify-sim/route';
-import { apiKeys, devices } from '@/db/schema';
+import { apiKeys, devices, phones } from '@/db/schema';
 import { appSecret } from '@/lib/config';
 import { listDevInbox } from '@/lib/dev-inbox/store';
 import { describeAuthCases } from '../auth-cases';
@@ -87,9 +87,17 @@ describe('POST /api/v1/auth/api-keys', () => {
     // This instance now caches the device as verified.
     expect((await call(createKey, { body: { name: 'k' }, apiKey: deviceKey })).body.code).toBe('DEVICE_NOT_ACTIVATED');
 
-    // Another instance activates it (this one's key cache is not cleared).
+    // Another instance activates it, making the number a phone it sends for (this one's key cache is not cleared).
     const where = eq(devices.id, registered.body.device_id);
     await db().update(devices).set({ status: 'activated', accountId: account.accountId }).where(where);
+    await db()
+      .insert(phones)
+      .values({
+        accountId: account.accountId,
+        groupId: account.defaultGroupId,
+        phone: phoneNumber,
+        deviceId: registered.body.device_id,
+      });
     expect((await call(createKey, { body: { name: 'k' }, apiKey: deviceKey })).status).toBe(201);
 
     await db().update(devices).set({ status: 'revoked' }).where(where);

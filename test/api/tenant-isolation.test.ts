@@ -12,8 +12,13 @@ import * as message from '@/app/api/v1/messages/[id]/route';
 import * as messages from '@/app/api/v1/messages/route';
 import * as group from '@/app/api/v1/phone-groups/[id]/route';
 import * as groups from '@/app/api/v1/phone-groups/route';
+import * as phoneDevice from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as phoneDevices from '@/app/api/v1/phones/[id]/devices/route';
 import * as phoneHeartbeats from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as pairingCode from '@/app/api/v1/phones/[id]/pairing-code/route';
 import * as phone from '@/app/api/v1/phones/[id]/route';
+import * as simCheckResend from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as simCheck from '@/app/api/v1/phones/[id]/sim-check/route';
 import * as phones from '@/app/api/v1/phones/route';
 import * as resend from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
 import * as delivery from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
@@ -97,6 +102,42 @@ const probes: Probe[] = [
     name: 'DELETE phone',
     handler: phone.DELETE,
     options: () => ({ params: { id: owned.phoneId }, method: 'DELETE' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'GET phone devices',
+    handler: phoneDevices.GET,
+    options: () => ({ params: { id: owned.phoneId } }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'DELETE (revoke) the phone’s device',
+    handler: phoneDevice.DELETE,
+    options: () => ({ params: { id: owned.phoneId, device_id: a.deviceId }, method: 'DELETE' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'DELETE the phone’s device through one of B’s phones',
+    handler: phoneDevice.DELETE,
+    options: () => ({ params: { id: b.phoneId, device_id: a.deviceId }, method: 'DELETE' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST pairing code for the phone',
+    handler: pairingCode.POST,
+    options: () => ({ params: { id: owned.phoneId }, method: 'POST' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST SIM check code for the phone',
+    handler: simCheck.POST,
+    options: () => ({ params: { id: owned.phoneId }, body: { code: '123456' } }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST SIM check resend for the phone',
+    handler: simCheckResend.POST,
+    options: () => ({ params: { id: owned.phoneId }, method: 'POST' }),
     expect: NOT_FOUND,
   },
   {
@@ -292,5 +333,7 @@ describe('a second account walking the API with the first account’s ids', () =
     }>;
     expect(keys.find((k) => k.id === owned.keyId)?.revoked_at ?? null).toBeNull();
     expect((await call(message.GET, { params: { id: owned.messageId }, apiKey: a.apiKey })).body.status).toBe('queued');
+    const devices = (await call(phoneDevices.GET, { params: { id: owned.phoneId }, apiKey: a.apiKey })).body.data;
+    expect(devices).toEqual([expect.objectContaining({ id: a.deviceId, status: 'activated', current: true })]);
   });
 });
