@@ -25,10 +25,18 @@ export default defineConfig({
   },
   webServer: {
     // A production build on a throwaway embedded database.
-    command: `node node_modules/next/dist/bin/next build && node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`,
+    // `npm start`'s own server (scripts/start.mjs), which tells the app each client's socket address.
+    command: 'node node_modules/next/dist/bin/next build && node scripts/start.mjs',
     url: `${baseURL}/api/v1/openapi.json`,
     timeout: 240_000,
     reuseExistingServer: false,
-    env: { DATA_DIR: `.data/e2e-${Date.now()}`, DATABASE_URL: '', LOG_LEVEL: 'warn', NEXT_DIST_DIR: '.next-e2e' },
+    env: {
+      DATA_DIR: `.data/e2e-${Date.now()}`,
+      DATABASE_URL: '',
+      LOG_LEVEL: 'warn',
+      NEXT_DIST_DIR: '.next-e2e',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
   },
 });

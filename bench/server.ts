@@ -5,10 +5,11 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+const startScript = path.join(root, 'scripts', 'start.mjs');
 
 export type Server = { baseUrl: string; process: ChildProcess; stop: () => Promise<void> };
 
-/** Builds once if needed, then starts `next start` on a free port with a throwaway database. */
+/** Builds once if needed, then starts `npm start`'s server on a free port with a throwaway database. */
 export async function startServer(env: Record<string, string>): Promise<Server> {
   if (!fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
     const build = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });
@@ -16,9 +17,9 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
   }
   const port = 3300 + Math.floor(Math.random() * 500);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-bench-'));
-  const child = spawn(process.execPath, [nextBin, 'start', '-H', '127.0.0.1', '-p', String(port)], {
+  const child = spawn(process.execPath, [startScript], {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -1,6 +1,7 @@
 import { closeDatabase, getDatabase } from '@/db';
-import { appSecret } from '@/lib/config';
+import { appSecret, config } from '@/lib/config';
 import { log } from '@/lib/log';
+import { serverConfigProblems } from './required-config';
 
 type Stoppable = () => Promise<void>;
 const stoppers: Stoppable[] = [];
@@ -19,6 +20,10 @@ let started = false;
 export async function startServer(): Promise<void> {
   if (started) return;
   started = true;
+  const problems = serverConfigProblems();
+  if (problems.length > 0) throw new Error(`Simgate cannot start:\n- ${problems.join('\n- ')}`);
+  // next-auth reads NEXTAUTH_URL for its redirects and cookie names: it follows APP_URL.
+  if (config.appUrl) process.env.NEXTAUTH_URL ??= config.appUrl;
   appSecret();
   const handle = await getDatabase();
   log.info({ database: handle.driver.kind }, 'database ready');
