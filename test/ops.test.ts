@@ -2,7 +2,6 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { POST as heartbeat } from '@/app/api/v1/heartbeats/route';
 import { creditLedger, devices, phoneGroups, phones } from '@/db/schema';
-import { DomainError } from '@/lib/errors';
 import { createGroup } from '@/lib/groups/create';
 import { findAccount, listAccounts, showAccount } from '@/lib/ops/accounts';
 import { revokeDevice } from '@/lib/ops/devices';
@@ -13,19 +12,10 @@ import { createPhone } from '@/lib/phones/create';
 import { getPhone } from '@/lib/phones/read';
 import { createTestAccount, testNumber } from './fixtures';
 import { call } from './http';
+import { errorCodeOf as codeOf } from './poll';
 import { withTestDatabase } from './setup-db';
 
 const { db } = withTestDatabase();
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    if (error instanceof DomainError) return error.code;
-    throw error;
-  }
-}
 
 describe('listAccounts', () => {
   it('gives each account its plan, phone and group counts and total credits', async () => {

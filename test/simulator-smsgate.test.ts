@@ -18,6 +18,7 @@ import { inject, receivedPayload, runSmsGateApp, type SmsGateRunOptions } from '
 import type { RouteHandler } from '@/lib/http/route';
 import { createTestAccount, type TestAccount, testNumber } from './fixtures';
 import { call } from './http';
+import { until } from './poll';
 import { withTestDatabase } from './setup-db';
 
 const { db } = withTestDatabase();
@@ -72,16 +73,6 @@ async function listen(): Promise<{ origin: string; close: () => Promise<void> }>
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const started = performance.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (performance.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** The simulated app, signed in with a pairing code of the account's phone, as a person would. */

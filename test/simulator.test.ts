@@ -19,6 +19,7 @@ import { deliver, runDevice } from '@/lib/device-sim/run';
 import type { RouteHandler } from '@/lib/http/route';
 import { createTestAccount, type TestAccount, testNumber } from './fixtures';
 import { call } from './http';
+import { until } from './poll';
 import { withTestDatabase } from './setup-db';
 
 const { db } = withTestDatabase();
@@ -54,16 +55,6 @@ function sendFrom(who: { apiKey: string; phone: string }) {
     body: { from: who.phone, to: testNumber(), content: 'from the simulator test' },
     apiKey: who.apiKey,
   });
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const started = performance.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (performance.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 async function statusOf(id: string): Promise<string> {

@@ -10,6 +10,7 @@ import { waitingClaims } from '@/lib/notify/outbox';
 import { describeAuthCases } from '../auth-cases';
 import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
+import { until } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
@@ -54,14 +55,6 @@ async function unactivatedDeviceKey(): Promise<string> {
     .insert(devices)
     .values({ phoneNumber: testNumber(), status: 'verified', keyHash: key.hash, keyPrefix: key.prefix });
   return key.key;
-}
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const started = performance.now();
-  while (!condition()) {
-    if (performance.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 describeAuthCases('POST /api/v1/device/outbox/claim', {

@@ -10,6 +10,7 @@ import { createPhone } from '@/lib/phones/create';
 import { describeAuthCases } from '../auth-cases';
 import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
+import { until } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
@@ -200,14 +201,6 @@ describe('the background loop', () => {
     await stop?.();
     stop = undefined;
   });
-
-  async function until(condition: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error('condition not met within 10 s');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 
   it('sweeps at start and keeps going', async () => {
     const owner = await createTestAccount(db(), { plan: 'pro' });

@@ -1,22 +1,12 @@
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { phones } from '@/db/schema';
-import { DomainError } from '@/lib/errors';
 import { createPhone } from '@/lib/phones/create';
 import { createTestAccount, testNumber } from '../fixtures';
+import { errorCodeOf as codeOf } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    if (error instanceof DomainError) return error.code;
-    throw error;
-  }
-}
 
 describe('createPhone', () => {
   it('adds a phone to the default group, normalised', async () => {
