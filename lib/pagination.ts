@@ -19,6 +19,16 @@ export function encodeCursor(cursor: { createdAt: Date; id: string | number }): 
   return Buffer.from(JSON.stringify([cursor.createdAt.toISOString(), String(cursor.id)])).toString('base64url');
 }
 
+// A cursor holds a row's created_at, always within these years. Outside them it was crafted, and
+// PostgreSQL would fail on it (its timestamps span 4713 BC to 294276 AD, JavaScript's dates more).
+const EARLIEST_CURSOR_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST_CURSOR_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
+function isStorableTime(date: Date): boolean {
+  const time = date.getTime();
+  return time >= EARLIEST_CURSOR_TIME && time <= LATEST_CURSOR_TIME;
+}
+
 export function decodeCursor(raw: string | undefined): Cursor | undefined {
   if (!raw) return undefined;
   try {
@@ -30,7 +40,7 @@ export function decodeCursor(raw: string | undefined): Cursor | undefined {
       typeof parsed[1] === 'string'
     ) {
       const createdAt = new Date(parsed[0]);
-      if (!Number.isNaN(createdAt.getTime())) return { createdAt, id: parsed[1] };
+      if (isStorableTime(createdAt)) return { createdAt, id: parsed[1] };
     }
   } catch {
     // fall through to the validation error

@@ -68,11 +68,25 @@ describe('the address guard', () => {
     'ff02::1',
     '::ffff:10.0.0.1',
     '::ffff:127.0.0.1',
+    // IPv4-compatible IPv6 (::/96), in the hex form URL and DNS give and as written.
+    '::7f00:1',
+    '::a00:1',
+    '::a9fe:a9fe',
+    '::808:808',
+    '::127.0.0.1',
+    '::10.0.0.1',
+    '::169.254.169.254',
   ];
   for (const address of blocked) {
     it(`refuses ${address}`, () => expect(blockedReason(address)).toEqual(expect.any(String)));
   }
-  for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:93.184.216.34']) {
+  for (const address of [
+    '93.184.216.34',
+    '8.8.8.8',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '::ffff:93.184.216.34',
+  ]) {
     it(`allows the public address ${address}`, () => expect(blockedReason(address)).toBeUndefined());
   }
 
@@ -91,6 +105,9 @@ describe('at creation, in server mode', () => {
     'https://[::1]/hook',
     'https://[fd00:ec2::254]/',
     'https://[::ffff:7f00:1]/hook',
+    'https://[::127.0.0.1]/hook',
+    'https://[::10.0.0.1]/hook',
+    'https://[::169.254.169.254]/latest/meta-data',
     'https://0x7f.1/hook',
     'https://localhost/hook',
   ];

@@ -12,6 +12,9 @@ export type NetworkPolicy = { allowPrivateNetworks: boolean };
 // Cloud metadata endpoints, named even where their range already covers them.
 const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254']);
 
+// Deprecated IPv4-compatible IPv6 (`[::127.0.0.1]` is written ::7f00:1).
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
+
 const RANGE_NAMES: Record<string, string> = {
   unspecified: 'an unspecified address',
   broadcast: 'a broadcast address',
@@ -44,7 +47,12 @@ export function blockedReason(address: string): string | undefined {
     return 'a cloud metadata address';
   }
   const range = parsed.range();
-  if (range === 'unicast') return undefined;
+  if (range === 'unicast') {
+    // ipaddr.js calls ::/96 unicast, yet a system may route ::7f00:1 to the IPv4 address it ends in.
+    return parsed instanceof ipaddr.IPv6 && parsed.match(IPV4_COMPATIBLE)
+      ? 'an IPv4-compatible IPv6 address'
+      : undefined;
+  }
   // Anything but plain unicast (6to4, Teredo, NAT64, documentation, …) can hide a private target.
   return RANGE_NAMES[range] ?? `a special-purpose address (${range})`;
 }
