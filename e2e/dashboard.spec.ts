@@ -81,7 +81,7 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await expect(page.getByText('https://hooks.example.test/simgate')).toBeVisible();
 
   // Sign out ends the session.
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
 });
 

@@ -1,10 +1,11 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { signOut } from 'next-auth/react';
 import { useState } from 'react';
+import { endSessionsAndSignOut } from '@/components/security/sign-out';
 import { Button } from '@/components/ui/button';
 
+/** Signing out ends every session of the account (a session cannot be ended alone): the title says so. */
 export function SignOutButton() {
   const router = useRouter();
   const [busy, setBusy] = useState(false);
@@ -20,11 +21,12 @@ export function SignOutButton() {
         variant="secondary"
         disabled={busy}
         aria-busy={busy}
+        title="Signs this account out of every browser"
         onClick={async () => {
           setBusy(true);
           setFailed(false);
           try {
-            await signOut({ redirect: false });
+            await endSessionsAndSignOut();
             router.replace('/sign-in');
             router.refresh();
           } catch {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const PLANS = ['free', 'pro'] as const;
 export type PlanName = (typeof PLANS)[number];
@@ -11,6 +11,9 @@ export const accounts = pgTable(
     // Stored lower-cased and trimmed: an email identifies the account it binds to.
     email: text('email').notNull(),
     plan: text('plan', { enum: PLANS }).notNull().default('free'),
+    // Every dashboard session carries the version it was opened at and is refused once this moves
+    // past it: signing out, or "sign out everywhere", ends the account's sessions by bumping it.
+    sessionVersion: integer('session_version').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [

@@ -1,4 +1,5 @@
 import { and, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '@/db';
 import { apiKeys, devices } from '@/db/schema';
 import { config } from '@/lib/config';
@@ -6,13 +7,13 @@ import { log } from '@/lib/log';
 import { hashSecret, isPlausibleKey, keyKindOf } from './keys';
 import type { AccountPrincipal, DevicePrincipal } from './principal';
 
-type CacheEntry = { principal: AccountPrincipal | DevicePrincipal | null; expiresAt: number };
+type CacheEntry = { principal: AccountPrincipal | DevicePrincipal | null };
 
 // A short-lived cache in front of the hash lookup: most requests of a busy integrator skip the
 // database. Revocations and activations made in this process clear it at once; other instances
-// see them within KEY_CACHE_TTL_MS.
-const cache = new Map<string, CacheEntry>();
+// see them within KEY_CACHE_TTL_MS. Bounded, least recently used first.
 const MAX_CACHE_ENTRIES = 10_000;
+const cache = new LRUCache<string, CacheEntry>({ max: MAX_CACHE_ENTRIES });
 
 export function clearKeyCache(): void {
   cache.clear();
@@ -22,16 +23,12 @@ export function clearKeyCache(): void {
 export async function principalForKey(db: Database, key: string): Promise<AccountPrincipal | DevicePrincipal | null> {
   if (!isPlausibleKey(key)) return null;
   const hash = hashSecret(key);
-  const now = Date.now();
   const cached = cache.get(hash);
-  if (cached && cached.expiresAt > now) return cached.principal;
+  if (cached) return cached.principal;
 
   const principal = keyKindOf(key) === 'account' ? await lookupAccountKey(db, hash) : await lookupDeviceKey(db, hash);
   const ttl = config.keyCacheTtlMs;
-  if (ttl > 0) {
-    if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
-    cache.set(hash, { principal, expiresAt: now + ttl });
-  }
+  if (ttl > 0) cache.set(hash, { principal }, { ttl });
   return principal;
 }
 
@@ -61,7 +58,7 @@ async function lookupDeviceKey(db: Database, hash: string): Promise<DevicePrinci
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-const lastTouched = new Map<string, number>();
+const lastTouched = new LRUCache<string, number>({ max: MAX_CACHE_ENTRIES });
 
 /**
  * Records when a key was last used, at most once a minute per key and off the request's path:
@@ -72,7 +69,6 @@ export function touchLastUsed(db: Database, principal: AccountPrincipal | Device
   if (!id) return;
   const now = Date.now();
   if ((lastTouched.get(id) ?? 0) > now - LAST_USED_RESOLUTION_MS) return;
-  if (lastTouched.size >= MAX_CACHE_ENTRIES) lastTouched.clear();
   lastTouched.set(id, now);
   const stale = sql`now() - interval '1 minute'`;
   const write =

@@ -2,15 +2,18 @@ import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db';
 import { appSecret, config } from '@/lib/config';
-import { log } from '@/lib/log';
+import { logAuthEvent } from './auth-log';
+import { currentSessionVersion } from './session-version';
 import { authorizeApiKey, authorizeEmailCode, type SignedInUser } from './sign-in';
 
 export const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 
 /**
  * Browser sign-in without passwords: an emailed one-time code, or a pasted account API key.
- * Sessions are JWTs in an encrypted cookie carrying the account id (and the key id when a key
- * opened the session); the /api/v1 wrapper reads the same cookie (lib/auth/session.ts).
+ * Sessions are JWTs in an encrypted cookie carrying the account id, the account's session version
+ * at sign-in (signing out bumps it, which ends the session everywhere: lib/auth/session-version.ts)
+ * and the key id when a key opened the session; the /api/v1 wrapper reads the same cookie
+ * (lib/auth/session.ts).
  * Built on demand, since the secret may only be read at run time.
  */
 export function authOptions(): NextAuthOptions {
@@ -39,11 +42,13 @@ export function authOptions(): NextAuthOptions {
       }),
     ],
     callbacks: {
-      jwt({ token, user }) {
+      async jwt({ token, user }) {
         if (user) {
           const signedIn = user as SignedInUser;
           token.accountId = signedIn.id;
           token.keyId = signedIn.keyId;
+          // The account's version now: this session lives until the account's next sign-out.
+          token.sessionVersion = await currentSessionVersion(await getDb(), signedIn.id);
         }
         return token;
       },
@@ -52,8 +57,8 @@ export function authOptions(): NextAuthOptions {
       },
     },
     logger: {
-      error: (code, metadata) => log.error({ code, metadata }, 'next-auth error'),
-      warn: (code) => log.warn({ code }, 'next-auth warning'),
+      error: (code, metadata) => logAuthEvent('error', code, metadata),
+      warn: (code) => logAuthEvent('warn', code),
       debug: () => {},
     },
   };

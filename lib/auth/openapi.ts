@@ -21,6 +21,7 @@ export function registerAuthRoutes(registry: OpenAPIRegistry): void {
   registerRetiredRoutes(registry);
   registerBindRoutes(registry);
   registerApiKeyRoutes(registry);
+  registerSessionRoutes(registry);
   defineRoute(registry, {
     method: 'post',
     path: '/api/v1/auth/sign-in/request-code',
@@ -127,5 +128,22 @@ function registerApiKeyRoutes(registry: OpenAPIRegistry): void {
     params: apiKeyParams,
     response: { status: 204, description: 'Revoked.' },
     errors: ['NOT_FOUND', 'FORBIDDEN'],
+  });
+}
+
+function registerSessionRoutes(registry: OpenAPIRegistry): void {
+  defineRoute(registry, {
+    method: 'delete',
+    path: '/api/v1/auth/sessions',
+    summary: 'Sign out everywhere',
+    description:
+      'Ends every dashboard session of the account at once, on every browser, the calling one included: a ' +
+      'session cookie issued before this call answers 401 `UNAUTHENTICATED` from then on, copies of it too. ' +
+      'The dashboard’s sign-out calls it, so signing out in one browser signs out the others. API keys are not ' +
+      'affected. Takes an account key or the session.',
+    tags: ['Authentication'],
+    auth: 'account',
+    response: { status: 204, description: 'Every session of the account has ended.' },
+    errors: ['FORBIDDEN'],
   });
 }

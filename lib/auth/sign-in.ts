@@ -4,21 +4,26 @@ import { emailAddress } from '@/lib/accounts/schemas';
 import { config } from '@/lib/config';
 import { withTransaction } from '@/lib/db';
 import { signInCodeEmail } from '@/lib/email/messages';
-import { sendEmail } from '@/lib/email/send';
+import { type Email, sendEmail } from '@/lib/email/send';
+import { DomainError } from '@/lib/errors';
+import { log } from '@/lib/log';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { iso } from '@/lib/wire';
 import { principalForKey } from './authenticate';
-import { CODE_LIFETIME_SECONDS, consumeCode, issueCode } from './codes';
+import { consumeCode, issueCode } from './codes';
 import { isPlausibleKey } from './keys';
 
 const SIGN_IN_IP_WINDOW_SECONDS = 3600;
 
 /**
- * Emails a one-time sign-in code when the email has an account. The answer is the same either
- * way, and both cases count against the same limits, so it does not tell who has an account.
+ * Emails a one-time sign-in code when the email has an account, without telling whether it has
+ * one: both cases count against the same limits, do the same database work (a code is issued
+ * either way; one for an email without an account is never sent, and opens nothing) and get the
+ * same answer at the same speed, since the email goes out after the commit, off the request's
+ * path, and a failure to send it is only logged.
  */
-export async function requestSignInCode(executor: Executor, email: string, context: { clientIp: string }) {
-  return withTransaction(executor, async (tx) => {
+export async function requestSignInCode(db: Database, email: string, context: { clientIp: string }) {
+  const { answer, mail } = await db.transaction(async (tx) => {
     await consumeRateLimits(tx, [
       {
         bucket: `sign-in:${email}`,
@@ -34,15 +39,22 @@ export async function requestSignInCode(executor: Executor, email: string, conte
       },
     ]);
     const account = await findAccountByEmail(tx, email);
-    if (!account) {
-      return {
-        status: 'code_sent' as const,
-        expires_at: new Date(Date.now() + CODE_LIFETIME_SECONDS * 1000).toISOString(),
-      };
-    }
     const { code, expiresAt } = await issueCode(tx, { purpose: 'sign_in', email });
-    await sendEmail(tx, signInCodeEmail(email, code));
-    return { status: 'code_sent' as const, expires_at: iso(expiresAt) ?? '' };
+    return {
+      answer: { status: 'code_sent' as const, expires_at: iso(expiresAt) ?? '' },
+      mail: account ? signInCodeEmail(email, code) : undefined,
+    };
+  });
+  if (mail) sendAfterAnswer(db, mail);
+  return answer;
+}
+
+function sendAfterAnswer(db: Database, mail: Email): void {
+  setImmediate(() => {
+    sendEmail(db, mail).catch((error: unknown) => {
+      // sendEmail logs an SMTP failure itself (DomainError); anything else is logged here.
+      if (!(error instanceof DomainError)) log.error({ err: error, to: mail.to }, 'sign-in email could not be sent');
+    });
   });
 }
 

@@ -1,10 +1,12 @@
+import { LRUCache } from 'lru-cache';
 import { config } from '@/lib/config';
 import { rateLimited } from '@/lib/errors';
 
 type Bucket = { tokens: number; updatedAt: number };
 
-const MAX_BUCKETS = 10_000;
-const buckets = new Map<string, Bucket>();
+export const MAX_BUCKETS = 10_000;
+// Least recently used buckets go first: a flood of new keys cannot wipe a busy key's bucket.
+const buckets = new LRUCache<string, Bucket>({ max: MAX_BUCKETS });
 
 /**
  * A token bucket per key: `API_KEY_RATE_LIMIT` requests a second, with bursts of as many. Kept in
@@ -16,7 +18,6 @@ export function takeKeyToken(keyId: string, now = Date.now()): void {
   if (perSecond === 0) return;
   let bucket = buckets.get(keyId);
   if (!bucket) {
-    if (buckets.size >= MAX_BUCKETS) buckets.clear();
     bucket = { tokens: perSecond, updatedAt: now };
     buckets.set(keyId, bucket);
   }

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { accounts, phones } from '@/db/schema';
+import { accounts, devices, phones } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { sendMessage } from '@/lib/messages/send';
@@ -10,25 +10,31 @@ import type { Sms, SmsSender } from './sender';
 
 class SenderMisconfigured extends Error {}
 
-/** The operator account: the one owning a phone with the sender number (picked by email when several do). */
+/**
+ * The operator account: the one with VERIFICATION_SENDER_EMAIL, which must have the sender number
+ * as a phone bound to an activated device. Anyone may add any number as a phone (no SIM proof),
+ * so neither the number alone nor a phone without its device could name the operator.
+ */
 async function operatorAccountId(executor: Executor, senderPhone: string): Promise<string> {
-  const owners = await executor
-    .select({ accountId: phones.accountId, email: accounts.email })
-    .from(phones)
-    .innerJoin(accounts, eq(accounts.id, phones.accountId))
-    .where(eq(phones.phone, senderPhone));
   const email = smsConfig.senderEmail;
-  const candidates = email ? owners.filter((owner) => owner.email === email) : owners;
-  const [only] = candidates;
-  if (only && candidates.length === 1) return only.accountId;
-  if (candidates.length === 0) {
+  if (!email) {
     throw new SenderMisconfigured(
-      `No account${email ? ` with email ${email}` : ''} has a phone ${senderPhone} (VERIFICATION_SENDER_PHONE).`,
+      "VERIFICATION_SENDER_PHONE is set without VERIFICATION_SENDER_EMAIL: set it to the operator account's email.",
     );
   }
-  throw new SenderMisconfigured(
-    `${candidates.length} accounts have a phone ${senderPhone}: set VERIFICATION_SENDER_EMAIL to pick the operator account.`,
-  );
+  const [sender] = await executor
+    .select({ accountId: phones.accountId })
+    .from(phones)
+    .innerJoin(accounts, eq(accounts.id, phones.accountId))
+    .innerJoin(devices, and(eq(devices.id, phones.deviceId), eq(devices.accountId, phones.accountId)))
+    .where(and(eq(phones.phone, senderPhone), eq(accounts.email, email), eq(devices.status, 'activated')))
+    .limit(1);
+  if (!sender) {
+    throw new SenderMisconfigured(
+      `The account ${email} (VERIFICATION_SENDER_EMAIL) has no phone ${senderPhone} (VERIFICATION_SENDER_PHONE) with an activated device.`,
+    );
+  }
+  return sender.accountId;
 }
 
 /**

@@ -32,7 +32,7 @@ const APP_ORIGIN = 'http://localhost:3000';
 
 /** A dashboard session cookie for the account, as next-auth would set it. */
 async function sessionCookie(accountId: string, claims: Record<string, unknown> = {}): Promise<string> {
-  const token = await encode({ token: { accountId, ...claims }, secret: appSecret(), maxAge: 3600 });
+  const token = await encode({ token: { accountId, sessionVersion: 0, ...claims }, secret: appSecret(), maxAge: 3600 });
   return `next-auth.session-token=${token}`;
 }
 
@@ -90,14 +90,12 @@ describe('POST /api/v1/auth/api-keys', () => {
     // Another instance activates it, making the number a phone it sends for (this one's key cache is not cleared).
     const where = eq(devices.id, registered.body.device_id);
     await db().update(devices).set({ status: 'activated', accountId: account.accountId }).where(where);
-    await db()
-      .insert(phones)
-      .values({
-        accountId: account.accountId,
-        groupId: account.defaultGroupId,
-        phone: phoneNumber,
-        deviceId: registered.body.device_id,
-      });
+    await db().insert(phones).values({
+      accountId: account.accountId,
+      groupId: account.defaultGroupId,
+      phone: phoneNumber,
+      deviceId: registered.body.device_id,
+    });
     expect((await call(createKey, { body: { name: 'k' }, apiKey: deviceKey })).status).toBe(201);
 
     await db().update(devices).set({ status: 'revoked' }).where(where);

@@ -43,7 +43,15 @@ describe('GET /api/dev/inbox', () => {
     expect((await call(registerDevice, { body: { phone_number: phoneNumber } })).status).toBe(201);
     expect((await call(requestCode, { body: { email: account.email } })).status).toBe(202);
 
-    const res = await call<{ data: Entry[] }>(inbox, { path: '/api/dev/inbox' });
+    // The sign-in email goes out after the answer.
+    const res = await vi.waitFor(
+      async () => {
+        const listed = await call<{ data: Entry[] }>(inbox, { path: '/api/dev/inbox' });
+        if (listed.body.data?.[0]?.channel !== 'email') throw new Error('the email is not in the inbox yet');
+        return listed;
+      },
+      { timeout: 5_000, interval: 10 },
+    );
     expect(res.status).toBe(200);
     expect(res.contentType).toBe('application/json');
     const [newest, previous] = res.body.data;

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
-import { resetKeyBuckets, takeKeyToken } from '@/lib/rate-limit/key-bucket';
+import { MAX_BUCKETS, resetKeyBuckets, takeKeyToken } from '@/lib/rate-limit/key-bucket';
 import { createTestAccount, type TestAccount } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -19,6 +19,17 @@ afterEach(() => {
 });
 
 describe('the per-key rate limit', () => {
+  it('keeps a busy key’s bucket when a flood of other keys fills the table', () => {
+    process.env.API_KEY_RATE_LIMIT = '1';
+    takeKeyToken('busy', 0);
+    for (let i = 0; i < MAX_BUCKETS; i++) {
+      takeKeyToken(`flood-${i}`, 0);
+      // The busy key is used all along, so it is never the least recently used.
+      if (i % 1000 === 0) expect(() => takeKeyToken('busy', 0)).toThrow(/at most 1 a second/);
+    }
+    expect(() => takeKeyToken('busy', 0)).toThrow(/at most 1 a second/);
+  });
+
   it('refills at the limit per second, allowing bursts of as many', () => {
     process.env.API_KEY_RATE_LIMIT = '2';
     takeKeyToken('k', 0);

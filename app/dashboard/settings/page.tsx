@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { ApiKeysPanel } from '@/components/panels/api-keys-panel';
 import { WebhooksPanel } from '@/components/panels/webhooks-panel';
+import { SecurityPanel } from '@/components/security/security-panel';
 
 export const metadata: Metadata = { title: 'Settings · Simgate' };
 
@@ -10,6 +11,7 @@ export default function SettingsPage() {
       <h1 className="text-2xl font-bold tracking-tight">Settings</h1>
       <ApiKeysPanel />
       <WebhooksPanel />
+      <SecurityPanel />
     </>
   );
 }

@@ -1,0 +1,43 @@
+import { describe, expect, it, vi } from 'vitest';
+import { POST as requestSignInCode } from '@/app/api/v1/auth/sign-in/request-code/route';
+import { POST as registerDevice } from '@/app/api/v1/phones/register-device/route';
+import { listDevInbox } from '@/lib/dev-inbox/store';
+import { createTestAccount, testNumber } from '../fixtures';
+import { call } from '../http';
+import { captureLogs } from '../logs';
+import { withTestDatabase } from '../setup-db';
+
+const { db } = withTestDatabase();
+const logs = captureLogs();
+
+async function inboxCode(to: string): Promise<string> {
+  return vi.waitFor(
+    async () => {
+      const [item] = await listDevInbox(db(), { to, limit: 1 });
+      if (!item?.code) throw new Error(`no code for ${to} in the dev inbox yet`);
+      return item.code;
+    },
+    { timeout: 5_000, interval: 10 },
+  );
+}
+
+describe('the server log, at debug level', () => {
+  it('says a code went to the dev inbox, and to whom, but never the code', async () => {
+    const phoneNumber = testNumber();
+    expect((await call(registerDevice, { body: { phone_number: phoneNumber } })).status).toBe(201);
+    const smsCode = await inboxCode(phoneNumber);
+    const { email } = await createTestAccount(db());
+    expect((await call(requestSignInCode, { body: { email } })).status).toBe(202);
+    const emailCode = await inboxCode(email);
+
+    const inboxLines = logs.entries().filter((entry) => String(entry.msg).startsWith('dev inbox'));
+    expect(inboxLines).toEqual([
+      expect.objectContaining({ level: 30, channel: 'sms', to: phoneNumber }),
+      expect.objectContaining({ level: 30, channel: 'email', to: email }),
+    ]);
+    for (const line of logs.lines()) {
+      expect(line).not.toContain(smsCode);
+      expect(line).not.toContain(emailCode);
+    }
+  });
+});
