@@ -56,6 +56,15 @@ async function phoneOf(account: TestAccount) {
   return (await call(getPhone, { params: { id: account.phoneId }, apiKey: account.apiKey })).body;
 }
 
+/** The webhook events emitted about one message, sorted: the same ones the simulator's reports emit. */
+async function eventsAbout(account: TestAccount, messageId: string): Promise<string[]> {
+  const emitted = await db()
+    .select({ type: eventsTable.type })
+    .from(eventsTable)
+    .where(and(eq(eventsTable.accountId, account.accountId), sql`${eventsTable.payload}->>'id' = ${messageId}`));
+  return emitted.map((event) => event.type).sort();
+}
+
 function patchAs(app: PairedApp, reports: unknown) {
   return call(patchMessages, { method: 'PATCH', body: reports, headers: bearer(app) });
 }
@@ -460,11 +469,7 @@ describe('messages through the app: pull, PATCH and callbacks', () => {
       'sent',
       'delivered',
     ]);
-    const emitted = await db()
-      .select({ type: eventsTable.type })
-      .from(eventsTable)
-      .where(and(eq(eventsTable.accountId, account.accountId), sql`${eventsTable.payload}->>'id' = ${sent.body.id}`));
-    expect(emitted.map((e) => e.type).sort()).toEqual(['message.delivered', 'message.sent']);
+    expect(await eventsAbout(account, sent.body.id)).toEqual(['message.delivered', 'message.sent']);
   });
 
   it('a Delivered report straight from dispatched passes through sent', async () => {
@@ -492,6 +497,7 @@ describe('messages through the app: pull, PATCH and callbacks', () => {
     const message = await messageOf(account, sent.body.id);
     expect(message).toMatchObject({ status: 'failed', error });
     expect((await call(balance, { apiKey: account.apiKey })).body.total).toBe(before + 1);
+    expect(await eventsAbout(account, sent.body.id)).toEqual(['message.failed']);
   });
 
   it('a Cancelled report ends the message failed (refunded)', async () => {
@@ -537,6 +543,7 @@ describe('messages through the app: pull, PATCH and callbacks', () => {
     const copies = inbound.body.data.filter((m: { content: string }) => m.content === payload.message);
     expect(copies).toHaveLength(1);
     expect(copies[0]).toMatchObject({ from: '+14155550142', to: account.phone, status: 'received' });
+    expect(await eventsAbout(account, copies[0].id)).toEqual(['message.received']);
   });
 
   it('keeps two different SMS whose 32-bit app ids collide', async () => {
