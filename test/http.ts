@@ -41,3 +41,8 @@ export async function call<T = any>(handler: RouteHandler, options: CallOptions 
   if (contentType.includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, contentType, body: parsed as T, text };
 }
+
+/** The header npm start's server adds to every request: it came in on a socket from `address`. */
+export function fromSocket(address: string): Record<string, string> {
+  return { 'x-simgate-peer': `${process.env.SIMGATE_PEER_TOKEN} ${address}` };
+}

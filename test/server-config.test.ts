@@ -26,6 +26,12 @@ describe('settings a server-mode instance refuses to start without', () => {
     expect(problems.join('\n')).toMatch(/APP_URL must be an http\(s\) URL/);
   });
 
+  it('refuses a TRUST_PROXY that is neither a hop count nor addresses, in either mode', () => {
+    expect(problemsOf({ TRUST_PROXY: 'banana' })).toEqual([expect.stringContaining('TRUST_PROXY "banana"')]);
+    expect(problemsOf({ TRUST_PROXY: 'loopback, 10.0.0.0/8' })).toEqual([]);
+    expect(problemsOf({ TRUST_PROXY: '2' })).toEqual([]);
+  });
+
   it('accepts a complete server-mode configuration', () => {
     expect(
       problemsOf({

@@ -55,16 +55,24 @@ function isLoopbackAddress(address: string): boolean {
 }
 
 /**
- * Whether the client is on this machine. Under `npm start` the socket address decides (its server
- * writes it, with a token only this process knows, so a client cannot forge it). Without it
- * (`next dev`, a bare `next start`, tests calling handlers) only a loopback Host name passes.
+ * The address of the socket the request came in on, as `npm start`'s server writes it (with a
+ * token only this process knows, so a client cannot forge it); undefined elsewhere (`next dev`,
+ * a bare `next start`, tests calling handlers).
  */
-export function isLoopbackClient(headers: Headers, url: string): boolean {
+export function peerAddress(headers: Headers): string | undefined {
   const token = process.env[PEER_TOKEN_ENV];
   const peer = headers.get(PEER_HEADER);
-  if (token && peer) {
-    const [given, address = ''] = peer.split(' ');
-    if (given === token) return isLoopbackAddress(address);
-  }
+  if (!token || !peer) return undefined;
+  const [given, address] = peer.split(' ');
+  return given === token && address ? address : undefined;
+}
+
+/**
+ * Whether the client is on this machine: by its socket address under `npm start`, else only when
+ * it names a loopback Host.
+ */
+export function isLoopbackClient(headers: Headers, url: string): boolean {
+  const peer = peerAddress(headers);
+  if (peer) return isLoopbackAddress(peer);
   return LOOPBACK_NAMES.has(hostName(headers.get('host') ?? new URL(url).host));
 }

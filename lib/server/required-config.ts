@@ -1,10 +1,15 @@
+import { trustProxyProblem } from '@/lib/rate-limit/client-ip';
+
 /**
- * Settings a server-mode instance cannot run without, checked once at start so that a bad
- * deployment refuses to start with every problem listed, instead of failing request by request.
+ * Settings an instance cannot run with (or, in server mode, without), checked once at start so
+ * that a bad deployment refuses to start with every problem listed, instead of failing request by
+ * request.
  */
 export function serverConfigProblems(env: NodeJS.ProcessEnv = process.env): string[] {
-  if (!env.DATABASE_URL) return [];
   const problems: string[] = [];
+  const trust = trustProxyProblem(env.TRUST_PROXY);
+  if (trust) problems.push(trust);
+  if (!env.DATABASE_URL) return problems;
   if (!env.APP_SECRET) problems.push('APP_SECRET is required when DATABASE_URL is set (server mode).');
   else if (env.APP_SECRET.length < 32) problems.push('APP_SECRET must be at least 32 characters.');
   const appUrl = env.APP_URL || env.NEXTAUTH_URL;

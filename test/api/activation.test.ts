@@ -11,7 +11,7 @@ import { listDevInbox } from '@/lib/dev-inbox/store';
 import { createPhone } from '@/lib/phones/create';
 import { describeAuthCases } from '../auth-cases';
 import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
-import { call } from '../http';
+import { call, fromSocket } from '../http';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
@@ -385,25 +385,59 @@ describe('register-device rate limits', () => {
     expect(rows).toHaveLength(2);
   });
 
-  it('limits per client IP: first x-forwarded-for entry, else x-real-ip', async () => {
+  it('limits per client IP, by the socket address: forwarding headers are ignored unless TRUST_PROXY', async () => {
     vi.stubEnv('REGISTER_IP_RATE_LIMIT', '2');
-    const forwarded = { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' };
-    await register(testNumber(), forwarded);
-    await register(testNumber(), { 'x-forwarded-for': '203.0.113.7' });
-    const limited = await call(registerDevice, { body: { phone_number: testNumber() }, headers: forwarded });
+    const client = fromSocket('203.0.113.7');
+    await register(testNumber(), client);
+    // A fresh X-Forwarded-For per request does not make a new client.
+    await register(testNumber(), { ...client, 'x-forwarded-for': '198.51.100.1' });
+    const limited = await call(registerDevice, {
+      body: { phone_number: testNumber() },
+      headers: { ...client, 'x-forwarded-for': '198.51.100.2', 'x-real-ip': '198.51.100.3' },
+    });
     expect(limited.status).toBe(429);
     expect(limited.body.code).toBe('RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3500);
+    // Another socket is another client.
+    await register(testNumber(), fromSocket('203.0.113.8'));
+  });
 
-    // The proxy hop is not the client; another client goes through.
-    await register(testNumber(), { 'x-forwarded-for': '198.51.100.9, 203.0.113.7' });
-    // Without x-forwarded-for, x-real-ip names the client; with it, x-forwarded-for wins.
-    const realIp = { 'x-real-ip': '192.0.2.50' };
-    await register(testNumber(), realIp);
-    await register(testNumber(), realIp);
-    const viaRealIp = await call(registerDevice, { body: { phone_number: testNumber() }, headers: realIp });
-    expect(viaRealIp.status).toBe(429);
-    await register(testNumber(), { ...realIp, 'x-forwarded-for': '198.51.100.10' });
+  it('behind trusted proxies takes the right-most untrusted X-Forwarded-For entry, which a client cannot spoof', async () => {
+    vi.stubEnv('REGISTER_IP_RATE_LIMIT', '2');
+    vi.stubEnv('TRUST_PROXY', 'loopback, 10.0.0.0/8');
+    const proxy = fromSocket('127.0.0.1');
+    // The client 192.0.2.10 sends a forged entry first; the proxies append what they saw.
+    const spoofing = (forged: string) => ({ ...proxy, 'x-forwarded-for': `${forged}, 192.0.2.10, 10.0.0.5` });
+    await register(testNumber(), spoofing('198.51.100.1'));
+    await register(testNumber(), spoofing('198.51.100.2'));
+    const limited = await call(registerDevice, {
+      body: { phone_number: testNumber() },
+      headers: spoofing('198.51.100.3'),
+    });
+    expect(limited.status).toBe(429);
+    // Another client behind the same proxies goes through.
+    await register(testNumber(), { ...proxy, 'x-forwarded-for': '192.0.2.11, 10.0.0.5' });
+    // A hop count trusts that many hops next to the server.
+    vi.stubEnv('TRUST_PROXY', '1');
+    await register(testNumber(), { ...proxy, 'x-forwarded-for': '192.0.2.10, 192.0.2.12' });
+    await register(testNumber(), { ...proxy, 'x-forwarded-for': '192.0.2.12' });
+    const byHops = await call(registerDevice, {
+      body: { phone_number: testNumber() },
+      headers: { ...proxy, 'x-forwarded-for': '198.51.100.9, 192.0.2.12' },
+    });
+    expect(byHops.status).toBe(429);
+  });
+
+  it('does not trust a proxy that is not listed: its forwarding headers are ignored', async () => {
+    vi.stubEnv('REGISTER_IP_RATE_LIMIT', '1');
+    vi.stubEnv('TRUST_PROXY', '10.0.0.0/8');
+    const untrusted = fromSocket('203.0.113.50');
+    await register(testNumber(), { ...untrusted, 'x-forwarded-for': '192.0.2.20' });
+    const limited = await call(registerDevice, {
+      body: { phone_number: testNumber() },
+      headers: { ...untrusted, 'x-forwarded-for': '192.0.2.21' },
+    });
+    expect(limited.status).toBe(429);
   });
 
   it('counts requests without address headers as one client, "unknown"', async () => {

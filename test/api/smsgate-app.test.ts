@@ -23,7 +23,7 @@ import { events as eventsTable, messages, pairingCodes } from '@/db/schema';
 import { sendMessage } from '@/lib/messages/send';
 import { onRealPostgres } from '../database';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
-import { call } from '../http';
+import { call, fromSocket } from '../http';
 import { withTestDatabase } from '../setup-db';
 import {
   bearer,
@@ -210,7 +210,7 @@ describe('POST /api/mobile/v1/device: the app signs in by code', () => {
   it('counts every attempt against the client IP’s registration limit', async () => {
     process.env.REGISTER_IP_RATE_LIMIT = '2';
     try {
-      const headers = { 'x-forwarded-for': '198.51.100.77' };
+      const headers = fromSocket('198.51.100.77');
       const guess = () =>
         call(registerAppDevice, {
           method: 'POST',
@@ -367,7 +367,7 @@ describe('the app’s documents: settings, webhooks, device', () => {
   });
 
   it('GET /device tells the address it sees; PATCH /device stores SIMs, and refuses another id with 403', async () => {
-    const seen = await call(getDevice, { headers: { ...bearer(app), 'x-forwarded-for': '203.0.113.9' } });
+    const seen = await call(getDevice, { headers: { ...bearer(app), ...fromSocket('203.0.113.9') } });
     expect(seen.body).toMatchObject({ externalIp: '203.0.113.9', device: { id: app.deviceId } });
     const other = await call(patchDevice, {
       method: 'PATCH',
