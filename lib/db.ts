@@ -1,9 +1,18 @@
+import { is } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Database, Executor, Transaction } from '@/db';
 
+/**
+ * Whether `executor` is a transaction. drizzle's `is` compares entity kinds, not classes, so it
+ * holds for every driver's transaction and across two copies of drizzle (`instanceof` does not).
+ */
+export function isTransaction(executor: Executor): executor is Transaction {
+  return is(executor, PgTransaction);
+}
+
 /** Runs `fn` in a transaction, reusing the caller's when there is one, so operations compose. */
 export function withTransaction<T>(executor: Executor, fn: (tx: Transaction) => Promise<T>): Promise<T> {
-  if (executor instanceof PgTransaction) return fn(executor as Transaction);
+  if (isTransaction(executor)) return fn(executor);
   return (executor as Database).transaction(fn);
 }
 

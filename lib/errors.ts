@@ -1,13 +1,22 @@
 /**
- * The error catalogue: every machine-readable code the API answers, with its usual status and
- * title. Domain functions throw `DomainError`; the route wrapper turns it into problem+json,
- * and the OpenAPI document lists the same codes.
+ * The operation a code was raised by, where one code answers differently by operation: a send
+ * its group cannot pay for is 402 INSUFFICIENT_CREDITS, a transfer the source cannot cover 400.
+ */
+export type ErrorOperation = 'send' | 'transfer';
+
+type CatalogueEntry = { status: number; title: string; statusByOperation?: Partial<Record<ErrorOperation, number>> };
+
+/**
+ * The error catalogue: every machine-readable code the API answers, with its status and title.
+ * Domain functions throw `DomainError` naming a code (and, where it matters, the operation);
+ * only this table says which HTTP status that is. The route wrapper turns the error into
+ * problem+json, and the OpenAPI document lists the same codes.
  */
 export const ERROR_CODES = {
   VALIDATION_ERROR: { status: 400, title: 'Validation failed' },
   DEFAULT_GROUP_LOCKED: { status: 400, title: 'The default group cannot be modified' },
   INVALID_CODE: { status: 400, title: 'Invalid code' },
-  INSUFFICIENT_CREDITS: { status: 402, title: 'Insufficient credits' },
+  INSUFFICIENT_CREDITS: { status: 402, title: 'Insufficient credits', statusByOperation: { transfer: 400 } },
   UNAUTHENTICATED: { status: 401, title: 'Unauthenticated' },
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   WRONG_KEY_KIND: { status: 403, title: 'Wrong kind of key' },
@@ -29,15 +38,21 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The HTTP status of `code`, raised by `operation`. */
+export function statusOf(code: ErrorCode, operation?: ErrorOperation): number {
+  const entry: CatalogueEntry = ERROR_CODES[code];
+  return (operation && entry.statusByOperation?.[operation]) || entry.status;
+}
 
 export type FieldError = { path: string; message: string };
 
 export type DomainErrorOptions = {
-  /** Overrides the catalogue's status (INSUFFICIENT_CREDITS is 402 on sends, 400 on transfers). */
-  status?: number;
+  /** The operation refused, for the codes whose status depends on it (see ERROR_CODES). */
+  operation?: ErrorOperation;
   errors?: FieldError[];
   /** Extra members of the problem body, e.g. `message_id` on DUPLICATE_REQUEST. */
   extra?: Record<string, unknown>;
@@ -46,7 +61,7 @@ export type DomainErrorOptions = {
 
 export class DomainError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
+  readonly operation?: ErrorOperation;
   readonly detail: string;
   readonly errors?: FieldError[];
   readonly extra?: Record<string, unknown>;
@@ -56,11 +71,16 @@ export class DomainError extends Error {
     super(`${code}: ${detail}`);
     this.name = 'DomainError';
     this.code = code;
-    this.status = options.status ?? ERROR_CODES[code].status;
+    this.operation = options.operation;
     this.detail = detail;
     this.errors = options.errors;
     this.extra = options.extra;
     this.headers = options.headers;
+  }
+
+  /** The catalogue's status for this error (what the route wrapper answers). */
+  get status(): number {
+    return statusOf(this.code, this.operation);
   }
 }
 

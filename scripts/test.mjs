@@ -1,22 +1,70 @@
-// `npm test`: type-check, lint, Vitest (unit + API integration), then Playwright end to end.
-// Stops at the first failing step and exits non-zero.
+// `npm test`: type-check, lint, migrations, Vitest (unit + API integration), then Playwright end to
+// end. Stops at the first failing step and exits non-zero.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * The committed migrations are consistent (`drizzle-kit check`) and describe db/schema exactly:
+ * `drizzle-kit generate` run against a temporary copy of db/migrations must find nothing to write.
+ * The copy keeps this step from ever writing into db/migrations.
+ */
+function migrationsMatchSchema() {
+  const check = run('npx', ['drizzle-kit', 'check']);
+  if (check !== 0) return check;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-migrations-'));
+  try {
+    const copy = path.join(scratch, 'migrations');
+    fs.cpSync(path.join('db', 'migrations'), copy, { recursive: true });
+    const before = fs.readdirSync(copy, { recursive: true }).sort().join('\n');
+    // drizzle-kit wants --out relative to the working directory; stdin closed so a prompt fails, never waits.
+    const generated = run(
+      'npx',
+      [
+        'drizzle-kit',
+        'generate',
+        '--dialect',
+        'postgresql',
+        '--schema',
+        './db/schema/index.ts',
+        '--out',
+        path.relative(process.cwd(), copy),
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'], timeout: 120_000 },
+    );
+    if (generated !== 0) return generated;
+    if (fs.readdirSync(copy, { recursive: true }).sort().join('\n') !== before) {
+      console.error('\nschema changed without a migration: run npm run db:generate');
+      return 1;
+    }
+    return 0;
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function run(command, args, options = { stdio: 'inherit' }) {
+  console.log(`$ ${command} ${args.join(' ')}`);
+  return spawnSync(command, args, options).status ?? 1;
+}
 
 const steps = [
-  ['type-check', 'npx', ['tsc', '--noEmit']],
-  ['lint', 'npx', ['biome', 'check', '.']],
-  ['vitest', 'npx', ['vitest', 'run']],
-  ['playwright', 'npx', ['playwright', 'test']],
+  ['type-check', () => run('npx', ['tsc', '--noEmit'])],
+  ['lint', () => run('npx', ['biome', 'check', '.'])],
+  ['migrations', migrationsMatchSchema],
+  ['vitest', () => run('npx', ['vitest', 'run'])],
+  ['playwright', () => run('npx', ['playwright', 'test'])],
 ];
 
-for (const [name, command, args] of steps) {
-  console.log(`\n▶ ${name}: ${command} ${args.join(' ')}`);
+for (const [name, step] of steps) {
+  console.log(`\n▶ ${name}`);
   const started = Date.now();
-  const result = spawnSync(command, args, { stdio: 'inherit' });
+  const status = step();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (result.status !== 0) {
+  if (status !== 0) {
     console.error(`\n✖ ${name} failed after ${seconds}s`);
-    process.exit(result.status ?? 1);
+    process.exit(status);
   }
   console.log(`✔ ${name} (${seconds}s)`);
 }

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { check, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { checkIn } from './check-in';
 
 export const PLANS = ['free', 'pro'] as const;
 export type PlanName = (typeof PLANS)[number];
@@ -19,6 +19,6 @@ export const accounts = pgTable(
   (t) => [
     // Binding an email that exists joins its account: the lookup and the race both rest here.
     uniqueIndex('accounts_email_key').on(t.email),
-    check('accounts_plan_check', sql`${t.plan} in ('free', 'pro')`),
+    checkIn('accounts_plan_check', t.plan, PLANS),
   ],
 );

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { checkIn } from './check-in';
 
 export const LEDGER_KINDS = [
   'starter_grant',
@@ -41,5 +42,6 @@ export const creditLedger = pgTable(
     index('credit_ledger_group_idx').on(t.groupId, t.id),
     // A message is charged at most once and refunded at most once, whatever retries happen.
     uniqueIndex('credit_ledger_message_kind_key').on(t.messageId, t.kind).where(sql`${t.messageId} is not null`),
+    checkIn('credit_ledger_kind_check', t.kind, LEDGER_KINDS),
   ],
 );

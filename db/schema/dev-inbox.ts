@@ -1,4 +1,5 @@
 import { bigserial, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { checkIn } from './check-in';
 
 export const INBOX_CHANNELS = ['sms', 'email'] as const;
 
@@ -14,5 +15,8 @@ export const devInbox = pgTable(
     code: text('code'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('dev_inbox_created_idx').on(t.createdAt)],
+  (t) => [
+    index('dev_inbox_created_idx').on(t.createdAt),
+    checkIn('dev_inbox_channel_check', t.channel, INBOX_CHANNELS),
+  ],
 );

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { checkIn } from './check-in';
 
 export const DEVICE_STATUSES = ['pending_verification', 'verified', 'activated', 'revoked'] as const;
 export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
@@ -47,6 +48,8 @@ export const devices = pgTable(
     uniqueIndex('devices_key_hash_key').on(t.keyHash).where(sql`${t.keyHash} is not null`),
     index('devices_phone_number_idx').on(t.phoneNumber),
     index('devices_account_idx').on(t.accountId),
+    checkIn('devices_status_check', t.status, DEVICE_STATUSES),
+    checkIn('devices_kind_check', t.kind, DEVICE_KINDS),
   ],
 );
 
@@ -71,5 +74,6 @@ export const verificationCodes = pgTable(
     // The live code of a device or email is the newest row for it.
     index('verification_codes_device_idx').on(t.deviceId, t.purpose, t.createdAt),
     index('verification_codes_email_idx').on(t.email, t.purpose, t.createdAt),
+    checkIn('verification_codes_purpose_check', t.purpose, CODE_PURPOSES),
   ],
 );

@@ -14,6 +14,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { checkIn } from './check-in';
 import { devices } from './devices';
 
 /** Groups share a credit balance. Ids are integers because the interface's `to_group` is. */
@@ -81,10 +82,8 @@ export const phones = pgTable(
     // The offline sweep looks only at phones that claim to be online.
     index('phones_online_heartbeat_idx').on(t.lastHeartbeatAt).where(sql`${t.status} = 'online'`),
     check('phones_battery_range', sql`${t.battery} is null or ${t.battery} between 0 and 100`),
-    check(
-      'phones_sim_verification_check',
-      sql.raw(`sim_verification in (${SIM_VERIFICATIONS.map((value) => `'${value}'`).join(', ')})`),
-    ),
+    checkIn('phones_status_check', t.status, PHONE_STATUSES),
+    checkIn('phones_sim_verification_check', t.simVerification, SIM_VERIFICATIONS),
   ],
 );
 
@@ -116,6 +115,10 @@ export const pairingCodes = pgTable(
   ],
 );
 
+/** What a phone reports in a heartbeat; `unknown` is only ever the state of a phone never heard from. */
+export const HEARTBEAT_STATUSES = ['online', 'offline'] as const;
+export type HeartbeatStatus = (typeof HEARTBEAT_STATUSES)[number];
+
 export const heartbeats = pgTable(
   'heartbeats',
   {
@@ -126,9 +129,12 @@ export const heartbeats = pgTable(
     phoneId: uuid('phone_id')
       .notNull()
       .references(() => phones.id, { onDelete: 'cascade' }),
-    status: text('status').notNull(),
+    status: text('status', { enum: HEARTBEAT_STATUSES }).notNull(),
     battery: smallint('battery'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('heartbeats_phone_created_idx').on(t.phoneId, t.createdAt)],
+  (t) => [
+    index('heartbeats_phone_created_idx').on(t.phoneId, t.createdAt),
+    checkIn('heartbeats_status_check', t.status, HEARTBEAT_STATUSES),
+  ],
 );

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { checkIn } from './check-in';
 import { phones } from './fleet';
 
 export const MESSAGE_STATUSES = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'received'] as const;
@@ -74,6 +75,10 @@ export const messages = pgTable(
     index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched')`),
     // Pacing counts what a phone was handed recently.
     index('messages_phone_updated_idx').on(t.phoneId, t.updatedAt).where(sql`${t.direction} = 'outbound'`),
+    checkIn('messages_direction_check', t.direction, MESSAGE_DIRECTIONS),
+    checkIn('messages_status_check', t.status, MESSAGE_STATUSES),
+    checkIn('messages_encoding_check', t.encoding, ENCODINGS),
+    checkIn('messages_kind_check', t.kind, MESSAGE_KINDS),
   ],
 );
 
@@ -89,5 +94,8 @@ export const messageStatusHistory = pgTable(
     error: text('error'),
     at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('message_status_history_message_idx').on(t.messageId, t.id)],
+  (t) => [
+    index('message_status_history_message_idx').on(t.messageId, t.id),
+    checkIn('message_status_history_status_check', t.status, MESSAGE_STATUSES),
+  ],
 );

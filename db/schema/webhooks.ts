@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { checkIn } from './check-in';
 import { events } from './events';
 
 export const webhooks = pgTable(
@@ -60,6 +61,7 @@ export const webhookDeliveries = pgTable(
     // Workers claim due pending rows.
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+    checkIn('webhook_deliveries_status_check', t.status, DELIVERY_STATUSES),
   ],
 );
 

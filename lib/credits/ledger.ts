@@ -1,7 +1,7 @@
-import { and, eq, gte, sql } from 'drizzle-orm';
-import type { Executor } from '@/db';
-import { creditLedger, type LedgerKind, phoneGroups } from '@/db/schema';
-import { DomainError } from '@/lib/errors';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '@/db';
+import { type LedgerKind, phoneGroups } from '@/db/schema';
+import { DomainError, type ErrorOperation } from '@/lib/errors';
 
 export type CreditMovement = {
   accountId: string;
@@ -12,17 +12,46 @@ export type CreditMovement = {
   messageId?: string;
   transferId?: string;
   note?: string;
-  /** Status of INSUFFICIENT_CREDITS: 402 when a send is refused, 400 for a transfer. */
-  insufficientStatus?: 400 | 402;
+};
+
+/** A refused debit of these kinds is that operation's refusal (its status is the catalogue's). */
+const REFUSED_OPERATION: Partial<Record<LedgerKind, ErrorOperation>> = {
+  message_charge: 'send',
+  transfer_out: 'transfer',
 };
 
 /**
- * Why a guarded debit took nothing: the group is gone or another account's (404 GROUP_NOT_FOUND),
- * or its balance does not cover `required` (INSUFFICIENT_CREDITS: 402 for sends, 400 for transfers).
+ * The call of `simgate_move_credits` (migration 0004), the one definition of how credits move: a
+ * balance update guarded so that no group goes below zero, and its ledger rows, `amount` each, one
+ * per message id (or one without). It yields the balance after the movement, or NULL when nothing
+ * moved. A SQL expression, so that the one-statement send can call it from a CTE; `groupId` may be
+ * a column of that statement.
+ */
+export function creditMovementCall(movement: {
+  accountId: string;
+  groupId: number | SQL;
+  amount: number;
+  kind: LedgerKind;
+  messageIds?: string[];
+  transferId?: string;
+  note?: string;
+}): SQL {
+  const { amount, messageIds } = movement;
+  if (!Number.isInteger(amount) || amount === 0) throw new Error(`creditMovementCall: bad amount ${amount}`);
+  if (messageIds?.length === 0) throw new Error('creditMovementCall: an empty list of messages');
+  // One array parameter whatever N is (uuids need no quoting in an array literal).
+  const ids = messageIds ? `{${messageIds.join(',')}}` : null;
+  return sql`simgate_move_credits(${movement.accountId}::uuid, (${movement.groupId})::integer, ${amount}::integer,
+    ${movement.kind}::text, ${ids}::uuid[], ${movement.transferId ?? null}::uuid, ${movement.note ?? null}::text)`;
+}
+
+/**
+ * Why a movement took nothing: the group is gone or another account's (GROUP_NOT_FOUND), or its
+ * balance does not cover `required` (INSUFFICIENT_CREDITS, raised by `operation`).
  */
 export async function refusedDebitError(
   executor: Executor,
-  debit: { accountId: string; groupId: number; required: number; status?: 400 | 402 },
+  debit: { accountId: string; groupId: number; required: number; operation?: ErrorOperation },
 ): Promise<DomainError> {
   const { accountId, groupId, required } = debit;
   const [group] = await executor
@@ -33,44 +62,42 @@ export async function refusedDebitError(
   return new DomainError(
     'INSUFFICIENT_CREDITS',
     `Group ${groupId} has ${group.balance} credit(s); ${required} needed.`,
-    {
-      status: debit.status ?? 402,
-      extra: { balance: group.balance, required },
-    },
+    { operation: debit.operation, extra: { balance: group.balance, required } },
   );
 }
 
-/**
- * The one way credits move: a guarded balance update and its ledger row, in the caller's
- * transaction. The `balance >= amount` guard and the table's CHECK keep every group at or above
- * zero under any concurrency (the update takes the group's row lock).
- */
-export async function moveCredits(tx: Executor, movement: CreditMovement): Promise<{ balanceAfter: number }> {
-  const { accountId, groupId, amount } = movement;
-  if (!Number.isInteger(amount) || amount === 0) throw new Error(`moveCredits: bad amount ${amount}`);
-  const [updated] = await tx
-    .update(phoneGroups)
-    .set({ balance: sql`${phoneGroups.balance} + ${amount}` })
-    .where(
-      and(
-        eq(phoneGroups.id, groupId),
-        eq(phoneGroups.accountId, accountId),
-        amount < 0 ? gte(phoneGroups.balance, -amount) : undefined,
-      ),
-    )
-    .returning({ balance: phoneGroups.balance });
-  if (!updated) {
-    throw await refusedDebitError(tx, { accountId, groupId, required: -amount, status: movement.insufficientStatus });
+async function runMovement(
+  tx: Executor,
+  movement: Parameters<typeof creditMovementCall>[0] & { groupId: number },
+): Promise<{ balanceAfter: number }> {
+  const [moved] = await queryRows<{ balance_after: number | null }>(
+    tx,
+    sql`select ${creditMovementCall(movement)} as balance_after`,
+  );
+  if (moved?.balance_after === null || moved?.balance_after === undefined) {
+    const { accountId, groupId, amount, kind } = movement;
+    const required = -amount * (movement.messageIds?.length ?? 1);
+    throw await refusedDebitError(tx, { accountId, groupId, required, operation: REFUSED_OPERATION[kind] });
   }
-  await tx.insert(creditLedger).values({
-    accountId,
-    groupId,
-    kind: movement.kind,
-    amount,
-    balanceAfter: updated.balance,
-    messageId: movement.messageId,
-    transferId: movement.transferId,
-    note: movement.note,
-  });
-  return { balanceAfter: updated.balance };
+  return { balanceAfter: Number(moved.balance_after) };
+}
+
+/**
+ * Moves credits in the caller's transaction: one ledger row and the guarded balance update. Under
+ * any concurrency no group goes below zero (the update takes the group's row lock).
+ */
+export function moveCredits(tx: Executor, movement: CreditMovement): Promise<{ balanceAfter: number }> {
+  const { messageId, ...rest } = movement;
+  return runMovement(tx, { ...rest, messageIds: messageId ? [messageId] : undefined });
+}
+
+/**
+ * One credit per message, all or nothing: if the group cannot cover every message, nothing moves
+ * and INSUFFICIENT_CREDITS is thrown. Run it in the transaction that inserts the messages.
+ */
+export function chargeMessages(
+  tx: Executor,
+  charge: { accountId: string; groupId: number; messageIds: string[] },
+): Promise<{ balanceAfter: number }> {
+  return runMovement(tx, { ...charge, amount: -1, kind: 'message_charge' });
 }

@@ -19,7 +19,7 @@ export type TransferInput = {
  * Moves credits between two groups of the account: a transfer_out and a transfer_in row sharing
  * a transfer id. Both group rows are locked lowest id first, the order every multi-group
  * operation uses, so concurrent transfers cannot deadlock; the guarded debit refuses an overdraft
- * with 400 INSUFFICIENT_CREDITS.
+ * with INSUFFICIENT_CREDITS (a transfer's refusal: see ERROR_CODES).
  */
 export async function transferCredits(
   executor: Executor,
@@ -50,7 +50,6 @@ export async function transferCredits(
       amount: -amount,
       kind: 'transfer_out',
       transferId,
-      insufficientStatus: 400,
     });
     const into = await moveCredits(tx, { accountId, groupId: toGroup, amount, kind: 'transfer_in', transferId });
     return {

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode, type FieldError } from '@/lib/errors';
+import { ERROR_CODES, type ErrorCode, type ErrorOperation, type FieldError, statusOf } from '@/lib/errors';
 
 export type Problem = {
   type: 'about:blank';
@@ -11,16 +11,22 @@ export type Problem = {
   [extra: string]: unknown;
 };
 
-export function problemBody(
-  code: ErrorCode,
-  detail: string,
-  options: { status?: number; errors?: FieldError[]; extra?: Record<string, unknown>; requestId?: string } = {},
-): Problem {
+export type ProblemOptions = {
+  /** The operation that raised `code`: the catalogue's status for it is the answer's. */
+  operation?: ErrorOperation;
+  /** A status decided by the transport itself, not by the catalogue. */
+  status?: number;
+  errors?: FieldError[];
+  extra?: Record<string, unknown>;
+  requestId?: string;
+};
+
+export function problemBody(code: ErrorCode, detail: string, options: ProblemOptions = {}): Problem {
   const body: Problem = {
     ...options.extra,
     type: 'about:blank',
     title: ERROR_CODES[code].title,
-    status: options.status ?? ERROR_CODES[code].status,
+    status: options.status ?? statusOf(code, options.operation),
     code,
     detail,
   };

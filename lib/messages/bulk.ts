@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { bulkMessages, messages, phones } from '@/db/schema';
-import { chargeMessages } from '@/lib/credits/charge-messages';
+import { chargeMessages } from '@/lib/credits/ledger';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { notifyOutbox } from '@/lib/notify/outbox';
@@ -27,7 +27,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
     const sender = await findSenderPhone(tx, accountId, input.from);
     const messageIds = recipients.map(() => randomUUID());
     // Charge first: a group that cannot pay refuses before a thousand rows are written.
-    await chargeMessages(tx, { accountId, groupId: sender.groupId, messageIds, insufficientStatus: 402 });
+    await chargeMessages(tx, { accountId, groupId: sender.groupId, messageIds });
     const [bulk] = await tx
       .insert(bulkMessages)
       .values({ accountId, phoneId: sender.id, content: input.content, recipientCount: recipients.length })

@@ -1,10 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
-import { PgTransaction } from 'drizzle-orm/pg-core';
 import { type Executor, queryRows } from '@/db';
 import { messages } from '@/db/schema';
-import { messageChargeCtes } from '@/lib/credits/charge-message';
-import { refusedDebitError } from '@/lib/credits/ledger';
-import { isUniqueViolation } from '@/lib/db';
+import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
+import { isTransaction, isUniqueViolation } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { toE164 } from '@/lib/phone-number';
@@ -38,6 +37,8 @@ function checkInput(input: SendInput): { from: string; to: string } {
 }
 
 type Accepted = {
+  /** Chosen before the statement: the charge's ledger row names the message it pays for. */
+  id: string;
   accountId: string;
   from: string;
   to: string;
@@ -59,6 +60,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
   const schedule = scheduleOf(input);
   const { encoding, segments } = countSegments(input.content);
   const accepted: Accepted = {
+    id: randomUUID(),
     accountId,
     from,
     to,
@@ -70,7 +72,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
   };
   try {
     // A savepoint inside a caller's transaction: a send the database refuses leaves that transaction usable.
-    return executor instanceof PgTransaction
+    return isTransaction(executor)
       ? await executor.transaction((tx) => acceptMessage(tx, accepted))
       : await acceptMessage(executor, accepted);
   } catch (error) {
@@ -102,27 +104,31 @@ async function acceptMessage(executor: Executor, message: Accepted): Promise<Mes
     accountId: message.accountId,
     groupId: Number(outcome.sender_group_id),
     required: 1,
+    operation: 'send',
   });
 }
 
 /**
  * The whole send as one statement, so it is one round trip and holds the group's row lock only
- * while the statement runs. Every CTE runs on one snapshot, so the statement is built to write
- * nothing unless it writes everything: the charge is taken only if the sender is the account's
- * and the request_id is unused (as far as the snapshot shows), and the message, its ledger row,
- * its history row and the wake-up all select FROM the charge. A send with the same request_id
- * committing after the snapshot makes the insert fail on messages_account_request_id_key (after
- * waiting for it), which undoes the charge with the statement. The answer row tells the cases
- * apart: no row (not the account's phone), `existing_id` (request_id used), no message (the charge
- * was refused), or the message.
+ * while the statement runs (a transaction around several statements would hold it across all
+ * their round trips, and every send of the group would wait behind it). Every CTE runs on one
+ * snapshot, so the statement is built to write nothing unless it writes everything: the charge
+ * (`simgate_move_credits`, the rule every credit movement goes through) is taken only if the
+ * sender is the account's and the request_id is unused (as far as the snapshot shows), and the
+ * message, its history row and the wake-up all select FROM the charge. A send with the same
+ * request_id committing after the snapshot makes the insert fail on
+ * messages_account_request_id_key (after waiting for it), which undoes the charge with the
+ * statement. The answer row tells the cases apart: no row (not the account's phone),
+ * `existing_id` (request_id used), no message (the charge was refused), or the message.
  */
 function acceptStatement(message: Accepted): SQL {
   const { accountId, requestId } = message;
-  const charge = messageChargeCtes({
+  const charge = creditMovementCall({
     accountId,
-    groupId: sql`select group_id from sender`,
-    when: sql`not exists (select 1 from existing)`,
-    paidFor: 'message',
+    groupId: sql`sender.group_id`,
+    amount: -1,
+    kind: 'message_charge',
+    messageIds: [message.id],
   });
   // A new queued message needs only its history row: `queued` emits no event and refunds nothing.
   return sql`
@@ -133,17 +139,19 @@ function acceptStatement(message: Accepted): SQL {
     existing as (
       select id from messages where account_id = ${accountId}::uuid and request_id = ${requestId}::text
     ),
-    ${charge.charged},
+    charged as (
+      select ${charge} as balance_after from sender where not exists (select 1 from existing)
+    ),
     message as (
-      insert into messages (account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
+      insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
         encoding, request_id, send_at, expires_at)
-      select ${accountId}::uuid, sender.id, charged.group_id, 'outbound', ${message.from}::text, ${message.to}::text,
-        ${message.content}::text, 'queued', ${message.segments}::int, ${message.encoding}::text, ${requestId}::text,
-        ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz
+      select ${message.id}::uuid, ${accountId}::uuid, sender.id, sender.group_id, 'outbound', ${message.from}::text,
+        ${message.to}::text, ${message.content}::text, 'queued', ${message.segments}::int, ${message.encoding}::text,
+        ${requestId}::text, ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz
       from sender, charged
+      where charged.balance_after is not null
       returning *
     ),
-    ${charge.ledger},
     history as (
       insert into message_status_history (message_id, status, at) select id, status, created_at from message
     ),
