@@ -1,3 +1,4 @@
+import { INBOX_CHANNELS } from '@/db/schema';
 import { z } from '@/lib/zod';
 
 /**
@@ -15,3 +16,14 @@ export const inboxQuery = z.object({
   to: inboxAddress.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
+
+export const inboxEntrySchema = z
+  .object({
+    channel: z.enum(INBOX_CHANNELS),
+    to: z.string(),
+    subject: z.string().nullable(),
+    text: z.string(),
+    code: z.string().nullable(),
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('DevInboxEntry');

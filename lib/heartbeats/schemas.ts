@@ -1,9 +1,9 @@
+import { HEARTBEAT_STATUSES } from '@/db/schema';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
 
-export const HEARTBEAT_STATUSES = ['online', 'offline'] as const;
-export type HeartbeatStatus = (typeof HEARTBEAT_STATUSES)[number];
+export { HEARTBEAT_STATUSES, type HeartbeatStatus } from '@/db/schema';
 
 export const heartbeatBody = z
   .object({

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { type Database, getDb } from '@/db';
 import { DomainError } from '@/lib/errors';
 import { log } from '@/lib/log';
+import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
 import { type AuthMode, authenticate, type PrincipalFor } from './authenticate';
 import { queryObject, readJsonBody, validate } from './parse';
 import { problemBody, problemResponse } from './problem';
@@ -17,6 +18,11 @@ export type RouteOptions<M extends AuthMode, B extends Schema, Q extends Schema,
   params?: P;
   /** Status of a successful answer that is not a Response (default 200; 204 when nothing is returned). */
   status?: number;
+  /**
+   * The operation's documentation: the OpenAPI document is generated from the routes themselves. Optional
+   * only for handlers built in tests; the document refuses a route of app/api without it.
+   */
+  doc?: OperationDoc;
 };
 
 export type RouteContext<M extends AuthMode, B extends Schema, Q extends Schema, P extends Schema> = {
@@ -46,7 +52,8 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 
 /**
  * The one wrapper every /api route goes through: authenticate, parse, run, respond.
- * Whatever is thrown ends as problem+json; nothing internal leaks.
+ * Whatever is thrown ends as problem+json; nothing internal leaks. The handler carries its options
+ * and documentation, from which lib/openapi/document.ts writes its operation.
  */
 export function route<
   M extends AuthMode,
@@ -54,7 +61,7 @@ export function route<
   Q extends Schema = undefined,
   P extends Schema = undefined,
 >(options: RouteOptions<M, B, Q, P>, handler: (ctx: RouteContext<M, B, Q, P>) => Promise<unknown>): RouteHandler {
-  return async (req, nextContext) => {
+  const run: RouteHandler = async (req, nextContext) => {
     const requestId = requestIdOf(req);
     const started = performance.now();
     const url = new URL(req.url);
@@ -88,6 +95,7 @@ export function route<
     );
     return response;
   };
+  return attachSpec(run, options);
 }
 
 function toResponse(result: unknown, status: number | undefined): Response {
@@ -118,7 +126,7 @@ export function errorResponse(error: unknown, requestId: string, req?: Request):
   if (error instanceof DomainError) {
     return problemResponse(
       problemBody(error.code, error.detail, {
-        status: error.status,
+        operation: error.operation,
         errors: error.errors,
         extra: error.extra,
         requestId,

@@ -1,45 +1,27 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { registerAuthRoutes } from '@/lib/auth/openapi';
-import { registerCreditsRoutes } from '@/lib/credits/openapi';
-import { registerDevicesRoutes } from '@/lib/devices/openapi';
-import { registerGroupsRoutes } from '@/lib/groups/openapi';
-import { registerHeartbeatsRoutes } from '@/lib/heartbeats/openapi';
-import { registerMessagesRoutes } from '@/lib/messages/openapi';
-import { registerPhonesRoutes } from '@/lib/phones/openapi';
-import { registerSmsGateAppRoutes } from '@/lib/protocols/smsgate-app/openapi';
-import { registerWebhooksRoutes } from '@/lib/webhooks/openapi';
-import { defineRoute } from './define';
+import { registerEventPayloads } from '@/lib/webhooks/docs';
+import { type DocumentedSpec, type HttpMethod, registerOperation, specOf } from './define';
+import { TAGS } from './tags';
 
-/** Every area registers its operations here; the document is generated once per process. */
-const AREAS: Array<(registry: OpenAPIRegistry) => void> = [
-  registerDevicesRoutes,
-  registerAuthRoutes,
-  registerPhonesRoutes,
-  registerGroupsRoutes,
-  registerCreditsRoutes,
-  registerHeartbeatsRoutes,
-  registerMessagesRoutes,
-  registerWebhooksRoutes,
-  registerSmsGateAppRoutes,
-  registerMetaRoutes,
-];
+/** One route module and its URL path (`/api/v1/phones/{id}`), as the generated index under app/ lists them. */
+export type RouteIndex = ReadonlyArray<{ path: string; module: Record<string, unknown> }>;
 
-function registerMetaRoutes(registry: OpenAPIRegistry): void {
-  defineRoute(registry, {
-    method: 'get',
-    path: '/api/v1/openapi.json',
-    summary: 'This OpenAPI document',
-    tags: ['Meta'],
-    auth: 'none',
-    response: { status: 200, description: 'The OpenAPI 3.1 document of this API.' },
-  });
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export type Operation = { method: HttpMethod; path: string; spec: DocumentedSpec };
+
+/** Every handler the modules export, with the spec its route wrapper gave it; a handler without one is an error. */
+export function operationsOf(routes: RouteIndex): Operation[] {
+  return routes.flatMap(({ path, module }) =>
+    HTTP_METHODS.filter((method) => method in module).map((method) => {
+      const spec = specOf(module[method]);
+      if (!spec?.doc) throw new Error(`${method} ${path} has no documentation: give its route() a \`doc\``);
+      return { method: method.toLowerCase() as HttpMethod, path, spec: spec as DocumentedSpec };
+    }),
+  );
 }
 
-let cached: object | undefined;
-
-export function openApiDocument(): object {
-  if (cached) return cached;
-  const registry = new OpenAPIRegistry();
+function registerSecuritySchemes(registry: OpenAPIRegistry): void {
   registry.registerComponent('securitySchemes', 'AccountKey', {
     type: 'apiKey',
     in: 'header',
@@ -58,8 +40,24 @@ export function openApiDocument(): object {
     name: 'next-auth.session-token',
     description: 'The dashboard session. State changes must come from the app origin (Origin is checked).',
   });
-  for (const register of AREAS) register(registry);
-  cached = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  registry.registerComponent('securitySchemes', 'AppToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The token the SMSGate app received when it signed in by code (a device credential, `dk_…`).',
+  });
+}
+
+const documents = new WeakMap<RouteIndex, object>();
+
+/** The OpenAPI document of the given routes, generated from what each route declares; once per process. */
+export function openApiDocument(routes: RouteIndex): object {
+  const cached = documents.get(routes);
+  if (cached) return cached;
+  const registry = new OpenAPIRegistry();
+  registerSecuritySchemes(registry);
+  for (const { method, path, spec } of operationsOf(routes)) registerOperation(registry, method, path, spec);
+  registerEventPayloads(registry);
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Simgate API',
@@ -72,8 +70,12 @@ export function openApiDocument(): object {
         'newest first, with `?limit=` (1–100, default 20) and `?cursor=`. Every response has `x-request-id`.',
         'Bodies over 1 MiB answer 413, non-JSON bodies 415, malformed JSON 400 `VALIDATION_ERROR`.',
       ].join('\n'),
+      // No licence is granted yet (package.json is private, the repository has no LICENSE): say so.
+      license: { name: 'Proprietary: no licence granted', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: '/', description: 'This Simgate instance.' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
   });
-  return cached;
+  documents.set(routes, document);
+  return document;
 }

@@ -1,5 +1,6 @@
 import type { AuthMode } from '@/lib/http/authenticate';
 import { type RouteContext, type RouteHandler, type RouteOptions, route } from '@/lib/http/route';
+import { attachSpec } from '@/lib/openapi/define';
 
 type Schema = Parameters<typeof route>[0]['body'];
 
@@ -7,7 +8,7 @@ type Schema = Parameters<typeof route>[0]['body'];
  * The route wrapper for the SMSGate app's surface: the same authenticate → parse → run → respond,
  * answered the way the app reads it. Its HTTP client (Ktor) decodes only `application/json`, and
  * the reference server's errors are `{ "message": … }`, so an error keeps its problem fields and
- * gains `message`, as `application/json`.
+ * gains `message`, as `application/json`. Its documentation says so, and names the app's Bearer token.
  */
 export function mobileRoute<
   M extends AuthMode,
@@ -16,7 +17,12 @@ export function mobileRoute<
   P extends Schema = undefined,
 >(options: RouteOptions<M, B, Q, P>, handler: (ctx: RouteContext<M, B, Q, P>) => Promise<unknown>): RouteHandler {
   const inner = route(options, handler);
-  return async (req, context) => asAppAnswer(await inner(req, context));
+  const run: RouteHandler = async (req, context) => asAppAnswer(await inner(req, context));
+  return attachSpec(run, {
+    ...options,
+    security: options.auth === 'device' ? [{ AppToken: [] }] : [],
+    errorMediaType: 'application/json',
+  });
 }
 
 async function asAppAnswer(response: Response): Promise<Response> {

@@ -1,12 +1,36 @@
 import { route } from '@/lib/http/route';
+import { pageOf } from '@/lib/openapi/define';
 import { pageQuery } from '@/lib/pagination';
+import { DELIVERY_RULES } from '@/lib/webhooks/docs';
 import { createWebhook, listWebhooks } from '@/lib/webhooks/manage';
-import { createWebhookBody } from '@/lib/webhooks/schemas';
+import { createdWebhookSchema, createWebhookBody, webhookSchema } from '@/lib/webhooks/schemas';
 
-export const POST = route({ auth: 'account', body: createWebhookBody, status: 201 }, async ({ db, principal, body }) =>
-  createWebhook(db, principal.accountId, body),
+export const POST = route(
+  {
+    auth: 'account',
+    body: createWebhookBody,
+    status: 201,
+    doc: {
+      operationId: 'createWebhook',
+      summary: 'Create a webhook',
+      description: `Answers the webhook with its signing \`secret\`.\n\n${DELIVERY_RULES}`,
+      tags: ['Webhooks'],
+      response: { description: 'The webhook, with its signing secret.', schema: createdWebhookSchema },
+    },
+  },
+  async ({ db, principal, body }) => createWebhook(db, principal.accountId, body),
 );
 
-export const GET = route({ auth: 'account', query: pageQuery }, async ({ db, principal, query }) =>
-  listWebhooks(db, principal.accountId, query),
+export const GET = route(
+  {
+    auth: 'account',
+    query: pageQuery,
+    doc: {
+      operationId: 'listWebhooks',
+      summary: 'List webhooks',
+      tags: ['Webhooks'],
+      response: { description: 'Webhooks, newest first (no secrets).', schema: pageOf(webhookSchema) },
+    },
+  },
+  async ({ db, principal, query }) => listWebhooks(db, principal.accountId, query),
 );

@@ -1,7 +1,21 @@
+import { END_ALL_SESSIONS } from '@/lib/auth/docs';
 import { endAllSessions } from '@/lib/auth/session-version';
 import { route } from '@/lib/http/route';
 
 /** Sign-out and "sign out everywhere": ends every dashboard session of the account, this one included. */
-export const DELETE = route({ auth: 'account' }, async ({ db, principal }) => {
-  await endAllSessions(db, principal.accountId);
-});
+export const DELETE = route(
+  {
+    auth: 'account',
+    doc: {
+      operationId: 'endAllSessions',
+      summary: 'Sign out everywhere',
+      description: END_ALL_SESSIONS,
+      tags: ['Authentication'],
+      response: { description: 'Every session of the account has ended.' },
+      errors: ['FORBIDDEN'],
+    },
+  },
+  async ({ db, principal }) => {
+    await endAllSessions(db, principal.accountId);
+  },
+);

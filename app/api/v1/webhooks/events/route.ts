@@ -1,4 +1,18 @@
-import { presentCatalogue } from '@/lib/events/catalogue';
+import { catalogueEntrySchema, presentCatalogue } from '@/lib/events/catalogue';
 import { route } from '@/lib/http/route';
+import { CATALOGUE } from '@/lib/webhooks/docs';
+import { z } from '@/lib/zod';
 
-export const GET = route({ auth: 'none' }, async () => ({ data: presentCatalogue() }));
+export const GET = route(
+  {
+    auth: 'none',
+    doc: {
+      operationId: 'listWebhookEvents',
+      summary: 'The event catalogue',
+      description: CATALOGUE,
+      tags: ['Webhooks'],
+      response: { description: 'The catalogue.', schema: z.object({ data: z.array(catalogueEntrySchema) }) },
+    },
+  },
+  async () => ({ data: presentCatalogue() }),
+);

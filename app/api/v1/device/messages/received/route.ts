@@ -1,14 +1,30 @@
 import { json, route } from '@/lib/http/route';
+import { RECORD_RECEIVED } from '@/lib/messages/docs';
 import { receiveMessage } from '@/lib/messages/receive';
-import { receivedBody } from '@/lib/messages/schemas';
+import { messageSchema, receivedBody } from '@/lib/messages/schemas';
 
-export const POST = route({ auth: 'device', body: receivedBody }, async ({ db, principal, body }) => {
-  const { created, message } = await receiveMessage(db, principal, {
-    from: body.from,
-    content: body.content,
-    receivedAt: body.received_at,
-    deviceMessageId: body.device_message_id,
-  });
-  // A retry of a message already recorded answers it again, with 200 instead of 201.
-  return json(message, created ? 201 : 200);
-});
+export const POST = route(
+  {
+    auth: 'device',
+    body: receivedBody,
+    status: 201,
+    doc: {
+      operationId: 'recordReceivedMessage',
+      summary: 'Record an SMS the phone received',
+      description: RECORD_RECEIVED,
+      tags: ['Phone API'],
+      response: { description: 'The inbound message (200 on a retry).', schema: messageSchema },
+      errors: ['DEVICE_NOT_ACTIVATED', 'FORBIDDEN'],
+    },
+  },
+  async ({ db, principal, body }) => {
+    const { created, message } = await receiveMessage(db, principal, {
+      from: body.from,
+      content: body.content,
+      receivedAt: body.received_at,
+      deviceMessageId: body.device_message_id,
+    });
+    // A retry of a message already recorded answers it again, with 200 instead of 201.
+    return json(message, created ? 201 : 200);
+  },
+);

@@ -1,7 +1,18 @@
 import { route } from '@/lib/http/route';
 import { revealSecret } from '@/lib/webhooks/manage';
-import { webhookParams } from '@/lib/webhooks/schemas';
+import { secretSchema, webhookParams } from '@/lib/webhooks/schemas';
 
-export const GET = route({ auth: 'account', params: webhookParams }, async ({ db, principal, params }) =>
-  revealSecret(db, principal.accountId, params.id),
+export const GET = route(
+  {
+    auth: 'account',
+    params: webhookParams,
+    doc: {
+      operationId: 'getWebhookSecret',
+      summary: "Show a webhook's signing secret",
+      tags: ['Webhooks'],
+      response: { description: 'The current secret.', schema: secretSchema },
+      errors: ['NOT_FOUND'],
+    },
+  },
+  async ({ db, principal, params }) => revealSecret(db, principal.accountId, params.id),
 );

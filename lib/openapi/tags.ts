@@ -1,0 +1,18 @@
+/** The document's tags, in the order readers meet them. A route can only use a tag declared here. */
+export const TAGS = {
+  'Device activation': 'Register a phone by its number, prove its SIM, bind an email: the path to an account.',
+  Authentication: 'Dashboard sign-in codes, sessions and the retired password endpoints.',
+  'API keys': 'Account-wide keys (`sk_…`) for integrations. The key is shown once; the service keeps its hash.',
+  Phones: 'The numbers of the account, their devices, pacing and SIM checks.',
+  'Phone groups': 'Groups of phones; each holds its own credits.',
+  Credits: 'Balances per group, transfers between groups and the ledger of every movement.',
+  Messages: 'Send single and bulk messages, and read them with their state history.',
+  'Phone API': 'What a phone running the Simgate device client calls with its device key (`dk_…`).',
+  Heartbeats: 'Online status and battery of phones, and their history.',
+  Webhooks: 'Signed event deliveries to your endpoints, their log, and the event catalogue.',
+  'SMSGate app (mobile)':
+    'The private-server protocol of the unmodified SMSGate Android app, under `/api/mobile/v1`: camelCase, plain-JSON errors.',
+  Meta: 'This document, health checks and the development inbox.',
+} as const;
+
+export type TagName = keyof typeof TAGS;

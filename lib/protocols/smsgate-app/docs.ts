@@ -1,0 +1,58 @@
+import { KEEPALIVE_INTERVAL_MS } from './events';
+import { MAX_PULL } from './messages';
+import { SIGNATURE_TOLERANCE_SECONDS } from './signature';
+
+export const REGISTER_APP = [
+  'The SMSGate Android app (unmodified, "private server" mode) registers with a pairing code from',
+  '`POST /api/v1/phones/{id}/pairing-code`, sent as `Authorization: Code <code>` ("Sign in by code") or',
+  '`Authorization: Bearer <code>` (its "private token" field). Basic (login/password) answers 401: passwords',
+  'are retired. The phone switches to this device (its earlier devices are revoked) and its SIM check starts:',
+  'a free SMS from the phone to its own number; until it comes back, API sends from the phone answer 403.',
+  'SIM numbers the app reports (redacted to their last 4 digits) that all contradict the number: 409',
+  '`SIM_MISMATCH`. Every attempt counts against `REGISTER_IP_RATE_LIMIT`.',
+  '',
+  'Errors on this surface are `application/json` (the app decodes nothing else) with `message` beside the',
+  'problem fields.',
+].join('\n');
+
+export const UPDATE_APP =
+  '`id` must be this token’s device (else 403). A 401 here is what makes the app register again.';
+
+export const APP_SETTINGS = [
+  'What makes the app work without push services: `gateway.notification_channel: SSE_ONLY`, a',
+  '`ping.interval_seconds` of half `HEARTBEAT_TIMEOUT_S` (the app’s pings carry its battery level), and',
+  '`webhooks.signing_key`, this device’s key for signing its callbacks. The app applies the first two after',
+  'it restarts. No value is ever null (a null resets that setting in the app).',
+].join('\n');
+
+export const APP_WEBHOOKS =
+  "Simgate's own signed callback (`/api/mobile/v1/callback/{deviceId}`, under `APP_URL`) for each event it reads, with distinct ids.";
+
+export const APP_EVENTS_STREAM = [
+  '`text/event-stream`. On open: `WebhooksUpdated` and `SettingsUpdated` (the app refetches both); then',
+  '`MessageEnqueued` whenever a message is queued for this phone, on any app instance (PostgreSQL',
+  `LISTEN/NOTIFY); a \`:keepalive\` comment every ${KEEPALIVE_INTERVAL_MS / 1000} s. Every event carries \`data: null\`.`,
+  'An open stream counts as an online heartbeat (on open, then every half `HEARTBEAT_TIMEOUT_S`).',
+].join('\n');
+
+export const PULL_MESSAGES = [
+  `Up to ${MAX_PULL} due messages, claimed exactly as \`POST /api/v1/device/outbox/claim\` claims (pacing, now`,
+  '`dispatched`), newest first for `order=lifo` (the app’s default), plus messages handed out before and',
+  'not yet reported on (the app skips ids it holds). Dates are RFC 3339 UTC with milliseconds.',
+].join('\n');
+
+export const REPORT_APP_STATES = [
+  'States map onto Simgate’s: `Processed` and `Pending` change nothing (the phone holds it), `Sent` → sent,',
+  '`Delivered` → delivered (through sent), `Failed` → failed with the recipient’s `error` (the credit is',
+  'refunded), `Cancelled` → failed. A repeated report, an unknown or another phone’s id, and a malformed',
+  'item are skipped: the answer is 204 whenever the body is an array.',
+].join('\n');
+
+export const APP_CALLBACK = [
+  'Body `{ id, webhookId, event, deviceId, payload }`, signed: `X-Signature` is the hex HMAC-SHA256 of the',
+  'raw body followed by `X-Timestamp` (unix seconds), keyed with the device’s `webhooks.signing_key`. A wrong',
+  `signature, a timestamp more than ${SIGNATURE_TOLERANCE_SECONDS} s off, or a revoked device answers 401.`,
+  '`sms:received` → an inbound message (idempotent on `payload.messageId`, which the app repeats on retries;',
+  'an SMS from the phone’s own number with its SIM check code verifies the SIM); `sms:sent`, `sms:delivered`,',
+  '`sms:failed` → state reports; `system:ping` → a heartbeat with `battery:level`. Other events: 200, ignored.',
+].join('\n');
