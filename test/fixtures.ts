@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { beforeAll } from 'vitest';
 import type { Database } from '@/db';
 import { accounts, apiKeys, devices, type PlanName, phoneGroups, phones } from '@/db/schema';
 import { findOrCreateAccount } from '@/lib/accounts/find-or-create';
@@ -92,4 +93,30 @@ export async function createRevokedKey(db: Database, accountId: string): Promise
     .values({ accountId, name: 'revoked', keyHash: key.hash, prefix: key.prefix, revokedAt: new Date() });
   clearKeyCache();
   return key.key;
+}
+
+export type SharedAccount = { account: TestAccount; revokedKey: string };
+
+/**
+ * The account a test file shares, created in `beforeAll` with a revoked key of it beside (for the
+ * standard auth cases, test/auth-cases.ts). `account` stands for it: read its fields inside tests
+ * and hooks, not at module level. `fixture()` is what describeAuthCases takes.
+ */
+export function sharedTestAccount(
+  db: () => Database,
+  options: Parameters<typeof createTestAccount>[1] = {},
+): { account: TestAccount; fixture: () => SharedAccount } {
+  let shared: SharedAccount | undefined;
+  beforeAll(async () => {
+    const account = await createTestAccount(db(), options);
+    shared = { account, revokedKey: await createRevokedKey(db(), account.accountId) };
+  });
+  const fixture = (): SharedAccount => {
+    if (!shared) throw new Error('sharedTestAccount: the account is created in beforeAll; read it inside tests');
+    return shared;
+  };
+  const account = new Proxy({} as TestAccount, {
+    get: (_target, field) => fixture().account[field as keyof TestAccount],
+  });
+  return { account, fixture };
 }

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { POST as createKey, GET as listKeys } from '@/app/api/v1/auth/api-keys/route';
 import { POST as bindConfirm } from '@/app/api/v1/auth/bind/confirm/route';
 import { POST as bindRequest } from '@/app/api/v1/auth/bind/request-code/route';
@@ -10,23 +10,16 @@ import { accounts, creditLedger, devices, phoneGroups, phones, verificationCodes
 import { listDevInbox } from '@/lib/dev-inbox/store';
 import { createPhone } from '@/lib/phones/create';
 import { describeAuthCases } from '../auth-cases';
-import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
+import { createTestAccount, sharedTestAccount, testNumber } from '../fixtures';
 import { call, fromSocket } from '../http';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
-let account: TestAccount;
-let revokedKey: string;
-beforeAll(async () => {
-  account = await createTestAccount(db());
-  revokedKey = await createRevokedKey(db(), account.accountId);
-});
+const { account, fixture } = sharedTestAccount(db);
 afterEach(() => {
   vi.unstubAllEnvs();
 });
-
-const fixture = () => ({ account, revokedKey });
 
 /** The code of the newest dev-inbox message to an address or number. */
 async function lastCode(to: string): Promise<string> {

@@ -1,24 +1,18 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GET as readBulk } from '@/app/api/v1/bulk-messages/[id]/route';
 import { POST as sendBulk } from '@/app/api/v1/bulk-messages/route';
 import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { creditLedger, messageStatusHistory, messages, phoneGroups, phones } from '@/db/schema';
 import { describeAuthCases } from '../auth-cases';
-import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
+import { createTestAccount, sharedTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
-let account: TestAccount;
-let revokedKey: string;
-beforeAll(async () => {
-  account = await createTestAccount(db(), { credits: 5000 });
-  revokedKey = await createRevokedKey(db(), account.accountId);
-});
-const fixture = () => ({ account, revokedKey });
+const { account, fixture } = sharedTestAccount(db, { credits: 5000 });
 
 /** `count` distinct valid numbers. */
 function numbers(count: number, from = 1000): string[] {

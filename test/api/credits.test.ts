@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GET as balance } from '@/app/api/v1/credits/balance/route';
 import { GET as ledger } from '@/app/api/v1/credits/ledger/route';
 import { POST as transfer } from '@/app/api/v1/credits/transfer/route';
@@ -8,20 +8,13 @@ import { POST as createGroup } from '@/app/api/v1/phone-groups/route';
 import { creditLedger, phoneGroups } from '@/db/schema';
 import { moveCredits } from '@/lib/credits/ledger';
 import { describeAuthCases } from '../auth-cases';
-import { createRevokedKey, createTestAccount, type TestAccount } from '../fixtures';
+import { createTestAccount, sharedTestAccount } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
-let account: TestAccount;
-let revokedKey: string;
-beforeAll(async () => {
-  account = await createTestAccount(db(), { plan: 'pro' });
-  revokedKey = await createRevokedKey(db(), account.accountId);
-});
-
-const fixture = () => ({ account, revokedKey });
+const { account, fixture } = sharedTestAccount(db, { plan: 'pro' });
 
 async function newGroup(apiKey: string, name = `G ${crypto.randomUUID().slice(0, 8)}`): Promise<number> {
   const res = await call(createGroup, { body: { name }, apiKey });

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/route';
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
@@ -8,20 +8,14 @@ import { devices, events, messageStatusHistory, messages, phones } from '@/db/sc
 import { generateKey } from '@/lib/auth/keys';
 import { waitingClaims } from '@/lib/notify/outbox';
 import { describeAuthCases } from '../auth-cases';
-import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
+import { createTestAccount, sharedTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { until } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
-let account: TestAccount;
-let revokedKey: string;
-beforeAll(async () => {
-  account = await createTestAccount(db(), { credits: 1000 });
-  revokedKey = await createRevokedKey(db(), account.accountId);
-});
-const fixture = () => ({ account, revokedKey });
+const { account, fixture } = sharedTestAccount(db, { credits: 1000 });
 
 async function queue(who: TestAccount, count: number, extra: Record<string, unknown> = {}): Promise<string[]> {
   const ids: string[] = [];

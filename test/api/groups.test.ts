@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { POST as transfer } from '@/app/api/v1/credits/transfer/route';
 import { DELETE, GET as getOne, PATCH } from '@/app/api/v1/phone-groups/[id]/route';
 import { GET as list, POST } from '@/app/api/v1/phone-groups/route';
@@ -9,20 +9,13 @@ import { moveCredits } from '@/lib/credits/ledger';
 import { sendMessage } from '@/lib/messages/send';
 import { createPhone } from '@/lib/phones/create';
 import { describeAuthCases } from '../auth-cases';
-import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
+import { createTestAccount, sharedTestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
-let account: TestAccount;
-let revokedKey: string;
-beforeAll(async () => {
-  account = await createTestAccount(db(), { plan: 'pro' });
-  revokedKey = await createRevokedKey(db(), account.accountId);
-});
-
-const fixture = () => ({ account, revokedKey });
+const { account, fixture } = sharedTestAccount(db, { plan: 'pro' });
 
 function create(apiKey: string, body: unknown) {
   return call(POST, { body, apiKey });

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { POST } from '@/app/api/v1/heartbeats/route';
 import { GET as history } from '@/app/api/v1/phones/[id]/heartbeats/route';
 import { devices, events, phones } from '@/db/schema';
@@ -8,21 +8,14 @@ import { startFleetWork } from '@/lib/heartbeats/background';
 import { sweepOfflinePhones } from '@/lib/heartbeats/sweep';
 import { createPhone } from '@/lib/phones/create';
 import { describeAuthCases } from '../auth-cases';
-import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
+import { createTestAccount, sharedTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { until } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
-let account: TestAccount;
-let revokedKey: string;
-beforeAll(async () => {
-  account = await createTestAccount(db(), { plan: 'pro' });
-  revokedKey = await createRevokedKey(db(), account.accountId);
-});
-
-const fixture = () => ({ account, revokedKey });
+const { account, fixture } = sharedTestAccount(db, { plan: 'pro' });
 
 function beat(apiKey: string, body: unknown) {
   return call(POST, { body, apiKey });

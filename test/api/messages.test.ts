@@ -1,24 +1,17 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { GET as listMessages, POST as send } from '@/app/api/v1/messages/route';
 import { creditLedger, messageStatusHistory, messages, phoneGroups, phones } from '@/db/schema';
 import { sendMessage } from '@/lib/messages/send';
 import { describeAuthCases } from '../auth-cases';
-import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
+import { createTestAccount, sharedTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
-let account: TestAccount;
-let revokedKey: string;
-beforeAll(async () => {
-  account = await createTestAccount(db(), { credits: 1000 });
-  revokedKey = await createRevokedKey(db(), account.accountId);
-});
-
-const fixture = () => ({ account, revokedKey });
+const { account, fixture } = sharedTestAccount(db, { credits: 1000 });
 
 function sendAs(who: TestAccount, body: Record<string, unknown>) {
   return call(send, { body: { from: who.phone, to: testNumber(), content: 'Hello', ...body }, apiKey: who.apiKey });

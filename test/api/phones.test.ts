@@ -1,24 +1,17 @@
 import { eq } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DELETE, GET as getOne, PATCH } from '@/app/api/v1/phones/[id]/route';
 import { GET as list, POST } from '@/app/api/v1/phones/route';
 import { creditLedger, devices, messages, phoneGroups } from '@/db/schema';
 import { sendMessage } from '@/lib/messages/send';
 import { describeAuthCases } from '../auth-cases';
-import { createRevokedKey, createTestAccount, type TestAccount, testNumber } from '../fixtures';
+import { createTestAccount, sharedTestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
-let account: TestAccount;
-let revokedKey: string;
-beforeAll(async () => {
-  account = await createTestAccount(db(), { plan: 'pro' });
-  revokedKey = await createRevokedKey(db(), account.accountId);
-});
-
-const fixture = () => ({ account, revokedKey });
+const { account, fixture } = sharedTestAccount(db, { plan: 'pro' });
 
 async function addGroup(accountId: string, name: string): Promise<number> {
   const [group] = await db()
