@@ -92,6 +92,16 @@ describe('closed sets in the database', () => {
       expect(checks.some((name) => String(errorText(error)).includes(name))).toBe(true);
     },
   );
+
+  it('webhooks.events (a text[] of event names) refuses an element outside EVENT_TYPES with 23514', async () => {
+    const table = getTableConfig(schema.webhooks);
+    const eventsColumn = table.columns.find((column) => column.name === 'events')!;
+    // A valid list passes the CHECK (the row then fails only on its made-up account, 23503).
+    expect(sqlState(await insertWith('webhooks', table.columns, eventsColumn, '{message.sent}'))).not.toBe('23514');
+    const error = await insertWith('webhooks', table.columns, eventsColumn, '{message.sent,not-an-event}');
+    expect(sqlState(error)).toBe('23514');
+    expect(errorText(error)).toContain('webhooks_events_check');
+  });
 });
 
 /** The driver's message and constraint name along drizzle's `cause` chain. */

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '@/db';
-import { devInbox, phones, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
+import { devInbox, type EventType, phones, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { emitEvent } from '@/lib/events/emit';
 import { startWebhookWork } from '@/lib/webhooks/background';
 import { createWebhook, deleteWebhook, rotateSecret } from '@/lib/webhooks/manage';
@@ -64,7 +64,11 @@ async function newWebhook(
   });
 }
 
-async function emit(type: string, data: Record<string, unknown> = { id: crypto.randomUUID() }, phone = account.phone) {
+async function emit(
+  type: EventType,
+  data: Record<string, unknown> = { id: crypto.randomUUID() },
+  phone = account.phone,
+) {
   return db().transaction((tx) => emitEvent(tx, { accountId: account.accountId, type, phone, data }));
 }
 

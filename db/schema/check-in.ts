@@ -7,6 +7,14 @@ import { type AnyPgColumn, check } from 'drizzle-orm/pg-core';
  * would not accept, and a new value needs only a new migration, never a second list.
  */
 export function checkIn(name: string, column: AnyPgColumn, values: readonly string[]) {
-  const list = values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ');
-  return check(name, sql`${column} in (${sql.raw(list)})`);
+  return check(name, sql`${column} in (${sql.raw(literals(values))})`);
+}
+
+/** The same for a text[] column: every element must be one of `values`. */
+export function checkAllIn(name: string, column: AnyPgColumn, values: readonly string[]) {
+  return check(name, sql`${column} <@ array[${sql.raw(literals(values))}]::text[]`);
+}
+
+function literals(values: readonly string[]): string {
+  return values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ');
 }

@@ -1,5 +1,23 @@
 import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { checkIn } from './check-in';
+
+/**
+ * Every event name there is. The catalogue (lib/events/catalogue.ts) describes each one and must
+ * have exactly these keys; the database refuses any other name in events, webhook subscriptions
+ * and deliveries.
+ */
+export const EVENT_TYPES = [
+  'message.received',
+  'message.sent',
+  'message.delivered',
+  'message.failed',
+  'message.expired',
+  'phone.online',
+  'phone.offline',
+  'webhook.test',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * The account's event log (message.*, phone.*), written in the same transaction as the change
@@ -13,11 +31,14 @@ export const events = pgTable(
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    type: text('type').notNull(),
+    type: text('type', { enum: EVENT_TYPES }).notNull(),
     // E.164 number of the phone the event is about: webhook phone filters match on it.
     phone: text('phone'),
     payload: jsonb('payload').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('events_account_created_idx').on(t.accountId, t.createdAt)],
+  (t) => [
+    index('events_account_created_idx').on(t.accountId, t.createdAt),
+    checkIn('events_type_check', t.type, EVENT_TYPES),
+  ],
 );

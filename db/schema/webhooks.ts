@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
-import { checkIn } from './check-in';
-import { events } from './events';
+import { checkAllIn, checkIn } from './check-in';
+import { EVENT_TYPES, events } from './events';
 
 export const webhooks = pgTable(
   'webhooks',
@@ -13,7 +13,7 @@ export const webhooks = pgTable(
       .references(() => accounts.id, { onDelete: 'cascade' }),
     url: text('url').notNull(),
     description: text('description'),
-    events: text('events').array().notNull(),
+    events: text('events', { enum: EVENT_TYPES }).array().notNull(),
     phoneFilters: text('phone_filters').array().notNull().default(sql`'{}'::text[]`),
     enabled: boolean('enabled').notNull().default(true),
     // whsec_… secrets, encrypted with a key derived from APP_SECRET.
@@ -26,7 +26,10 @@ export const webhooks = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('webhooks_account_idx').on(t.accountId, t.createdAt)],
+  (t) => [
+    index('webhooks_account_idx').on(t.accountId, t.createdAt),
+    checkAllIn('webhooks_events_check', t.events, EVENT_TYPES),
+  ],
 );
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -45,7 +48,7 @@ export const webhookDeliveries = pgTable(
     eventId: uuid('event_id')
       .notNull()
       .references(() => events.id, { onDelete: 'cascade' }),
-    eventType: text('event_type').notNull(),
+    eventType: text('event_type', { enum: EVENT_TYPES }).notNull(),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
     attemptCount: integer('attempt_count').notNull().default(0),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
@@ -58,6 +61,7 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_event_webhook_key').on(t.eventId, t.webhookId),
+    checkIn('webhook_deliveries_event_type_check', t.eventType, EVENT_TYPES),
     // Workers claim due pending rows.
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),

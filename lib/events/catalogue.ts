@@ -1,4 +1,4 @@
-import { PHONE_STATUSES } from '@/db/schema';
+import { EVENT_TYPES, type EventType, PHONE_STATUSES } from '@/db/schema';
 import { messageSchema } from '@/lib/messages/schemas';
 import { z } from '@/lib/zod';
 
@@ -132,11 +132,9 @@ export const EVENT_CATALOGUE = {
     schema: testEventData,
     sample: { webhook_id: '3b241101-e2bb-4255-8caf-4136c566a962', message: 'This is a test event from Simgate.' },
   },
-} as const satisfies Record<string, CatalogueEntry>;
+} as const satisfies Record<EventType, CatalogueEntry>;
 
-export type EventType = keyof typeof EVENT_CATALOGUE;
-
-export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
+export { EVENT_TYPES, type EventType };
 
 export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((type) => EVENT_CATALOGUE[type].subscribable) as [
   EventType,
@@ -148,7 +146,7 @@ export const subscribableEvent = z.enum(SUBSCRIBABLE_EVENT_TYPES).openapi({
   example: 'message.received',
 });
 
-export const eventType = z.enum(EVENT_TYPES as [EventType, ...EventType[]]);
+export const eventType = z.enum(EVENT_TYPES);
 
 /** The body of every webhook request (Standard Webhooks payload). */
 export function webhookPayload(

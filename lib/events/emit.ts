@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
-import { events } from '@/db/schema';
+import { type EventType, events } from '@/db/schema';
 
 /** Channel that wakes webhook workers: NOTIFY goes out when (and only if) the emitting transaction commits. */
 export const WEBHOOK_DELIVERIES_CHANNEL = 'simgate_webhook_deliveries';
 
 export type EmittedEvent = {
   accountId: string;
-  type: string;
+  type: EventType;
   /** E.164 number of the phone the event is about (webhook phone filters match on it). */
   phone?: string | null;
   data: Record<string, unknown>;

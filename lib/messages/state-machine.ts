@@ -1,6 +1,6 @@
 import { and, eq, inArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { type MessageStatus, messageStatusHistory, messages, phoneGroups } from '@/db/schema';
+import { type EventType, type MessageStatus, messageStatusHistory, messages, phoneGroups } from '@/db/schema';
 import { moveCredits } from '@/lib/credits/ledger';
 import { DomainError } from '@/lib/errors';
 import { emitEvent } from '@/lib/events/emit';
@@ -20,7 +20,7 @@ const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
   received: [],
 };
 
-const EVENT_OF: Partial<Record<MessageStatus, string>> = {
+const EVENT_OF: Partial<Record<MessageStatus, EventType>> = {
   sent: 'message.sent',
   delivered: 'message.delivered',
   failed: 'message.failed',
