@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { type NextRequest, NextResponse } from 'next/server';
 import { hostPolicyFromEnv, isAllowedHost, isLoopbackClient } from '@/lib/http/host';
 import { problemBody, problemResponse } from '@/lib/http/problem';
+import { contentSecurityPolicy, type SecurityContext, securityHeaders } from '@/lib/http/security-headers';
 
 const DEV_INBOX = /^\/(api\/)?dev\/inbox(\/|$)/;
 
@@ -8,16 +10,30 @@ const DEV_INBOX = /^\/(api\/)?dev\/inbox(\/|$)/;
  * Runs before every route and page: a request addressed to a name the app is not served under
  * (DNS rebinding, a misrouted proxy) is refused with 421 before anything else happens, and the
  * dev inbox (page and API) is not found for clients on other machines. The health check answers
- * any name, for load balancers that probe by address.
+ * any name, for load balancers that probe by address. Every answer carries the security headers
+ * (lib/http/security-headers.ts), pages a nonce-based Content-Security-Policy.
  */
 export function proxy(request: NextRequest): Response {
   const { pathname } = request.nextUrl;
-  if (pathname === '/api/health') return NextResponse.next();
-  if (!isAllowedHost(request.headers.get('host'), hostPolicyFromEnv())) return misdirected();
-  if (DEV_INBOX.test(pathname) && !isLoopbackClient(request.headers, request.url)) {
-    return problemResponse(problemBody('NOT_FOUND', 'Page not found.'));
+  const policy = hostPolicyFromEnv();
+  const context: SecurityContext = {
+    nonce: randomBytes(16).toString('base64'),
+    https: policy.appUrl?.startsWith('https://') ?? false,
+    development: process.env.NODE_ENV === 'development',
+  };
+  let response: Response;
+  if (pathname !== '/api/health' && !isAllowedHost(request.headers.get('host'), policy)) {
+    response = misdirected();
+  } else if (DEV_INBOX.test(pathname) && !isLoopbackClient(request.headers, request.url)) {
+    response = problemResponse(problemBody('NOT_FOUND', 'Page not found.'));
+  } else {
+    // Next reads the page's nonce from the request's own CSP header.
+    const forwarded = new Headers(request.headers);
+    forwarded.set('content-security-policy', contentSecurityPolicy(context));
+    response = NextResponse.next({ request: { headers: forwarded } });
   }
-  return NextResponse.next();
+  for (const [name, value] of Object.entries(securityHeaders(context))) response.headers.set(name, value);
+  return response;
 }
 
 function misdirected(): Response {

@@ -1,35 +1,15 @@
-import { createRequire } from 'node:module';
-import { NextRequest } from 'next/server';
 import NextAuth from 'next-auth';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GET, POST } from '@/app/api/auth/[...nextauth]/route';
 import { logAuthEvent } from '@/lib/auth/auth-log';
 import { authOptions } from '@/lib/auth/next-auth';
 import { captureLogs } from '../logs';
+import { authRequest } from '../next-auth-request';
 
 // Sessions are encrypted with the app secret: a fixed one, so no secret file is written.
 process.env.APP_SECRET ??= 'test-app-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 
 const logs = captureLogs();
-
-// next-auth reads cookies and headers from Next's request scope, which only `next start` sets up:
-// here they come from the request itself.
-const nextHeaders = createRequire(import.meta.url)('next/headers');
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-function authRequest(path: string, init: { method?: string; body?: BodyInit; sessionToken?: string } = {}) {
-  const headers = new Headers({ host: 'localhost:3000' });
-  if (init.body) headers.set('content-type', 'application/x-www-form-urlencoded');
-  const cookies = init.sessionToken ? [{ name: 'next-auth.session-token', value: init.sessionToken }] : [];
-  vi.spyOn(nextHeaders, 'cookies').mockResolvedValue({ getAll: () => cookies });
-  vi.spyOn(nextHeaders, 'headers').mockResolvedValue(headers);
-  const url = new URL(path, 'http://localhost:3000');
-  const nextauth = url.pathname.replace('/api/auth/', '').split('/');
-  const req = new NextRequest(url, { method: init.method ?? 'GET', headers, body: init.body });
-  return { req, context: { params: Promise.resolve({ nextauth }) } };
-}
 
 const FORGED_ENTRY = new URLSearchParams({ level: 'error', code: 'FORGED_BY_A_CLIENT', message: 'disk full' });
 
