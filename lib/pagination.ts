@@ -1,4 +1,4 @@
-import { type AnyColumn, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, desc, type SQL, sql } from 'drizzle-orm';
 import { z } from '@/lib/zod';
 import { DomainError } from './errors';
 
@@ -13,7 +13,7 @@ export type PageQuery = z.infer<typeof pageQuery>;
 export type Page<T> = { data: T[]; next_cursor: string | null };
 
 /** Lists are newest first, keyed by (created_at, id): the cursor is the last row's pair. */
-export type Cursor = { createdAt: Date; id: string };
+type Cursor = { createdAt: Date; id: string };
 
 export function encodeCursor(cursor: { createdAt: Date; id: string | number }): string {
   return Buffer.from(JSON.stringify([cursor.createdAt.toISOString(), String(cursor.id)])).toString('base64url');
@@ -29,7 +29,13 @@ function isStorableTime(date: Date): boolean {
   return time >= EARLIEST_CURSOR_TIME && time <= LATEST_CURSOR_TIME;
 }
 
-export function decodeCursor(raw: string | undefined): Cursor | undefined {
+function invalidCursor(): DomainError {
+  return new DomainError('VALIDATION_ERROR', 'The cursor is not one this API gave out.', {
+    errors: [{ path: 'cursor', message: 'invalid cursor' }],
+  });
+}
+
+function decodeCursor(raw: string | undefined): Cursor | undefined {
   if (!raw) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
@@ -45,9 +51,7 @@ export function decodeCursor(raw: string | undefined): Cursor | undefined {
   } catch {
     // fall through to the validation error
   }
-  throw new DomainError('VALIDATION_ERROR', 'The cursor is not one this API gave out.', {
-    errors: [{ path: 'cursor', message: 'invalid cursor' }],
-  });
+  throw invalidCursor();
 }
 
 const CURSOR_ID_FORMATS = {
@@ -56,23 +60,31 @@ const CURSOR_ID_FORMATS = {
   integer: /^[0-9]{1,9}$/,
 } as const;
 
+/** The columns a list is ordered by, newest first, and the SQL type of its id. */
+export type Keyset = { createdAt: AnyColumn; id: AnyColumn; idType: keyof typeof CURSOR_ID_FORMATS };
+
+/** What a list query needs to fetch one page: `.where(and(filters…, after)).orderBy(...orderBy).limit(limit)`. */
+export type KeysetPage = {
+  /** `(created_at, id) < cursor`, or undefined on the first page. */
+  after: SQL | undefined;
+  orderBy: SQL[];
+  /** One row more than the page holds: the extra row only says there is more (see `toPage`). */
+  limit: number;
+};
+
 /**
- * `(created_at, id) < cursor`, the keyset condition of a page after the first. Parameters go as
- * text with explicit casts (postgres-js refuses a Date inside raw SQL), and an id of the wrong
- * form is a validation error rather than a failed cast.
+ * The one keyset pagination of every list: newest first on (created_at, id), resumed after the
+ * cursor of the previous page. Parameters go as text with explicit casts (postgres-js refuses a
+ * Date inside raw SQL), and a cursor whose id is not of the list's id type is a validation error
+ * rather than a failed cast.
  */
-export function olderThan(
-  createdAt: AnyColumn,
-  id: AnyColumn,
-  cursor: Cursor,
-  idType: keyof typeof CURSOR_ID_FORMATS,
-): SQL {
-  if (!CURSOR_ID_FORMATS[idType].test(cursor.id)) {
-    throw new DomainError('VALIDATION_ERROR', 'The cursor is not one this API gave out.', {
-      errors: [{ path: 'cursor', message: 'invalid cursor' }],
-    });
-  }
-  return sql`(${createdAt}, ${id}) < (${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id}::${sql.raw(idType)})`;
+export function keysetPage(query: PageQuery, keyset: Keyset): KeysetPage {
+  const cursor = decodeCursor(query.cursor);
+  if (cursor && !CURSOR_ID_FORMATS[keyset.idType].test(cursor.id)) throw invalidCursor();
+  const after = cursor
+    ? sql`(${keyset.createdAt}, ${keyset.id}) < (${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id}::${sql.raw(keyset.idType)})`
+    : undefined;
+  return { after, orderBy: [desc(keyset.createdAt), desc(keyset.id)], limit: query.limit + 1 };
 }
 
 /** Rows fetched with `limit + 1` become a page: the extra row only says there is more. */

@@ -1,8 +1,8 @@
-import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { apiKeys, devices, phones } from '@/db/schema';
 import { DomainError, notFound } from '@/lib/errors';
-import { decodeCursor, type PageQuery, toPage } from '@/lib/pagination';
+import { keysetPage, type PageQuery, toPage } from '@/lib/pagination';
 import { iso } from '@/lib/wire';
 import { clearKeyCache } from './authenticate';
 import { generateKey } from './keys';
@@ -70,23 +70,13 @@ export async function createApiKey(executor: Executor, principal: Principal, inp
 
 /** The account's keys, revoked ones included, newest first; never the key or its hash. */
 export async function listApiKeys(executor: Executor, accountId: string, page: PageQuery) {
-  const cursor = decodeCursor(page.cursor);
+  const keyset = keysetPage(page, { createdAt: apiKeys.createdAt, id: apiKeys.id, idType: 'uuid' });
   const rows = await executor
     .select()
     .from(apiKeys)
-    .where(
-      and(
-        eq(apiKeys.accountId, accountId),
-        cursor
-          ? or(
-              lt(apiKeys.createdAt, cursor.createdAt),
-              and(eq(apiKeys.createdAt, cursor.createdAt), lt(apiKeys.id, cursor.id)),
-            )
-          : undefined,
-      ),
-    )
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-    .limit(page.limit + 1);
+    .where(and(eq(apiKeys.accountId, accountId), keyset.after))
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.limit);
   return toPage(rows, page.limit, presentApiKey);
 }
 

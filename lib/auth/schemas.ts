@@ -2,7 +2,7 @@ import { emailAddress } from '@/lib/accounts/schemas';
 import { z } from '@/lib/zod';
 
 export const createApiKeyBody = z
-  .object({ name: z.string().trim().min(1).max(100).openapi({ example: 'Production backend' }) })
+  .strictObject({ name: z.string().trim().min(1).max(100).openapi({ example: 'Production backend' }) })
   .openapi('CreateApiKeyRequest');
 
 export const apiKeySchema = z
@@ -28,7 +28,7 @@ export const createdApiKeySchema = z
 
 export const apiKeyParams = z.object({ id: z.uuid() });
 
-export const signInCodeBody = z.object({ email: emailAddress }).openapi('SignInCodeRequest');
+export const signInCodeBody = z.strictObject({ email: emailAddress }).openapi('SignInCodeRequest');
 
 export const codeSentSchema = z
   .object({ status: z.literal('code_sent'), expires_at: z.iso.datetime() })

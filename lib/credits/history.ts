@@ -1,8 +1,8 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { creditLedger, phoneGroups } from '@/db/schema';
 import { groupNotFound } from '@/lib/groups/names';
-import { decodeCursor, olderThan, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { iso } from '@/lib/wire';
 import type { LedgerEntryWire } from './schemas';
 
@@ -31,19 +31,18 @@ export async function listLedger(
   accountId: string,
   query: PageQuery & { group_id?: number },
 ): Promise<Page<LedgerEntryWire>> {
-  const cursor = decodeCursor(query.cursor);
+  const keyset = keysetPage(query, { createdAt: creditLedger.createdAt, id: creditLedger.id, idType: 'bigint' });
   const conditions: SQL[] = [eq(creditLedger.accountId, accountId)];
   if (query.group_id !== undefined) {
     await assertGroupKnown(executor, accountId, query.group_id);
     conditions.push(eq(creditLedger.groupId, query.group_id));
   }
-  if (cursor) conditions.push(olderThan(creditLedger.createdAt, creditLedger.id, cursor, 'bigint'));
   const rows = await executor
     .select()
     .from(creditLedger)
-    .where(and(...conditions))
-    .orderBy(desc(creditLedger.createdAt), desc(creditLedger.id))
-    .limit(query.limit + 1);
+    .where(and(...conditions, keyset.after))
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.limit);
   return toPage(rows, query.limit, presentLedgerEntry);
 }
 

@@ -27,7 +27,7 @@ export const balancesSchema = z
   .openapi('Balances', { description: 'Every group’s balance and their sum.' });
 
 export const transferBody = z
-  .object({
+  .strictObject({
     from_group: groupIdInBody.optional().openapi({ description: 'Source group; the default group when absent.' }),
     to_group: groupIdInBody.openapi({ description: 'Destination group.' }),
     amount: creditAmount,

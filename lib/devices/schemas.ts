@@ -10,7 +10,7 @@ export const verificationCode = z
   .openapi({ example: '493817', description: 'The 6-digit code that was sent.' });
 
 export const registerDeviceBody = z
-  .object({
+  .strictObject({
     phone_number: e164,
     country_code: z.string().trim().toUpperCase().optional().openapi({
       example: 'US',
@@ -43,7 +43,9 @@ export const registerDeviceResponse = z
   })
   .openapi('DeviceRegistration');
 
-export const verifySimBody = z.object({ device_id: z.uuid(), code: verificationCode }).openapi('VerifySimRequest');
+export const verifySimBody = z
+  .strictObject({ device_id: z.uuid(), code: verificationCode })
+  .openapi('VerifySimRequest');
 
 export const verifySimResponse = z
   .object({
@@ -54,12 +56,12 @@ export const verifySimResponse = z
   .openapi('VerifiedDevice');
 
 export const bindRequestBody = z
-  .object({
+  .strictObject({
     email: emailAddress.openapi({ description: 'The code is emailed to this address.' }),
   })
   .openapi('BindEmailRequest');
 
-export const bindConfirmBody = z.object({ code: verificationCode }).openapi('BindEmailConfirm');
+export const bindConfirmBody = z.strictObject({ code: verificationCode }).openapi('BindEmailConfirm');
 
 export const bindConfirmResponse = z
   .object({ status: z.literal('activated'), account_id: z.uuid() })
@@ -76,7 +78,7 @@ export const pairingCodeResponse = z
   })
   .openapi('PairingCode');
 
-export const simCheckBody = z.object({ code: verificationCode }).openapi('SimCheckCode');
+export const simCheckBody = z.strictObject({ code: verificationCode }).openapi('SimCheckCode');
 
 export const deviceIdParams = z.object({
   id: z.uuid().openapi({ description: 'Phone id.' }),

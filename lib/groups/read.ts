@@ -1,7 +1,7 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
-import { decodeCursor, olderThan, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { groupNotFound } from './names';
 import { type GroupView, groupColumns, presentGroup } from './present';
 import type { GroupWire } from './schemas';
@@ -17,14 +17,13 @@ export async function getGroup(executor: Executor, accountId: string, groupId: n
 }
 
 export async function listGroups(executor: Executor, accountId: string, query: PageQuery): Promise<Page<GroupWire>> {
-  const cursor = decodeCursor(query.cursor);
+  const keyset = keysetPage(query, { createdAt: phoneGroups.createdAt, id: phoneGroups.id, idType: 'integer' });
   const conditions: SQL[] = [eq(phoneGroups.accountId, accountId)];
-  if (cursor) conditions.push(olderThan(phoneGroups.createdAt, phoneGroups.id, cursor, 'integer'));
   const rows = await executor
     .select(groupColumns)
     .from(phoneGroups)
-    .where(and(...conditions))
-    .orderBy(desc(phoneGroups.createdAt), desc(phoneGroups.id))
-    .limit(query.limit + 1);
+    .where(and(...conditions, keyset.after))
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.limit);
   return toPage(rows, query.limit, presentGroup);
 }

@@ -18,10 +18,10 @@ const isDefault = z
 
 export const groupIdParams = z.object({ id: groupId });
 
-export const createGroupBody = z.object({ name: groupName, is_default: isDefault }).openapi('CreatePhoneGroup');
+export const createGroupBody = z.strictObject({ name: groupName, is_default: isDefault }).openapi('CreatePhoneGroup');
 
 export const updateGroupBody = z
-  .object({ name: groupName.optional(), is_default: isDefault })
+  .strictObject({ name: groupName.optional(), is_default: isDefault })
   .openapi('UpdatePhoneGroup');
 
 export const groupListQuery = pageQuery;

@@ -1,7 +1,7 @@
-import { and, desc, eq, gte, type SQL } from 'drizzle-orm';
+import { and, eq, gte, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { heartbeats } from '@/db/schema';
-import { decodeCursor, olderThan, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { getPhone } from '@/lib/phones/read';
 import { iso } from '@/lib/wire';
 import type { HeartbeatEntryWire, HeartbeatStatus } from './schemas';
@@ -16,16 +16,15 @@ export async function listHeartbeats(
   query: HeartbeatHistoryQuery,
 ): Promise<Page<HeartbeatEntryWire>> {
   await getPhone(executor, accountId, phoneId);
-  const cursor = decodeCursor(query.cursor);
+  const keyset = keysetPage(query, { createdAt: heartbeats.createdAt, id: heartbeats.id, idType: 'bigint' });
   const conditions: SQL[] = [eq(heartbeats.accountId, accountId), eq(heartbeats.phoneId, phoneId)];
   if (query.since) conditions.push(gte(heartbeats.createdAt, query.since));
-  if (cursor) conditions.push(olderThan(heartbeats.createdAt, heartbeats.id, cursor, 'bigint'));
   const rows = await executor
     .select()
     .from(heartbeats)
-    .where(and(...conditions))
-    .orderBy(desc(heartbeats.createdAt), desc(heartbeats.id))
-    .limit(query.limit + 1);
+    .where(and(...conditions, keyset.after))
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.limit);
   return toPage(rows, query.limit, (row) => ({
     status: row.status as HeartbeatStatus,
     battery: row.battery,

@@ -6,7 +6,7 @@ import { z } from '@/lib/zod';
 export { HEARTBEAT_STATUSES, type HeartbeatStatus } from '@/db/schema';
 
 export const heartbeatBody = z
-  .object({
+  .strictObject({
     phone: e164.openapi({ description: 'A phone of the account; with a device key, the device’s own number.' }),
     status: z.enum(HEARTBEAT_STATUSES),
     battery: z

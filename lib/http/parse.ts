@@ -59,14 +59,40 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   }
 }
 
+const UNKNOWN_FIELD = 'unknown field';
+
+/** One error per field: a key the schema does not know (a strict object) is named by its own path. */
 export function zodFieldErrors(error: z.ZodError, root: string): FieldError[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...issue.path, key].map(String).join('.'), message: UNKNOWN_FIELD }));
+    }
     const path = issue.path.map(String).join('.');
-    return { path: path || root, message: issue.message };
+    return [{ path: path || root, message: issue.message }];
   });
 }
 
-/** Validates a value with a zod schema, or throws 400 VALIDATION_ERROR naming every bad field. */
+/** The problem's detail: unknown fields first (as Stripe's "unknown parameter"), then the rest. */
+function validationDetail(errors: FieldError[], where: string): string {
+  const unknown = errors.filter((e) => e.message === UNKNOWN_FIELD).map((e) => `"${e.path}"`);
+  const invalid = errors.filter((e) => e.message !== UNKNOWN_FIELD);
+  const parts: string[] = [];
+  if (unknown.length > 0) parts.push(`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}.`);
+  if (invalid.length > 0) {
+    const summary = invalid
+      .slice(0, 3)
+      .map((e) => `${e.path}: ${e.message}`)
+      .join('; ');
+    parts.push(`Invalid ${where}: ${summary}${invalid.length > 3 ? '; …' : ''}`);
+  }
+  return parts.join(' ');
+}
+
+/**
+ * Validates a value with a zod schema, or throws 400 VALIDATION_ERROR naming every bad field.
+ * Body schemas of /api/v1 are strict objects, so a field they do not know is one of them; query
+ * schemas are not, so an unknown query parameter is ignored.
+ */
 export function validate<S extends z.ZodType>(
   schema: S,
   value: unknown,
@@ -75,13 +101,7 @@ export function validate<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const errors = zodFieldErrors(result.error, where);
-  const summary = errors
-    .slice(0, 3)
-    .map((e) => `${e.path}: ${e.message}`)
-    .join('; ');
-  throw new DomainError('VALIDATION_ERROR', `Invalid ${where}: ${summary}${errors.length > 3 ? '; …' : ''}`, {
-    errors,
-  });
+  throw new DomainError('VALIDATION_ERROR', validationDetail(errors, where), { errors });
 }
 
 export function queryObject(url: URL): Record<string, string> {

@@ -36,7 +36,8 @@ export type RouteContext<M extends AuthMode, B extends Schema, Q extends Schema,
   params: Out<P>;
 };
 
-type NextContext = { params: Promise<Record<string, string | string[]>> };
+type PathParams = Record<string, string | string[]>;
+type NextContext = { params: Promise<PathParams> };
 export type RouteHandler = (req: Request, context: NextContext) => Promise<Response>;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -66,10 +67,12 @@ export function route<
     const started = performance.now();
     const url = new URL(req.url);
     let response: Response;
+    let rawParams: PathParams | undefined;
     try {
+      rawParams = await nextContext?.params;
       const db = await getDb();
       const principal = await authenticate(db, req, options.auth);
-      const params = options.params ? validate(options.params, await nextContext?.params, 'path') : undefined;
+      const params = options.params ? validate(options.params, rawParams, 'path') : undefined;
       const query = options.query ? validate(options.query, queryObject(url), 'query') : undefined;
       const body = options.body ? validate(options.body, await readJsonBody(req), 'body') : undefined;
       const result = await handler({ req, url, requestId, db, principal, body, query, params } as RouteContext<
@@ -80,7 +83,7 @@ export function route<
       >);
       response = toResponse(result, options.status);
     } catch (error) {
-      response = errorResponse(error, requestId, req);
+      response = errorResponse(error, requestId, req, routePattern(url.pathname, rawParams));
     }
     response.headers.set('x-request-id', requestId);
     log.debug(
@@ -104,8 +107,37 @@ function toResponse(result: unknown, status: number | undefined): Response {
   return json(result, status ?? 200);
 }
 
-// Postgres error classes that only bad input can cause, and those that mean the database is away.
-const INPUT_SQLSTATES = new Set(['22P02', '22003', '22007', '22008', '22001', '22021', '54000']);
+/**
+ * The path with each parameter's value replaced by its name (`/api/v1/phones/[id]`): a log line
+ * names the route, never a value of the request. Parameters come in the order of their segments.
+ */
+export function routePattern(pathname: string, params: PathParams | undefined): string {
+  const segments = pathname.split('/');
+  let from = 0;
+  for (const [name, value] of Object.entries(params ?? {})) {
+    const values = Array.isArray(value) ? value : [value];
+    for (const one of values) {
+      const at = segments.findIndex((segment, index) => index >= from && safeDecode(segment) === one);
+      if (at < 0) continue;
+      segments[at] = Array.isArray(value) ? `[...${name}]` : `[${name}]`;
+      from = at + 1;
+    }
+  }
+  return segments.join('/');
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+// Postgres errors that only bad input can cause: class 22 (data exception: invalid text
+// representation, numeric value out of range, datetime overflow, …) and 54000 (program limit
+// exceeded: a value too large to index). Then those that mean the database is away.
+const INPUT_SQLSTATE = /^(22[0-9A-Z]{3}|54000)$/;
 // …and a transaction the database aborted to break a deadlock or a serialisation conflict: retryable.
 const UNAVAILABLE_SQLSTATES = /^(08|57P0|53|40P01|40001)/;
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT']);
@@ -122,7 +154,11 @@ function errorCodes(error: unknown): string[] {
   return codes;
 }
 
-export function errorResponse(error: unknown, requestId: string, req?: Request): Response {
+/**
+ * Any thrown value as problem+json. `routePath` (a pattern, see `routePattern`) is what a warning
+ * names, so that no value of the request reaches the log.
+ */
+export function errorResponse(error: unknown, requestId: string, req?: Request, routePath?: string): Response {
   if (error instanceof DomainError) {
     return problemResponse(
       problemBody(error.code, error.detail, {
@@ -135,7 +171,13 @@ export function errorResponse(error: unknown, requestId: string, req?: Request):
     );
   }
   const codes = errorCodes(error);
-  if (codes.some((code) => INPUT_SQLSTATES.has(code))) {
+  const inputSqlstate = codes.find((code) => INPUT_SQLSTATE.test(code));
+  if (inputSqlstate) {
+    // The client's fault, so a 400; but zod let the value through, so the schema may want a bound.
+    log.warn(
+      { requestId, sqlstate: inputSqlstate, method: req?.method, route: routePath },
+      'database refused a value of the request',
+    );
     return problemResponse(
       problemBody('VALIDATION_ERROR', 'A value in the request is out of range or malformed.', { requestId }),
     );

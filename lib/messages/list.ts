@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
 import { notFound } from '@/lib/errors';
-import { decodeCursor, type Page, toPage } from '@/lib/pagination';
+import { keysetPage, type Page, toPage } from '@/lib/pagination';
 import { type MessageWire, presentMessage } from './present';
 
 export type MessageListQuery = {
@@ -21,7 +21,7 @@ export async function listMessages(
   accountId: string,
   query: MessageListQuery,
 ): Promise<Page<MessageWire>> {
-  const cursor = decodeCursor(query.cursor);
+  const keyset = keysetPage(query, { createdAt: messages.createdAt, id: messages.id, idType: 'uuid' });
   const filters: (SQL | undefined)[] = [eq(messages.accountId, accountId)];
   if (query.status) filters.push(eq(messages.status, query.status));
   if (query.direction) filters.push(eq(messages.direction, query.direction));
@@ -36,20 +36,12 @@ export async function listMessages(
     if (!phone) return { data: [], next_cursor: null };
     filters.push(eq(messages.phoneId, phone.id));
   }
-  if (cursor) {
-    filters.push(
-      or(
-        lt(messages.createdAt, cursor.createdAt),
-        and(eq(messages.createdAt, cursor.createdAt), lt(messages.id, cursor.id)),
-      ),
-    );
-  }
   const rows = await executor
     .select()
     .from(messages)
-    .where(and(...filters))
-    .orderBy(desc(messages.createdAt), desc(messages.id))
-    .limit(query.limit + 1);
+    .where(and(...filters, keyset.after))
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.limit);
   return toPage(rows, query.limit, (row) => presentMessage(row));
 }
 

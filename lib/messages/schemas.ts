@@ -37,7 +37,7 @@ const ttl = z
   });
 
 export const sendMessageBody = z
-  .object({
+  .strictObject({
     from: e164.openapi({ description: "A phone of the caller's account." }),
     to: e164,
     content,
@@ -53,7 +53,7 @@ export const sendMessageBody = z
   .openapi('SendMessage');
 
 export const sendBulkBody = z
-  .object({
+  .strictObject({
     from: e164.openapi({ description: "A phone of the caller's account." }),
     recipients: z
       .array(e164)
@@ -89,7 +89,7 @@ export const messageListQuery = pageQuery.extend({
 });
 
 export const claimBody = z
-  .object({
+  .strictObject({
     limit: z
       .number()
       .int()
@@ -113,7 +113,7 @@ export const claimQuery = z.object({
 export const DEVICE_REPORTED_STATUSES = ['sent', 'delivered', 'failed'] as const;
 
 export const statusReportBody = z
-  .object({
+  .strictObject({
     status: z.enum(DEVICE_REPORTED_STATUSES),
     error: z.string().max(500).optional().openapi({ description: 'Why the message failed, as the phone saw it.' }),
   })
@@ -138,7 +138,7 @@ const inboundSender = z
   .openapi({ type: 'string', example: '+14155550123', description: 'E.164 number, short code or sender id.' });
 
 export const receivedBody = z
-  .object({
+  .strictObject({
     from: inboundSender,
     content: z.string().min(1).max(MAX_CONTENT_LENGTH),
     received_at: timestamp.optional().openapi({ description: 'When the phone received it; now when absent.' }),

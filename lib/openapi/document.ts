@@ -69,6 +69,9 @@ export function openApiDocument(routes: RouteIndex): object {
         '`application/problem+json` with a machine-readable `code`. Lists are `{ data, next_cursor }`,',
         'newest first, with `?limit=` (1–100, default 20) and `?cursor=`. Every response has `x-request-id`.',
         'Bodies over 1 MiB answer 413, non-JSON bodies 415, malformed JSON 400 `VALIDATION_ERROR`.',
+        'A field that a `/api/v1` body does not take answers 400 `VALIDATION_ERROR` naming it',
+        '(`errors: [{ path, message: "unknown field" }]`) rather than being ignored; an unknown query',
+        'parameter is ignored.',
       ].join('\n'),
       // No licence is granted yet (package.json is private, the repository has no LICENSE): say so.
       license: { name: 'Proprietary: no licence granted', identifier: 'LicenseRef-Proprietary' },

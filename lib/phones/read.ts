@@ -1,8 +1,8 @@
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type PhoneStatus, phones } from '@/db/schema';
 import { notFound } from '@/lib/errors';
-import { decodeCursor, olderThan, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { type PhoneView, phoneColumns, presentPhone } from './present';
 import type { PhoneWire } from './schemas';
 
@@ -28,16 +28,15 @@ export async function getPhone(executor: Executor, accountId: string, phoneId: s
 export type PhoneFilters = PageQuery & { group_id?: number; status?: PhoneStatus };
 
 export async function listPhones(executor: Executor, accountId: string, query: PhoneFilters): Promise<Page<PhoneWire>> {
-  const cursor = decodeCursor(query.cursor);
+  const keyset = keysetPage(query, { createdAt: phones.createdAt, id: phones.id, idType: 'uuid' });
   const conditions: SQL[] = [eq(phones.accountId, accountId)];
   if (query.group_id !== undefined) conditions.push(eq(phones.groupId, query.group_id));
   if (query.status) conditions.push(eq(phones.status, query.status));
-  if (cursor) conditions.push(olderThan(phones.createdAt, phones.id, cursor, 'uuid'));
   const rows = await executor
     .select(phoneColumns)
     .from(phones)
-    .where(and(...conditions))
-    .orderBy(desc(phones.createdAt), desc(phones.id))
-    .limit(query.limit + 1);
+    .where(and(...conditions, keyset.after))
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.limit);
   return toPage(rows, query.limit, presentPhone);
 }

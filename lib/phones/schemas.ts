@@ -19,7 +19,7 @@ export const label = z
 export const phoneIdParams = z.object({ id: z.uuid().openapi({ description: 'Phone id.' }) });
 
 export const createPhoneBody = z
-  .object({
+  .strictObject({
     phone: e164,
     label: label.optional(),
     group_id: groupIdInBody.optional().openapi({ description: 'Group of the phone; the default group when absent.' }),
@@ -27,7 +27,7 @@ export const createPhoneBody = z
   .openapi('CreatePhone');
 
 export const updatePhoneBody = z
-  .object({
+  .strictObject({
     label: label.optional(),
     group_id: groupIdInBody.optional(),
     messages_per_minute: z

@@ -1,11 +1,11 @@
-import { and, asc, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { events, webhookAttempts, webhookDeliveries } from '@/db/schema';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { webhookPayload } from '@/lib/events/catalogue';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
-import { decodeCursor, type Page, toPage } from '@/lib/pagination';
+import { keysetPage, type Page, toPage } from '@/lib/pagination';
 import type { z } from '@/lib/zod';
 import { findWebhook } from './manage';
 import { presentAttempt, presentDelivery } from './present';
@@ -21,7 +21,11 @@ export async function listDeliveries(
   query: z.output<typeof deliveryQuery>,
 ): Promise<Page<DeliveryWire>> {
   await findWebhook(executor, accountId, webhookId);
-  const cursor = decodeCursor(query.cursor);
+  const keyset = keysetPage(query, {
+    createdAt: webhookDeliveries.createdAt,
+    id: webhookDeliveries.id,
+    idType: 'uuid',
+  });
   const rows = await executor
     .select()
     .from(webhookDeliveries)
@@ -31,16 +35,11 @@ export async function listDeliveries(
         eq(webhookDeliveries.webhookId, webhookId),
         query.status ? eq(webhookDeliveries.status, query.status) : undefined,
         query.event ? eq(webhookDeliveries.eventType, query.event) : undefined,
-        cursor
-          ? or(
-              lt(webhookDeliveries.createdAt, cursor.createdAt),
-              and(eq(webhookDeliveries.createdAt, cursor.createdAt), lt(webhookDeliveries.id, cursor.id)),
-            )
-          : undefined,
+        keyset.after,
       ),
     )
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-    .limit(query.limit + 1);
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.limit);
   return toPage(rows, query.limit, presentDelivery);
 }
 

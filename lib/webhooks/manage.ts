@@ -1,8 +1,8 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { webhooks } from '@/db/schema';
 import { notFound } from '@/lib/errors';
-import { decodeCursor, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { presentWebhook, type WebhookRow } from './present';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas';
 import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS, sealWebhookSecret, unsealWebhookSecret } from './signing';
@@ -44,23 +44,13 @@ export async function createWebhook(
 }
 
 export async function listWebhooks(executor: Executor, accountId: string, page: PageQuery): Promise<Page<WebhookWire>> {
-  const cursor = decodeCursor(page.cursor);
+  const keyset = keysetPage(page, { createdAt: webhooks.createdAt, id: webhooks.id, idType: 'uuid' });
   const rows = await executor
     .select()
     .from(webhooks)
-    .where(
-      and(
-        eq(webhooks.accountId, accountId),
-        cursor
-          ? or(
-              lt(webhooks.createdAt, cursor.createdAt),
-              and(eq(webhooks.createdAt, cursor.createdAt), lt(webhooks.id, cursor.id)),
-            )
-          : undefined,
-      ),
-    )
-    .orderBy(desc(webhooks.createdAt), desc(webhooks.id))
-    .limit(page.limit + 1);
+    .where(and(eq(webhooks.accountId, accountId), keyset.after))
+    .orderBy(...keyset.orderBy)
+    .limit(keyset.limit);
   return toPage(rows, page.limit, presentWebhook);
 }
 

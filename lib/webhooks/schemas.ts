@@ -61,7 +61,7 @@ const phoneFilters = z
 const description = z.string().trim().max(500).nullable().openapi({ description: 'A note for yourself.' });
 
 export const createWebhookBody = z
-  .object({
+  .strictObject({
     url: webhookUrl,
     events: eventList,
     phone_filters: phoneFilters.optional(),
@@ -70,7 +70,7 @@ export const createWebhookBody = z
   .openapi('CreateWebhook');
 
 export const updateWebhookBody = z
-  .object({
+  .strictObject({
     url: webhookUrl.optional(),
     events: eventList.optional(),
     phone_filters: phoneFilters.optional(),

@@ -103,3 +103,19 @@ describe('a crafted cursor with a date out of range', () => {
     }
   });
 });
+
+describe('one keyset pagination for every list', () => {
+  it.each(LISTS)('answers 400 naming the cursor when its id is not of the $name list’s id type', async (list) => {
+    const wrongId = list.id === UUID ? '1' : UUID;
+    const res = await call(list.handler, {
+      path: `${list.path()}?cursor=${encodeCursor({ createdAt: new Date(), id: wrongId })}`,
+      apiKey: account.apiKey,
+      params: list.params?.(),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ path: 'cursor', message: 'invalid cursor' }],
+    });
+  });
+});

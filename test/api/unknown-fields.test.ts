@@ -1,0 +1,171 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { GET as listMessages, POST as send } from '@/app/api/v1/messages/route';
+import { ROUTES } from '@/app/api/v1/openapi.json/routes';
+import { creditLedger, messages, phoneGroups } from '@/db/schema';
+import type { RouteHandler } from '@/lib/http/route';
+import { openApiDocument } from '@/lib/openapi/document';
+import { sharedTestAccount, testNumber } from '../fixtures';
+import { call } from '../http';
+import { withTestDatabase } from '../setup-db';
+
+const { db } = withTestDatabase();
+
+const { account } = sharedTestAccount(db);
+
+type JsonSchema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  allOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+};
+type Operation = {
+  security?: Array<Record<string, unknown>>;
+  parameters?: Array<{ name: string; in: string; schema?: JsonSchema }>;
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+};
+
+const routeModules = import.meta.glob<Record<string, RouteHandler>>('/app/api/v1/**/route.ts', { eager: true });
+
+const doc = openApiDocument(ROUTES) as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, JsonSchema> };
+};
+const bodyOperations = Object.entries(doc.paths)
+  .filter(([path]) => path.startsWith('/api/v1/'))
+  .flatMap(([path, methods]) =>
+    Object.entries(methods)
+      .filter(([, op]) => op.requestBody?.content['application/json'])
+      .map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+  );
+
+function handlerOf(path: string, method: string): RouteHandler {
+  const handler = routeModules[`/app${path.replace(/\{([^}]+)\}/g, '[$1]')}/route.ts`]?.[method];
+  if (!handler) throw new Error(`no handler for ${method} ${path}`);
+  return handler;
+}
+
+/** Path values of the right form, so that the path passes validation and the body is what is judged. */
+function validParams(op: Operation): Record<string, string> {
+  const inPath = (op.parameters ?? []).filter((p) => p.in === 'path');
+  return Object.fromEntries(
+    inPath.map((p) => [p.name, p.schema?.type === 'integer' ? '1' : '00000000-0000-4000-8000-000000000000']),
+  );
+}
+
+function resolve(schema: JsonSchema): JsonSchema {
+  if (!schema.$ref) return schema;
+  const resolved = doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')];
+  if (!resolved) throw new Error(`unresolved ${schema.$ref}`);
+  return resolved;
+}
+
+/** Paths of every object (with named properties) in a schema that would take fields it does not name. */
+function openObjects(schema: JsonSchema, at: string, seen = new Set<JsonSchema>()): string[] {
+  const resolved = resolve(schema);
+  if (seen.has(resolved)) return [];
+  seen.add(resolved);
+  const open: string[] = [];
+  if (resolved.properties && resolved.additionalProperties !== false) open.push(at);
+  for (const [name, property] of Object.entries(resolved.properties ?? {})) {
+    open.push(...openObjects(property, `${at}.${name}`, seen));
+  }
+  if (resolved.items) open.push(...openObjects(resolved.items, `${at}[]`, seen));
+  for (const part of [...(resolved.allOf ?? []), ...(resolved.anyOf ?? []), ...(resolved.oneOf ?? [])]) {
+    open.push(...openObjects(part, at, seen));
+  }
+  return open;
+}
+
+describe('unknown fields in an /api/v1 body', () => {
+  it('every operation that takes a body is covered', () => {
+    expect(bodyOperations.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(bodyOperations)(
+    '$method $path answers 400 VALIDATION_ERROR naming an unknown field',
+    async ({ path, method, op }) => {
+      const deviceOnly = op.security?.length === 1 && 'DeviceKey' in op.security[0]!;
+      const res = await call(handlerOf(path, method), {
+        method,
+        path,
+        params: validParams(op),
+        apiKey: deviceOnly ? account.deviceKey : account.apiKey,
+        body: { unexpected_field: 1 },
+      });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_ERROR');
+      expect(res.body.errors).toContainEqual({ path: 'unexpected_field', message: 'unknown field' });
+      expect(res.body.detail).toContain('Unknown field "unexpected_field".');
+    },
+  );
+
+  it.each(bodyOperations)(
+    '$method $path documents its body, nested objects too, as additionalProperties: false',
+    ({ op }) => {
+      expect(openObjects(op.requestBody!.content['application/json']!.schema, 'body')).toEqual([]);
+    },
+  );
+});
+
+describe('POST /api/v1/messages with a field it does not take', () => {
+  async function balance(): Promise<number> {
+    const [group] = await db()
+      .select({ balance: phoneGroups.balance })
+      .from(phoneGroups)
+      .where(eq(phoneGroups.id, account.defaultGroupId));
+    return group!.balance;
+  }
+  async function counts() {
+    const sent = await db().select({ id: messages.id }).from(messages).where(eq(messages.accountId, account.accountId));
+    const ledger = await db()
+      .select({ id: creditLedger.id })
+      .from(creditLedger)
+      .where(eq(creditLedger.accountId, account.accountId));
+    return { messages: sent.length, ledger: ledger.length, balance: await balance() };
+  }
+
+  it.each([
+    { field: 'sim', value: 2 },
+    { field: 'ttl', value: 60 },
+  ])('answers 400 naming `$field`, creates nothing and charges nothing', async ({ field, value }) => {
+    const before = await counts();
+    const res = await call(send, {
+      body: { from: account.phone, to: testNumber(), content: 'Hello', [field]: value },
+      apiKey: account.apiKey,
+    });
+    expect(res.status).toBe(400);
+    expect(res.contentType).toBe('application/problem+json');
+    expect(res.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      detail: `Unknown field "${field}".`,
+      errors: [{ path: field, message: 'unknown field' }],
+    });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('names every unknown field and every invalid one', async () => {
+    const res = await call(send, {
+      body: { from: account.phone, to: 'nope', content: 'Hello', sim: 2, colour: 'red' },
+      apiKey: account.apiKey,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        { path: 'sim', message: 'unknown field' },
+        { path: 'colour', message: 'unknown field' },
+        expect.objectContaining({ path: 'to' }),
+      ]),
+    );
+    expect(res.body.detail).toMatch(/^Unknown fields "sim", "colour"\. Invalid body: to: /);
+  });
+
+  it('still ignores an unknown query parameter (query strings are not bodies)', async () => {
+    const res = await call(listMessages, { path: '/api/v1/messages?unexpected_param=1', apiKey: account.apiKey });
+    expect(res.status).toBe(200);
+  });
+});
