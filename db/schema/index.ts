@@ -1,4 +1,5 @@
 export * from './accounts';
+export * from './audit';
 export * from './credits';
 export * from './dev-inbox';
 export * from './devices';

@@ -1,6 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { apiKeys, devices, phones } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
+import { withTransaction } from '@/lib/db';
 import { DomainError, notFound } from '@/lib/errors';
 import { keysetPage, type PageQuery, toPage } from '@/lib/pagination';
 import { iso } from '@/lib/wire';
@@ -54,17 +56,26 @@ async function keyOwner(
 export async function createApiKey(executor: Executor, principal: Principal, input: { name: string }) {
   const owner = await keyOwner(executor, principal);
   const key = generateKey('account');
-  const [row] = await executor
-    .insert(apiKeys)
-    .values({
+  const row = await withTransaction(executor, async (tx) => {
+    const [created] = await tx
+      .insert(apiKeys)
+      .values({
+        accountId: owner.accountId,
+        name: input.name,
+        keyHash: key.hash,
+        prefix: key.prefix,
+        createdByDeviceId: owner.deviceId,
+      })
+      .returning();
+    if (!created) throw new Error('createApiKey: insert returned no row');
+    await recordAudit(tx, {
       accountId: owner.accountId,
-      name: input.name,
-      keyHash: key.hash,
-      prefix: key.prefix,
-      createdByDeviceId: owner.deviceId,
-    })
-    .returning();
-  if (!row) throw new Error('createApiKey: insert returned no row');
+      action: 'api_key.created',
+      target: created.id,
+      details: { name: created.name, prefix: created.prefix },
+    });
+    return created;
+  });
   return { id: row.id, name: row.name, key: key.key, prefix: row.prefix, created_at: iso(row.createdAt) ?? '' };
 }
 
@@ -82,11 +93,14 @@ export async function listApiKeys(executor: Executor, accountId: string, page: P
 
 /** Revokes at once, in this process (the key cache is cleared) and within seconds elsewhere. */
 export async function revokeApiKey(executor: Executor, accountId: string, keyId: string): Promise<void> {
-  const [row] = await executor
-    .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
-    .returning({ id: apiKeys.id });
-  if (!row) throw notFound('API key');
+  await withTransaction(executor, async (tx) => {
+    const [row] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+      .returning({ id: apiKeys.id, prefix: apiKeys.prefix });
+    if (!row) throw notFound('API key');
+    await recordAudit(tx, { accountId, action: 'api_key.revoked', target: row.id, details: { prefix: row.prefix } });
+  });
   clearKeyCache();
 }

@@ -2,9 +2,10 @@ import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db';
 import { appSecret, config } from '@/lib/config';
+import { clientIp } from '@/lib/rate-limit/client-ip';
 import { logAuthEvent } from './auth-log';
 import { currentSessionVersion } from './session-version';
-import { authorizeApiKey, authorizeEmailCode, type SignedInUser } from './sign-in';
+import { authorizeApiKey, authorizeEmailCode, type SignedInUser, type SignInContext } from './sign-in';
 
 export const SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 
@@ -32,13 +33,13 @@ export function authOptions(): NextAuthOptions {
           email: { label: 'Email', type: 'email' },
           code: { label: 'Code', type: 'text' },
         },
-        authorize: async (credentials) => authorizeEmailCode(await getDb(), credentials ?? {}),
+        authorize: async (credentials, req) => authorizeEmailCode(await getDb(), credentials ?? {}, signInContext(req)),
       }),
       CredentialsProvider({
         id: 'api-key',
         name: 'API key',
         credentials: { key: { label: 'API key', type: 'password' } },
-        authorize: async (credentials) => authorizeApiKey(await getDb(), credentials ?? {}),
+        authorize: async (credentials, req) => authorizeApiKey(await getDb(), credentials ?? {}, signInContext(req)),
       }),
     ],
     callbacks: {
@@ -62,4 +63,14 @@ export function authOptions(): NextAuthOptions {
       debug: () => {},
     },
   };
+}
+
+/** Where a sign-in comes from: next-auth hands authorize() the request's headers as a plain object. */
+function signInContext(req: { headers?: Record<string, unknown> } | undefined): SignInContext {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req?.headers ?? {})) {
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  const ip = clientIp(new Request('http://sign-in.invalid/', { headers }));
+  return { ip: ip === 'unknown' ? null : ip };
 }

@@ -7,6 +7,8 @@ export type AccountPrincipal = {
   /** The API key used; null for a dashboard session. */
   keyId: string | null;
   via: 'api_key' | 'session';
+  /** The signed-in email, for a dashboard session (the audit log names it). */
+  email?: string;
 };
 
 export type DevicePrincipal = {

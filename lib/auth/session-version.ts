@@ -1,6 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
+import { withTransaction } from '@/lib/db';
 
 /**
  * Dashboard sessions are stateless JWTs, so ending one means refusing it: every session carries
@@ -21,8 +23,11 @@ export async function currentSessionVersion(executor: Executor, accountId: strin
 
 /** Sign-out and "sign out everywhere": every dashboard session of the account ends at once. */
 export async function endAllSessions(executor: Executor, accountId: string): Promise<void> {
-  await executor
-    .update(accounts)
-    .set({ sessionVersion: sql`${accounts.sessionVersion} + 1` })
-    .where(eq(accounts.id, accountId));
+  await withTransaction(executor, async (tx) => {
+    await tx
+      .update(accounts)
+      .set({ sessionVersion: sql`${accounts.sessionVersion} + 1` })
+      .where(eq(accounts.id, accountId));
+    await recordAudit(tx, { accountId, action: 'session.ended_all' });
+  });
 }

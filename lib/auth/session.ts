@@ -76,7 +76,9 @@ export async function sessionAccountFromCookieHeader(header: string | null): Pro
  */
 export async function sessionFromCookieHeader(header: string | null): Promise<AccountPrincipal | null> {
   const account = await sessionAccountFromCookieHeader(header);
-  return account && { kind: 'account', accountId: account.accountId, keyId: null, via: 'session' };
+  return (
+    account && { kind: 'account', accountId: account.accountId, keyId: null, via: 'session', email: account.email }
+  );
 }
 
 /** The dashboard session behind a request's cookie, as an account principal (works without Next's context). */

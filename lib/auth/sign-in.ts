@@ -1,6 +1,7 @@
 import type { Database, Executor } from '@/db';
 import { findAccountByEmail, findAccountById } from '@/lib/accounts/lookup';
 import { emailAddress } from '@/lib/accounts/schemas';
+import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
 import { withTransaction } from '@/lib/db';
 import { signInCodeEmail } from '@/lib/email/messages';
@@ -11,7 +12,7 @@ import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { iso } from '@/lib/wire';
 import { principalForKey } from './authenticate';
 import { consumeCode, issueCode } from './codes';
-import { isPlausibleKey } from './keys';
+import { isPlausibleKey, KEY_PREFIX_LENGTH } from './keys';
 
 const SIGN_IN_IP_WINDOW_SECONDS = 3600;
 
@@ -71,27 +72,53 @@ export const CODE_EXPIRED_ERROR = 'CodeExpired';
 export async function authorizeEmailCode(
   executor: Executor,
   credentials: { email?: unknown; code?: unknown },
+  context: SignInContext = { ip: null },
 ): Promise<SignedInUser | null> {
   const email = emailAddress.safeParse(credentials.email);
   const code = typeof credentials.code === 'string' ? credentials.code.trim() : '';
   if (!email.success || !/^\d{6}$/.test(code)) return null;
-  const outcome = await withTransaction(executor, (tx) =>
-    consumeCode(tx, { purpose: 'sign_in', email: email.data }, code),
-  );
-  if (!outcome.ok) {
-    if (outcome.failure === 'CODE_EXPIRED') throw new Error(CODE_EXPIRED_ERROR);
+  const outcome = await withTransaction(executor, async (tx) => {
+    const check = await consumeCode(tx, { purpose: 'sign_in', email: email.data }, code);
+    const account = await findAccountByEmail(tx, email.data);
+    // Entries for accounts only: an unknown email leaves no trace (and has nobody to show it to).
+    if (account) {
+      await recordAudit(tx, {
+        accountId: account.id,
+        action: check.ok ? 'session.signed_in' : 'session.sign_in_failed',
+        details: { method: 'email_code', ...(check.ok ? {} : { reason: check.failure }) },
+        actor: { kind: check.ok ? 'session' : 'anonymous', label: account.email, ip: context.ip },
+      });
+    }
+    return { check, account };
+  });
+  if (!outcome.check.ok) {
+    if (outcome.check.failure === 'CODE_EXPIRED') throw new Error(CODE_EXPIRED_ERROR);
     return null;
   }
-  const account = await findAccountByEmail(executor, email.data);
+  const { account } = outcome;
   return account ? { id: account.id, email: account.email, keyId: null } : null;
 }
 
+/** Where a browser sign-in comes from, for the audit log. */
+export type SignInContext = { ip: string | null };
+
 /** The `api-key` provider: a live account key (`sk_…`) opens a session for its account. */
-export async function authorizeApiKey(db: Database, credentials: { key?: unknown }): Promise<SignedInUser | null> {
+export async function authorizeApiKey(
+  db: Database,
+  credentials: { key?: unknown },
+  context: SignInContext = { ip: null },
+): Promise<SignedInUser | null> {
   const key = typeof credentials.key === 'string' ? credentials.key.trim() : '';
   if (!isPlausibleKey(key)) return null;
   const principal = await principalForKey(db, key);
   if (principal?.kind !== 'account' || !principal.keyId) return null;
   const account = await findAccountById(db, principal.accountId);
-  return account ? { id: account.id, email: account.email, keyId: principal.keyId } : null;
+  if (!account) return null;
+  await recordAudit(db, {
+    accountId: account.id,
+    action: 'session.signed_in',
+    details: { method: 'api_key', key_prefix: key.slice(0, KEY_PREFIX_LENGTH) },
+    actor: { kind: 'session', label: account.email, ip: context.ip },
+  });
+  return { id: account.id, email: account.email, keyId: principal.keyId };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
 import { groupNotFound } from '@/lib/groups/names';
@@ -52,6 +53,12 @@ export async function transferCredits(
       transferId,
     });
     const into = await moveCredits(tx, { accountId, groupId: toGroup, amount, kind: 'transfer_in', transferId });
+    await recordAudit(tx, {
+      accountId,
+      action: 'credits.transferred',
+      target: transferId,
+      details: { from_group: fromGroup, to_group: toGroup, amount },
+    });
     return {
       transfer_id: transferId,
       from_group: { group_id: fromGroup, balance: out.balanceAfter },

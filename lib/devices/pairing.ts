@@ -2,8 +2,9 @@ import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
 import { devices, pairingCodes, phones, type SimCard } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { clearKeyCache } from '@/lib/auth/authenticate';
-import { generateKey } from '@/lib/auth/keys';
+import { generateKey, KEY_PREFIX_LENGTH } from '@/lib/auth/keys';
 import { appSecret, config } from '@/lib/config';
 import { encryptSecret } from '@/lib/crypto/secret-box';
 import { isUniqueViolation, withTransaction } from '@/lib/db';
@@ -165,6 +166,14 @@ export async function redeemPairingCode(
       .set({ consumedAt: sql`now()`, deviceId: device.id })
       .where(eq(pairingCodes.id, row.id));
     await switchPhoneToDevice(tx, row.accountId, phone.phone, device.id);
+    // The app, not a person, acts here: its new credential's prefix names it.
+    await recordAudit(tx, {
+      accountId: row.accountId,
+      action: 'phone.paired',
+      target: phone.id,
+      details: { phone: phone.phone, device_id: device.id, name: registration.name },
+      actor: { kind: 'device', label: device.token.slice(0, KEY_PREFIX_LENGTH), ip: context.clientIp },
+    });
     await startSimCheck(tx, { id: phone.id, accountId: row.accountId, phone: phone.phone }, device.id);
     return {
       deviceId: device.id,

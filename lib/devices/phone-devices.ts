@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { devices, phones } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { clearKeyCache } from '@/lib/auth/authenticate';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
@@ -61,6 +62,7 @@ export async function revokePhoneDevice(
       .where(and(eq(devices.id, deviceId), eq(devices.accountId, accountId), eq(devices.phoneNumber, phone.phone)))
       .returning({ id: devices.id });
     if (!device) throw notFound('Device');
+    await recordAudit(tx, { accountId, action: 'device.revoked', target: device.id, details: { phone: phone.phone } });
     // A SIM check waits for a device that is gone now: the phone is back to unproven.
     await tx
       .update(phones)

@@ -2,6 +2,7 @@ import type { Database } from '@/db';
 import { principalForKey, touchLastUsed } from '@/lib/auth/authenticate';
 import type { AccountPrincipal, DevicePrincipal, Principal } from '@/lib/auth/principal';
 import { sessionPrincipal } from '@/lib/auth/session';
+import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
 
@@ -30,7 +31,7 @@ function ownOrigins(req: Request): Set<string> {
   const origins = new Set([url.origin]);
   const host = req.headers.get('host');
   if (host) origins.add(`${url.protocol}//${host}`);
-  if (process.env.APP_URL) origins.add(new URL(process.env.APP_URL).origin);
+  if (config.appUrl) origins.add(new URL(config.appUrl).origin);
   return origins;
 }
 
@@ -47,7 +48,7 @@ function assertSameOrigin(req: Request): void {
  * The key the caller presents: the X-API-Key header, or `Authorization: Bearer <key>` (how the
  * SMSGate app sends its device credential, and how many HTTP clients send API keys).
  */
-function presentedKey(req: Request): string | undefined {
+export function presentedKey(req: Request): string | undefined {
   const header = req.headers.get('x-api-key')?.trim();
   if (header) return header;
   return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')?.[1];

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { type Database, getDb } from '@/db';
+import { actingAs } from '@/lib/audit/actor';
 import { DomainError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
+import { auditActorOf } from './actor';
 import { type AuthMode, authenticate, type PrincipalFor } from './authenticate';
 import { queryObject, readJsonBody, validate } from './parse';
 import { problemBody, problemResponse } from './problem';
@@ -75,12 +77,9 @@ export function route<
       const params = options.params ? validate(options.params, rawParams, 'path') : undefined;
       const query = options.query ? validate(options.query, queryObject(url), 'query') : undefined;
       const body = options.body ? validate(options.body, await readJsonBody(req), 'body') : undefined;
-      const result = await handler({ req, url, requestId, db, principal, body, query, params } as RouteContext<
-        M,
-        B,
-        Q,
-        P
-      >);
+      const context = { req, url, requestId, db, principal, body, query, params } as RouteContext<M, B, Q, P>;
+      // Audit entries written by the work name this request's key or session and its address.
+      const result = await actingAs(auditActorOf(principal, req), () => handler(context));
       response = toResponse(result, options.status);
     } catch (error) {
       response = errorResponse(error, requestId, req, routePattern(url.pathname, rawParams));

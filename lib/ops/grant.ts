@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
+import { OPERATOR } from '@/lib/audit/actor';
+import { recordAudit } from '@/lib/audit/record';
 import { moveCredits } from '@/lib/credits/ledger';
 import { MAX_GROUP_BALANCE, MAX_TRANSFER_AMOUNT } from '@/lib/credits/schemas';
 import { withTransaction } from '@/lib/db';
@@ -40,6 +42,13 @@ export async function grantCredits(executor: Executor, input: GrantInput) {
       amount,
       kind: 'operator_grant',
       note,
+    });
+    await recordAudit(tx, {
+      accountId: group.accountId,
+      action: 'credits.granted',
+      target: groupId,
+      details: { amount, balance_after: balanceAfter, ...(note ? { note } : {}) },
+      actor: OPERATOR,
     });
     return { accountId: group.accountId, groupId, groupName: group.name, amount, balanceAfter };
   });

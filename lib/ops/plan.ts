@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, PLANS, type PlanName } from '@/db/schema';
+import { OPERATOR } from '@/lib/audit/actor';
+import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
 import { findAccount } from './accounts';
@@ -18,6 +20,12 @@ export async function setPlan(executor: Executor, reference: string, plan: strin
   return withTransaction(executor, async (tx) => {
     const account = await findAccount(tx, reference);
     await tx.update(accounts).set({ plan }).where(eq(accounts.id, account.id));
+    await recordAudit(tx, {
+      accountId: account.id,
+      action: 'plan.changed',
+      details: { from: account.plan, to: plan },
+      actor: OPERATOR,
+    });
     return { accountId: account.id, email: account.email, previousPlan: account.plan, plan };
   });
 }

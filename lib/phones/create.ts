@@ -1,6 +1,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
 import { phoneGroups, phones } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { isUniqueViolation, withTransaction } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { toE164 } from '@/lib/phone-number';
@@ -46,6 +47,12 @@ export async function createPhone(executor: Executor, accountId: string, input: 
           .values({ accountId, groupId, phone, label: input.label ?? null, deviceId: input.deviceId ?? null })
           .returning();
         if (!row) throw new Error('createPhone: insert returned no row');
+        await recordAudit(savepoint, {
+          accountId,
+          action: 'phone.added',
+          target: row.id,
+          details: { phone: row.phone, group_id: row.groupId },
+        });
         return row;
       });
     } catch (error) {

@@ -1,6 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { webhooks } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
+import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { presentWebhook, type WebhookRow } from './present';
@@ -29,18 +31,27 @@ export async function createWebhook(
   await assertOwnPhones(executor, accountId, phoneFilters);
   await assertReachableUrl(input.url);
   const secret = generateWebhookSecret();
-  const [row] = await executor
-    .insert(webhooks)
-    .values({
+  return withTransaction(executor, async (tx) => {
+    const [row] = await tx
+      .insert(webhooks)
+      .values({
+        accountId,
+        url: input.url,
+        events: input.events,
+        phoneFilters,
+        description: input.description ?? null,
+        secretEncrypted: sealWebhookSecret(secret),
+      })
+      .returning();
+    if (!row) throw new Error('createWebhook: insert returned no row');
+    await recordAudit(tx, {
       accountId,
-      url: input.url,
-      events: input.events,
-      phoneFilters,
-      description: input.description ?? null,
-      secretEncrypted: sealWebhookSecret(secret),
-    })
-    .returning();
-  return { ...presentWebhook(row!), secret };
+      action: 'webhook.created',
+      target: row.id,
+      details: { url: row.url, events: row.events, phone_filters: row.phoneFilters },
+    });
+    return { ...presentWebhook(row), secret };
+  });
 }
 
 export async function listWebhooks(executor: Executor, accountId: string, page: PageQuery): Promise<Page<WebhookWire>> {
@@ -71,34 +82,49 @@ export async function updateWebhook(
   await findWebhook(executor, accountId, id);
   if (input.phone_filters) await assertOwnPhones(executor, accountId, input.phone_filters);
   if (input.url) await assertReachableUrl(input.url);
-  const [row] = await executor
-    .update(webhooks)
-    .set({
-      ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.events !== undefined ? { events: input.events } : {}),
-      ...(input.phone_filters !== undefined ? { phoneFilters: input.phone_filters } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
-      ...(input.enabled === true ? { disabledReason: null, failingSince: null } : {}),
-      updatedAt: new Date(),
-    })
-    .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId)))
-    .returning();
+  const [row] = await withTransaction(executor, async (tx) => {
+    const changed = await tx
+      .update(webhooks)
+      .set({
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.events !== undefined ? { events: input.events } : {}),
+        ...(input.phone_filters !== undefined ? { phoneFilters: input.phone_filters } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+        ...(input.enabled === true ? { disabledReason: null, failingSince: null } : {}),
+        updatedAt: new Date(),
+      })
+      .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId)))
+      .returning();
+    if (changed.length > 0) {
+      await recordAudit(tx, {
+        accountId,
+        action: 'webhook.updated',
+        target: id,
+        details: { changed: Object.keys(input) },
+      });
+    }
+    return changed;
+  });
   if (!row) throw notFound('Webhook');
   return presentWebhook(row);
 }
 
 /** Deletes the webhook with its delivery log. */
 export async function deleteWebhook(executor: Executor, accountId: string, id: string): Promise<void> {
-  const deleted = await executor
-    .delete(webhooks)
-    .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId)))
-    .returning({ id: webhooks.id });
-  if (deleted.length === 0) throw notFound('Webhook');
+  await withTransaction(executor, async (tx) => {
+    const [deleted] = await tx
+      .delete(webhooks)
+      .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId)))
+      .returning({ id: webhooks.id, url: webhooks.url });
+    if (!deleted) throw notFound('Webhook');
+    await recordAudit(tx, { accountId, action: 'webhook.deleted', target: id, details: { url: deleted.url } });
+  });
 }
 
 export async function revealSecret(executor: Executor, accountId: string, id: string): Promise<{ secret: string }> {
   const row = await findWebhook(executor, accountId, id);
+  await recordAudit(executor, { accountId, action: 'webhook.secret_revealed', target: id });
   return { secret: unsealWebhookSecret(row.secretEncrypted) };
 }
 
@@ -114,23 +140,27 @@ export async function rotateSecret(
 ): Promise<{ secret: string }> {
   const current = await findWebhook(executor, accountId, id);
   const secret = generateWebhookSecret();
-  const [row] = await executor
-    .update(webhooks)
-    .set({
-      secretEncrypted: sealWebhookSecret(secret),
-      previousSecretEncrypted: current.secretEncrypted,
-      previousSecretExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS),
-      updatedAt: now,
-    })
-    .where(
-      and(
-        eq(webhooks.id, id),
-        eq(webhooks.accountId, accountId),
-        // Two rotations at once: only one wins, so no secret is handed out that never signs.
-        eq(webhooks.secretEncrypted, current.secretEncrypted),
-      ),
-    )
-    .returning({ id: webhooks.id });
-  if (!row) return rotateSecret(executor, accountId, id, now);
+  const rotated = await withTransaction(executor, async (tx) => {
+    const [row] = await tx
+      .update(webhooks)
+      .set({
+        secretEncrypted: sealWebhookSecret(secret),
+        previousSecretEncrypted: current.secretEncrypted,
+        previousSecretExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS),
+        updatedAt: now,
+      })
+      .where(
+        and(
+          eq(webhooks.id, id),
+          eq(webhooks.accountId, accountId),
+          // Two rotations at once: only one wins, so no secret is handed out that never signs.
+          eq(webhooks.secretEncrypted, current.secretEncrypted),
+        ),
+      )
+      .returning({ id: webhooks.id });
+    if (row) await recordAudit(tx, { accountId, action: 'webhook.secret_rotated', target: id });
+    return Boolean(row);
+  });
+  if (!rotated) return rotateSecret(executor, accountId, id, now);
   return { secret };
 }

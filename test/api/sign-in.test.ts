@@ -213,6 +213,7 @@ describe('the session', () => {
       accountId: account.accountId,
       keyId: null,
       via: 'session',
+      email: account.email,
     });
     const list = await call(listKeys, { headers: { cookie } });
     expect(list.status).toBe(200);

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { ApiKeysPanel } from '@/components/panels/api-keys-panel';
 import { WebhooksPanel } from '@/components/panels/webhooks-panel';
+import { AuditLogPanel } from '@/components/security/audit-log-panel';
 import { SecurityPanel } from '@/components/security/security-panel';
 
 export const metadata: Metadata = { title: 'Settings · Simgate' };
@@ -12,6 +13,7 @@ export default function SettingsPage() {
       <ApiKeysPanel />
       <WebhooksPanel />
       <SecurityPanel />
+      <AuditLogPanel />
     </>
   );
 }

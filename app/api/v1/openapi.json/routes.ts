@@ -8,47 +8,48 @@ import * as route4 from '@/app/api/mobile/v1/events/route';
 import * as route5 from '@/app/api/mobile/v1/message/route';
 import * as route6 from '@/app/api/mobile/v1/settings/route';
 import * as route7 from '@/app/api/mobile/v1/webhooks/route';
-import * as route8 from '@/app/api/v1/auth/api-keys/[id]/route';
-import * as route9 from '@/app/api/v1/auth/api-keys/route';
-import * as route10 from '@/app/api/v1/auth/bind/confirm/route';
-import * as route11 from '@/app/api/v1/auth/bind/request-code/route';
-import * as route12 from '@/app/api/v1/auth/login/route';
-import * as route13 from '@/app/api/v1/auth/register/route';
-import * as route14 from '@/app/api/v1/auth/sessions/route';
-import * as route15 from '@/app/api/v1/auth/sign-in/request-code/route';
-import * as route16 from '@/app/api/v1/bulk-messages/[id]/route';
-import * as route17 from '@/app/api/v1/bulk-messages/route';
-import * as route18 from '@/app/api/v1/credits/balance/route';
-import * as route19 from '@/app/api/v1/credits/ledger/route';
-import * as route20 from '@/app/api/v1/credits/transfer/route';
-import * as route21 from '@/app/api/v1/device/messages/[id]/status/route';
-import * as route22 from '@/app/api/v1/device/messages/received/route';
-import * as route23 from '@/app/api/v1/device/outbox/claim/route';
-import * as route24 from '@/app/api/v1/heartbeats/route';
-import * as route25 from '@/app/api/v1/messages/[id]/route';
-import * as route26 from '@/app/api/v1/messages/route';
-import * as route27 from '@/app/api/v1/openapi.json/route';
-import * as route28 from '@/app/api/v1/phone-groups/[id]/route';
-import * as route29 from '@/app/api/v1/phone-groups/route';
-import * as route30 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
-import * as route31 from '@/app/api/v1/phones/[id]/devices/route';
-import * as route32 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route33 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route34 from '@/app/api/v1/phones/[id]/route';
-import * as route35 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route36 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route37 from '@/app/api/v1/phones/register-device/route';
-import * as route38 from '@/app/api/v1/phones/route';
-import * as route39 from '@/app/api/v1/phones/verify-sim/route';
-import * as route40 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route41 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route42 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route43 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route44 from '@/app/api/v1/webhooks/[id]/route';
-import * as route45 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route46 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route47 from '@/app/api/v1/webhooks/events/route';
-import * as route48 from '@/app/api/v1/webhooks/route';
+import * as route8 from '@/app/api/v1/audit-log/route';
+import * as route9 from '@/app/api/v1/auth/api-keys/[id]/route';
+import * as route10 from '@/app/api/v1/auth/api-keys/route';
+import * as route11 from '@/app/api/v1/auth/bind/confirm/route';
+import * as route12 from '@/app/api/v1/auth/bind/request-code/route';
+import * as route13 from '@/app/api/v1/auth/login/route';
+import * as route14 from '@/app/api/v1/auth/register/route';
+import * as route15 from '@/app/api/v1/auth/sessions/route';
+import * as route16 from '@/app/api/v1/auth/sign-in/request-code/route';
+import * as route17 from '@/app/api/v1/bulk-messages/[id]/route';
+import * as route18 from '@/app/api/v1/bulk-messages/route';
+import * as route19 from '@/app/api/v1/credits/balance/route';
+import * as route20 from '@/app/api/v1/credits/ledger/route';
+import * as route21 from '@/app/api/v1/credits/transfer/route';
+import * as route22 from '@/app/api/v1/device/messages/[id]/status/route';
+import * as route23 from '@/app/api/v1/device/messages/received/route';
+import * as route24 from '@/app/api/v1/device/outbox/claim/route';
+import * as route25 from '@/app/api/v1/heartbeats/route';
+import * as route26 from '@/app/api/v1/messages/[id]/route';
+import * as route27 from '@/app/api/v1/messages/route';
+import * as route28 from '@/app/api/v1/openapi.json/route';
+import * as route29 from '@/app/api/v1/phone-groups/[id]/route';
+import * as route30 from '@/app/api/v1/phone-groups/route';
+import * as route31 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as route32 from '@/app/api/v1/phones/[id]/devices/route';
+import * as route33 from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as route34 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route35 from '@/app/api/v1/phones/[id]/route';
+import * as route36 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route37 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route38 from '@/app/api/v1/phones/register-device/route';
+import * as route39 from '@/app/api/v1/phones/route';
+import * as route40 from '@/app/api/v1/phones/verify-sim/route';
+import * as route41 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route42 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route43 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route44 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route45 from '@/app/api/v1/webhooks/[id]/route';
+import * as route46 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route47 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route48 from '@/app/api/v1/webhooks/events/route';
+import * as route49 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -60,45 +61,46 @@ export const ROUTES: RouteIndex = [
   { path: '/api/mobile/v1/message', module: route5 },
   { path: '/api/mobile/v1/settings', module: route6 },
   { path: '/api/mobile/v1/webhooks', module: route7 },
-  { path: '/api/v1/auth/api-keys/{id}', module: route8 },
-  { path: '/api/v1/auth/api-keys', module: route9 },
-  { path: '/api/v1/auth/bind/confirm', module: route10 },
-  { path: '/api/v1/auth/bind/request-code', module: route11 },
-  { path: '/api/v1/auth/login', module: route12 },
-  { path: '/api/v1/auth/register', module: route13 },
-  { path: '/api/v1/auth/sessions', module: route14 },
-  { path: '/api/v1/auth/sign-in/request-code', module: route15 },
-  { path: '/api/v1/bulk-messages/{id}', module: route16 },
-  { path: '/api/v1/bulk-messages', module: route17 },
-  { path: '/api/v1/credits/balance', module: route18 },
-  { path: '/api/v1/credits/ledger', module: route19 },
-  { path: '/api/v1/credits/transfer', module: route20 },
-  { path: '/api/v1/device/messages/{id}/status', module: route21 },
-  { path: '/api/v1/device/messages/received', module: route22 },
-  { path: '/api/v1/device/outbox/claim', module: route23 },
-  { path: '/api/v1/heartbeats', module: route24 },
-  { path: '/api/v1/messages/{id}', module: route25 },
-  { path: '/api/v1/messages', module: route26 },
-  { path: '/api/v1/openapi.json', module: route27 },
-  { path: '/api/v1/phone-groups/{id}', module: route28 },
-  { path: '/api/v1/phone-groups', module: route29 },
-  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route30 },
-  { path: '/api/v1/phones/{id}/devices', module: route31 },
-  { path: '/api/v1/phones/{id}/heartbeats', module: route32 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route33 },
-  { path: '/api/v1/phones/{id}', module: route34 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route35 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route36 },
-  { path: '/api/v1/phones/register-device', module: route37 },
-  { path: '/api/v1/phones', module: route38 },
-  { path: '/api/v1/phones/verify-sim', module: route39 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route40 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route41 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route42 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route43 },
-  { path: '/api/v1/webhooks/{id}', module: route44 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route45 },
-  { path: '/api/v1/webhooks/{id}/test', module: route46 },
-  { path: '/api/v1/webhooks/events', module: route47 },
-  { path: '/api/v1/webhooks', module: route48 },
+  { path: '/api/v1/audit-log', module: route8 },
+  { path: '/api/v1/auth/api-keys/{id}', module: route9 },
+  { path: '/api/v1/auth/api-keys', module: route10 },
+  { path: '/api/v1/auth/bind/confirm', module: route11 },
+  { path: '/api/v1/auth/bind/request-code', module: route12 },
+  { path: '/api/v1/auth/login', module: route13 },
+  { path: '/api/v1/auth/register', module: route14 },
+  { path: '/api/v1/auth/sessions', module: route15 },
+  { path: '/api/v1/auth/sign-in/request-code', module: route16 },
+  { path: '/api/v1/bulk-messages/{id}', module: route17 },
+  { path: '/api/v1/bulk-messages', module: route18 },
+  { path: '/api/v1/credits/balance', module: route19 },
+  { path: '/api/v1/credits/ledger', module: route20 },
+  { path: '/api/v1/credits/transfer', module: route21 },
+  { path: '/api/v1/device/messages/{id}/status', module: route22 },
+  { path: '/api/v1/device/messages/received', module: route23 },
+  { path: '/api/v1/device/outbox/claim', module: route24 },
+  { path: '/api/v1/heartbeats', module: route25 },
+  { path: '/api/v1/messages/{id}', module: route26 },
+  { path: '/api/v1/messages', module: route27 },
+  { path: '/api/v1/openapi.json', module: route28 },
+  { path: '/api/v1/phone-groups/{id}', module: route29 },
+  { path: '/api/v1/phone-groups', module: route30 },
+  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route31 },
+  { path: '/api/v1/phones/{id}/devices', module: route32 },
+  { path: '/api/v1/phones/{id}/heartbeats', module: route33 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route34 },
+  { path: '/api/v1/phones/{id}', module: route35 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route36 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route37 },
+  { path: '/api/v1/phones/register-device', module: route38 },
+  { path: '/api/v1/phones', module: route39 },
+  { path: '/api/v1/phones/verify-sim', module: route40 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route41 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route42 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route43 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route44 },
+  { path: '/api/v1/webhooks/{id}', module: route45 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route46 },
+  { path: '/api/v1/webhooks/{id}/test', module: route47 },
+  { path: '/api/v1/webhooks/events', module: route48 },
+  { path: '/api/v1/webhooks', module: route49 },
 ];

@@ -1,0 +1,27 @@
+// Plain constants (no drizzle), so that the dashboard can name the actions without the schema.
+
+/** What the audit log records: changes to credentials, money, phones, webhooks and sign-ins. */
+export const AUDIT_ACTIONS = [
+  'api_key.created',
+  'api_key.revoked',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_revealed',
+  'webhook.secret_rotated',
+  'credits.transferred',
+  'credits.granted',
+  'plan.changed',
+  'phone.added',
+  'phone.removed',
+  'phone.paired',
+  'device.revoked',
+  'session.signed_in',
+  'session.sign_in_failed',
+  'session.ended_all',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Who acted: an API key, a dashboard session, a device key, the operator CLI, or nobody known. */
+export const AUDIT_ACTOR_KINDS = ['api_key', 'session', 'device', 'operator', 'anonymous'] as const;
+export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];

@@ -1,0 +1,36 @@
+import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from './audit-actions';
+import { checkIn } from './check-in';
+
+export * from './audit-actions';
+
+/**
+ * The account's audit log: who did what, when, from which address. Written in the same
+ * transaction as the change it records, so a change without its entry cannot commit.
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    action: text('action', { enum: AUDIT_ACTIONS }).notNull(),
+    actorKind: text('actor_kind', { enum: AUDIT_ACTOR_KINDS }).notNull(),
+    // The key prefix (sk_…/dk_…) or the session's email: never a secret.
+    actorLabel: text('actor_label'),
+    ip: text('ip'),
+    // The resource acted on (a key, webhook, phone or group id) and what changed.
+    target: text('target'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Newest first per account, optionally by action.
+    index('audit_log_account_created_idx').on(t.accountId, t.createdAt, t.id),
+    index('audit_log_account_action_idx').on(t.accountId, t.action, t.createdAt),
+    checkIn('audit_log_action_check', t.action, AUDIT_ACTIONS),
+    checkIn('audit_log_actor_kind_check', t.actorKind, AUDIT_ACTOR_KINDS),
+  ],
+);

@@ -1,0 +1,24 @@
+import { AUDIT_ACTIONS, type AuditAction } from '@/db/schema/audit-actions';
+
+export { AUDIT_ACTIONS, type AuditAction };
+
+/** How the dashboard names each action. */
+export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
+  'api_key.created': 'API key created',
+  'api_key.revoked': 'API key revoked',
+  'webhook.created': 'Webhook created',
+  'webhook.updated': 'Webhook changed',
+  'webhook.deleted': 'Webhook deleted',
+  'webhook.secret_revealed': 'Webhook secret shown',
+  'webhook.secret_rotated': 'Webhook secret rotated',
+  'credits.transferred': 'Credits transferred',
+  'credits.granted': 'Credits granted by the operator',
+  'plan.changed': 'Plan changed',
+  'phone.added': 'Phone added',
+  'phone.removed': 'Phone removed',
+  'phone.paired': 'SMSGate app paired',
+  'device.revoked': 'Device revoked',
+  'session.signed_in': 'Signed in',
+  'session.sign_in_failed': 'Sign-in failed',
+  'session.ended_all': 'Signed out everywhere',
+};

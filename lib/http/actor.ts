@@ -1,0 +1,20 @@
+import type { AuditActor } from '@/lib/audit/actor';
+import { KEY_PREFIX_LENGTH } from '@/lib/auth/keys';
+import type { Principal } from '@/lib/auth/principal';
+import { clientIp } from '@/lib/rate-limit/client-ip';
+import { presentedKey } from './authenticate';
+
+/**
+ * Who the audit log names for a request: the key's visible prefix (never the key), or the
+ * session's email, with the client address as per-IP limits see it.
+ */
+export function auditActorOf(principal: Principal | null, req: Request): AuditActor {
+  const address = clientIp(req);
+  const ip = address === 'unknown' ? null : address;
+  if (!principal) return { kind: 'anonymous', label: null, ip };
+  if (principal.kind === 'account' && principal.via === 'session') {
+    return { kind: 'session', label: principal.email ?? null, ip };
+  }
+  const prefix = presentedKey(req)?.slice(0, KEY_PREFIX_LENGTH) ?? null;
+  return { kind: principal.kind === 'device' ? 'device' : 'api_key', label: prefix, ip };
+}
