@@ -1,10 +1,14 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
+  const { assertConfig, config } = await import('./lib/config');
+  const { locateDatabase } = await import('./db');
   const { startServer } = await import('./lib/server/start');
   try {
+    // A misconfigured instance refuses to start rather than answering errors to every request.
+    assertConfig();
+    locateDatabase(config.database);
     await startServer();
   } catch (error) {
-    // A misconfigured instance refuses to start rather than answering errors to every request.
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }

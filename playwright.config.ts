@@ -26,7 +26,8 @@ export default defineConfig({
   webServer: {
     // A production build on a throwaway embedded database.
     // `npm start`'s own server (scripts/start.mjs), which tells the app each client's socket address.
-    command: 'node node_modules/next/dist/bin/next build && node scripts/start.mjs',
+    // `npm test` builds once before Vitest (E2E_PREBUILT); on its own, Playwright builds first.
+    command: `${process.env.E2E_PREBUILT ? '' : 'node node_modules/next/dist/bin/next build && '}node scripts/start.mjs`,
     url: `${baseURL}/api/v1/openapi.json`,
     timeout: 240_000,
     reuseExistingServer: false,

@@ -8,6 +8,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { postgresTarget } from './postgres-url';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -20,7 +21,10 @@ export type Executor = Database | Transaction;
  * The raw driver beside the drizzle handle: LISTEN/NOTIFY and shutdown need it.
  * `pglite` is the embedded database (one process per data folder); `postgres` a real server.
  */
-export type Driver = { kind: 'pglite'; client: PGlite } | { kind: 'postgres'; client: postgres.Sql };
+export type Driver =
+  | { kind: 'pglite'; client: PGlite }
+  /** `url` as configured: the migration lock opens its own connection with it. */
+  | { kind: 'postgres'; client: postgres.Sql; url: string };
 
 export type DatabaseHandle = { db: Database; driver: Driver; close: () => Promise<void> };
 
@@ -28,10 +32,6 @@ export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'migrations');
 
 // Serialises migrations when several instances start together on one server.
 const MIGRATION_LOCK_ID = 72_201_977;
-
-export function dataDir(): string {
-  return process.env.DATA_DIR ?? path.join(process.cwd(), '.data');
-}
 
 export async function openPglite(dataDirOrMemory?: string, options?: { loadDataDir?: Blob }): Promise<DatabaseHandle> {
   if (dataDirOrMemory) fs.mkdirSync(dataDirOrMemory, { recursive: true });
@@ -43,15 +43,25 @@ export async function openPglite(dataDirOrMemory?: string, options?: { loadDataD
   return { db, driver: { kind: 'pglite', client }, close: () => client.close() };
 }
 
-export function openPostgres(url: string, options?: { max?: number }): DatabaseHandle {
-  const client = postgres(url, {
-    max: options?.max ?? Number(process.env.DATABASE_POOL_SIZE ?? 10),
+/**
+ * A postgres-js client for `url` with up to `max` connections: the pool and the migration lock
+ * connection are made alike, so the lock keeps the URL's TLS mode, parameters and socket.
+ */
+export function connectPostgres(url: string, max: number): postgres.Sql {
+  const { url: target, host } = postgresTarget(url);
+  return postgres(target, {
+    ...(host ? { host } : {}),
+    max,
     onnotice: () => {},
     // Timestamps come back as Date objects either way; keep bigints as numbers where they fit.
     types: { bigint: postgres.BigInt },
   });
+}
+
+export function openPostgres(url: string, options: { max: number }): DatabaseHandle {
+  const client = connectPostgres(url, options.max);
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
-  return { db, driver: { kind: 'postgres', client }, close: () => client.end({ timeout: 5 }) };
+  return { db, driver: { kind: 'postgres', client, url }, close: () => client.end({ timeout: 5 }) };
 }
 
 export async function runMigrations(handle: DatabaseHandle): Promise<void> {
@@ -60,7 +70,7 @@ export async function runMigrations(handle: DatabaseHandle): Promise<void> {
     return;
   }
   // A dedicated single connection holds the advisory lock for the whole migration.
-  const lockClient = postgres(connectionString(handle.driver.client), { max: 1, onnotice: () => {} });
+  const lockClient = connectPostgres(handle.driver.url, 1);
   try {
     await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     await migratePostgres(drizzlePostgres({ client: lockClient }), { migrationsFolder: MIGRATIONS_FOLDER });
@@ -68,13 +78,6 @@ export async function runMigrations(handle: DatabaseHandle): Promise<void> {
   } finally {
     await lockClient.end({ timeout: 5 });
   }
-}
-
-function connectionString(client: postgres.Sql): string {
-  const o = client.options;
-  const user = encodeURIComponent(o.user);
-  const pass = o.pass ? `:${encodeURIComponent(String(o.pass))}` : '';
-  return `postgres://${user}${pass}@${o.host[0]}:${o.port[0]}/${o.database}`;
 }
 
 /** Rows of a raw `db.execute(sql)` whatever the driver (postgres-js answers an array, PGlite `{ rows }`). */

@@ -1,23 +1,33 @@
 import path from 'node:path';
-import { type DatabaseHandle, dataDir, openPglite, openPostgres, runMigrations } from './client';
+import { type DatabaseHandle, openPglite, openPostgres, runMigrations } from './client';
 
 export * from './client';
 
-type DbGlobal = { handle?: Promise<DatabaseHandle> };
+/**
+ * Where the process's database is: a server (`url`, pool size) or the embedded database's folder.
+ * db/ reads no environment: each entry point passes what lib/config read, before first use.
+ */
+export type DatabaseLocation = { url: string; poolSize: number } | { dataDir: string };
+
+type DbGlobal = { handle?: Promise<DatabaseHandle>; location?: DatabaseLocation };
 // One handle per process: Next evaluates this module in several bundles (instrumentation,
 // routes, pages) and all must share the embedded database, which allows one opener per folder.
 const globalForDb = globalThis as typeof globalThis & { __simgateDb?: DbGlobal };
 globalForDb.__simgateDb ??= {};
 const state: DbGlobal = globalForDb.__simgateDb;
 
-export function isServerMode(): boolean {
-  return Boolean(process.env.DATABASE_URL);
+export function locateDatabase(location: DatabaseLocation): void {
+  state.location = location;
 }
 
-async function openConfigured(): Promise<DatabaseHandle> {
-  const url = process.env.DATABASE_URL;
+async function openLocated(): Promise<DatabaseHandle> {
+  const location = state.location;
+  if (!location) throw new Error('getDatabase(): call locateDatabase(config.database) first (the entry points do)');
   // The embedded database lives beside the generated secret, in its own folder.
-  const handle = url ? openPostgres(url) : await openPglite(path.join(dataDir(), 'pglite'));
+  const handle =
+    'url' in location
+      ? openPostgres(location.url, { max: location.poolSize })
+      : await openPglite(path.join(location.dataDir, 'pglite'));
   try {
     await runMigrations(handle);
   } catch (error) {
@@ -30,7 +40,7 @@ async function openConfigured(): Promise<DatabaseHandle> {
 /** The process's database, opened and migrated on first use. A failed open is not cached. */
 export function getDatabase(): Promise<DatabaseHandle> {
   if (!state.handle) {
-    const opening = openConfigured();
+    const opening = openLocated();
     state.handle = opening;
     opening.catch(() => {
       if (state.handle === opening) state.handle = undefined;

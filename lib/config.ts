@@ -1,82 +1,118 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { dataDir, isServerMode } from '@/db';
+import type { DatabaseLocation } from '@/db';
+import { configProblems, readSetting } from './config/env';
 
-function intFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
-}
-
-function positive(name: string, fallback: number): number {
-  const value = intFromEnv(name, fallback);
-  if (value === 0) throw new Error(`${name} must be at least 1`);
-  return value;
-}
+export { configProblems } from './config/env';
 
 /**
- * Every setting the service reads, with its default. Read lazily so that tests can set the
- * environment first; the README's configuration table lists the same names.
+ * Every setting the service reads, through the schema in lib/config/env.ts: the only reader of the
+ * environment (besides NODE_ENV/NEXT_RUNTIME checks, lib/log.ts's level and scripts/start.mjs).
+ * Read at use, so that tests can change the environment first; `assertConfig()` checks them all
+ * once at start.
  */
 export const config = {
+  /** DATABASE_URL set: a PostgreSQL server instead of the embedded database. */
   get serverMode() {
-    return isServerMode();
+    return readSetting('DATABASE_URL') !== undefined;
+  },
+  get database(): DatabaseLocation {
+    const url = readSetting('DATABASE_URL');
+    return url ? { url, poolSize: readSetting('DATABASE_POOL_SIZE') } : { dataDir: this.dataDir };
+  },
+  /** Local mode: where the embedded database and the generated secret live. */
+  get dataDir() {
+    return readSetting('DATA_DIR');
   },
   get starterCredits() {
-    return intFromEnv('STARTER_CREDITS', 100);
+    return readSetting('STARTER_CREDITS');
   },
   get verificationRateLimit() {
-    return intFromEnv('VERIFICATION_RATE_LIMIT', 5);
+    return readSetting('VERIFICATION_RATE_LIMIT');
   },
   get verificationRateWindowSeconds() {
-    return intFromEnv('VERIFICATION_RATE_WINDOW_S', 3600);
+    return readSetting('VERIFICATION_RATE_WINDOW_S');
   },
   get registerIpRateLimit() {
-    return intFromEnv('REGISTER_IP_RATE_LIMIT', 100);
+    return readSetting('REGISTER_IP_RATE_LIMIT');
   },
   get pairingRateLimit() {
-    return intFromEnv('PAIRING_RATE_LIMIT', 10);
+    return readSetting('PAIRING_RATE_LIMIT');
   },
   get heartbeatTimeoutSeconds() {
-    return intFromEnv('HEARTBEAT_TIMEOUT_S', 300);
+    return readSetting('HEARTBEAT_TIMEOUT_S');
   },
   get planLimits() {
     return {
-      free: { phones: intFromEnv('PLAN_FREE_PHONES', 3), groups: intFromEnv('PLAN_FREE_GROUPS', 3) },
-      pro: { phones: intFromEnv('PLAN_PRO_PHONES', 50), groups: intFromEnv('PLAN_PRO_GROUPS', 50) },
+      free: { phones: readSetting('PLAN_FREE_PHONES'), groups: readSetting('PLAN_FREE_GROUPS') },
+      pro: { phones: readSetting('PLAN_PRO_PHONES'), groups: readSetting('PLAN_PRO_GROUPS') },
     };
   },
   get heartbeatSweepIntervalSeconds() {
-    return positive('HEARTBEAT_SWEEP_INTERVAL_S', 30);
+    return readSetting('HEARTBEAT_SWEEP_INTERVAL_S');
   },
   get messageExpirySweepSeconds() {
-    return positive('MESSAGE_EXPIRY_SWEEP_S', 30);
+    return readSetting('MESSAGE_EXPIRY_SWEEP_S');
   },
   get apiKeyRateLimit() {
-    return intFromEnv('API_KEY_RATE_LIMIT', 200);
+    return readSetting('API_KEY_RATE_LIMIT');
   },
   get keyCacheTtlMs() {
-    return intFromEnv('KEY_CACHE_TTL_MS', 5000);
+    return readSetting('KEY_CACHE_TTL_MS');
+  },
+  /** BACKGROUND=off: this web instance leaves sweeps and deliveries to `npm run worker` processes. */
+  get backgroundWork() {
+    return readSetting('BACKGROUND') === 'on';
   },
   get devInboxEnabled() {
-    return !isServerMode() || process.env.DEV_INBOX === '1';
+    return !this.serverMode || readSetting('DEV_INBOX');
   },
   get webhookAllowPrivateNetworks() {
-    return !isServerMode() || process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1';
+    return !this.serverMode || readSetting('WEBHOOK_ALLOW_PRIVATE_NETWORKS');
+  },
+  /** A PEM file of extra CAs for webhook receivers, read at each delivery. */
+  get extraCaCertsFile() {
+    return readSetting('NODE_EXTRA_CA_CERTS');
   },
   get smtpUrl() {
-    return process.env.SMTP_URL || undefined;
+    return readSetting('SMTP_URL');
   },
   get mailFrom() {
-    return process.env.MAIL_FROM ?? 'Simgate <no-reply@simgate.local>';
+    return readSetting('MAIL_FROM');
   },
   get appUrl() {
-    return process.env.APP_URL ?? process.env.NEXTAUTH_URL ?? undefined;
+    return readSetting('APP_URL') ?? readSetting('NEXTAUTH_URL');
+  },
+  /** ALLOWED_HOSTS: more Host names the app answers, comma-separated. */
+  get allowedHosts() {
+    return readSetting('ALLOWED_HOSTS');
+  },
+  /** Which hops may say who the client is (TRUST_PROXY); null trusts none. */
+  get trustedProxies() {
+    return readSetting('TRUST_PROXY') ?? null;
+  },
+  /** The token `npm start`'s server vouches for socket addresses with. */
+  get peerToken() {
+    return readSetting('SIMGATE_PEER_TOKEN');
+  },
+  get verificationSenderPhone() {
+    return readSetting('VERIFICATION_SENDER_PHONE');
+  },
+  get verificationSenderEmail() {
+    return readSetting('VERIFICATION_SENDER_EMAIL');
   },
 };
+
+/**
+ * The start-up check (`npm start`, `npm run worker`, `npm run ops`, `npm run db:migrate`): throws
+ * one Error listing every problem, so a bad deployment refuses to start instead of failing request
+ * by request.
+ */
+export function assertConfig(env: Record<string, string | undefined> = process.env): void {
+  const problems = configProblems(env);
+  if (problems.length > 0) throw new Error(`Simgate cannot start:\n- ${problems.join('\n- ')}`);
+}
 
 let cachedSecret: string | undefined;
 
@@ -86,18 +122,18 @@ let cachedSecret: string | undefined;
  */
 export function appSecret(): string {
   if (cachedSecret) return cachedSecret;
-  const fromEnv = process.env.APP_SECRET;
+  const fromEnv = readSetting('APP_SECRET');
   if (fromEnv) {
-    if (fromEnv.length < 32) throw new Error('APP_SECRET must be at least 32 characters');
     cachedSecret = fromEnv;
     return fromEnv;
   }
-  if (isServerMode()) throw new Error('APP_SECRET is required when DATABASE_URL is set (server mode)');
-  const file = path.join(dataDir(), 'secret');
+  if (config.serverMode) throw new Error('APP_SECRET is required when DATABASE_URL is set (server mode)');
+  const dir = config.dataDir;
+  const file = path.join(dir, 'secret');
   try {
     cachedSecret = fs.readFileSync(file, 'utf8').trim();
   } catch {
-    fs.mkdirSync(dataDir(), { recursive: true });
+    fs.mkdirSync(dir, { recursive: true });
     const generated = randomBytes(48).toString('base64url');
     try {
       fs.writeFileSync(file, generated, { mode: 0o600, flag: 'wx' });

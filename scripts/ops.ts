@@ -1,7 +1,8 @@
 // `npm run ops -- <command>`: operator commands against the configured database
 // (DATABASE_URL, or the embedded database in DATA_DIR / ./.data). The work lives in lib/ops.
 import { Command } from 'commander';
-import { closeDatabase, type Database, getDatabase } from '@/db';
+import { closeDatabase, type Database, getDatabase, locateDatabase } from '@/db';
+import { assertConfig, config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 import { listAccounts, showAccount } from '@/lib/ops/accounts';
 import { revokeDevice } from '@/lib/ops/devices';
@@ -102,4 +103,11 @@ program
     }),
   );
 
+try {
+  assertConfig();
+} catch (error) {
+  console.error(`error: ${(error as Error).message}`);
+  process.exit(1);
+}
+locateDatabase(config.database);
 await program.parseAsync();

@@ -28,15 +28,66 @@ const token = randomBytes(24).toString('hex');
 process.env.SIMGATE_PEER_TOKEN = token;
 process.env.NODE_ENV = 'production';
 
+// The app's shutdown (lib/server/shutdown.ts): this process owns the signals, so the app must not
+// exit on them itself; its signal ends long-polls and event streams, its `stop` closes the rest.
+globalThis.__simgateLifecycle ??= { controller: new AbortController() };
+const lifecycle = globalThis.__simgateLifecycle;
+lifecycle.hostedByHttpServer = true;
+
 const { default: next } = await import('next');
 const app = next({ dev: false, dir: root, hostname: host, port });
 await app.prepare();
 const handle = app.getRequestHandler();
 
+/** Requests answered in at most this long after SIGTERM; the rest are cut. */
+const DRAIN_MS = 10_000;
+const inFlight = new Set();
+let stopping = false;
+let onDrained = () => {};
+
 const server = http.createServer((req, res) => {
   req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ''}`;
+  inFlight.add(res);
+  res.once('close', () => {
+    inFlight.delete(res);
+    if (inFlight.size === 0) onDrained();
+  });
+  // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
+  if (stopping) res.setHeader('connection', 'close');
   handle(req, res);
 });
 server.listen(port, host, () => {
   console.log(`Simgate ready on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
 });
+
+/**
+ * SIGTERM/SIGINT: stop accepting connections, tell waiting requests to answer now (long-polling
+ * claims answer what they have, event streams send a reconnect hint and end), let the requests in
+ * flight finish (10 s at most), then stop the background work (a webhook post in flight finishes),
+ * close the database and exit 0.
+ */
+async function shutDown(signal) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: shutting down`);
+  server.close();
+  server.closeIdleConnections();
+  lifecycle.controller.abort();
+  if (inFlight.size > 0) {
+    let timer;
+    await new Promise((resolve) => {
+      onDrained = resolve;
+      timer = setTimeout(resolve, DRAIN_MS);
+    });
+    clearTimeout(timer);
+  }
+  if (inFlight.size > 0) console.error(`${inFlight.size} request(s) still open after ${DRAIN_MS / 1000} s: cut`);
+  server.closeAllConnections();
+  try {
+    await lifecycle.stop?.();
+  } catch (error) {
+    console.error('shutdown:', error);
+  }
+  process.exit(0);
+}
+for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => void shutDown(signal));

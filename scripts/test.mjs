@@ -1,5 +1,5 @@
-// `npm test`: type-check, lint, migrations, Vitest (unit + API integration), then Playwright end to
-// end. Stops at the first failing step and exits non-zero.
+// `npm test`: type-check, lint, migrations, a production build, Vitest (unit + API integration,
+// server tests on the build), then Playwright end to end. Stops at the first failing step, exit non-zero.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -44,17 +44,22 @@ function migrationsMatchSchema() {
   }
 }
 
-function run(command, args, options = { stdio: 'inherit' }) {
+function run(command, args, env = {}) {
   console.log(`$ ${command} ${args.join(' ')}`);
-  return spawnSync(command, args, options).status ?? 1;
+  return spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
 }
+
+// One production build, into its own folder so it never races a developer's `.next`: the
+// server tests in Vitest (SIGTERM under load) and the Playwright suite both run it.
+const build = { NEXT_DIST_DIR: '.next-e2e' };
 
 const steps = [
   ['type-check', () => run('npx', ['tsc', '--noEmit'])],
   ['lint', () => run('npx', ['biome', 'check', '.'])],
   ['migrations', migrationsMatchSchema],
-  ['vitest', () => run('npx', ['vitest', 'run'])],
-  ['playwright', () => run('npx', ['playwright', 'test'])],
+  ['build', () => run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], build)],
+  ['vitest', () => run('npx', ['vitest', 'run'], build)],
+  ['playwright', () => run('npx', ['playwright', 'test'], { ...build, E2E_PREBUILT: '1' })],
 ];
 
 for (const [name, step] of steps) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { serverConfigProblems } from '@/lib/server/required-config';
+import { configProblems } from '@/lib/config';
 
-const problemsOf = (env: Record<string, string>) => serverConfigProblems(env as NodeJS.ProcessEnv);
+const problemsOf = (env: Record<string, string>) => configProblems(env);
 
 const secret = 'x'.repeat(48);
 

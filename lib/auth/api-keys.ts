@@ -6,7 +6,7 @@ import { withTransaction } from '@/lib/db';
 import { DomainError, notFound } from '@/lib/errors';
 import { keysetPage, type PageQuery, toPage } from '@/lib/pagination';
 import { iso } from '@/lib/wire';
-import { clearKeyCache } from './authenticate';
+import { clearKeyCache, keysChanged } from './authenticate';
 import { generateKey } from './keys';
 import type { Principal } from './principal';
 
@@ -101,6 +101,7 @@ export async function revokeApiKey(executor: Executor, accountId: string, keyId:
       .returning({ id: apiKeys.id, prefix: apiKeys.prefix });
     if (!row) throw notFound('API key');
     await recordAudit(tx, { accountId, action: 'api_key.revoked', target: row.id, details: { prefix: row.prefix } });
+    await keysChanged(tx);
   });
   clearKeyCache();
 }

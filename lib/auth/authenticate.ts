@@ -1,27 +1,37 @@
 import { and, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
-import type { Database } from '@/db';
+import type { Database, Executor } from '@/db';
 import { apiKeys, devices } from '@/db/schema';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
+import { listenTo, notifyOnCommit } from '@/lib/notify/channel';
 import { hashSecret, isPlausibleKey, keyKindOf } from './keys';
 import type { AccountPrincipal, DevicePrincipal } from './principal';
 
 type CacheEntry = { principal: AccountPrincipal | DevicePrincipal | null };
 
 // A short-lived cache in front of the hash lookup: most requests of a busy integrator skip the
-// database. Revocations and activations made in this process clear it at once; other instances
-// see them within KEY_CACHE_TTL_MS. Bounded, least recently used first.
+// database. Revocations and activations clear it at once in the process that made them and, by
+// NOTIFY on commit (keysChanged), in every other instance within moments; KEY_CACHE_TTL_MS bounds
+// what a lost notification could leave. Bounded, least recently used first.
 const MAX_CACHE_ENTRIES = 10_000;
 const cache = new LRUCache<string, CacheEntry>({ max: MAX_CACHE_ENTRIES });
+const KEYS_CHANNEL = 'simgate_keys';
 
 export function clearKeyCache(): void {
   cache.clear();
 }
 
+/** Call inside the transaction that revokes or activates a key: every instance forgets its cached keys on commit. */
+export function keysChanged(tx: Executor): Promise<void> {
+  return notifyOnCommit(tx, KEYS_CHANNEL);
+}
+
 /** The principal a key stands for, or null when it is unknown, revoked or malformed. */
 export async function principalForKey(db: Database, key: string): Promise<AccountPrincipal | DevicePrincipal | null> {
   if (!isPlausibleKey(key)) return null;
+  // Listening before anything is cached: no revocation elsewhere can be missed by this cache.
+  await listenTo(KEYS_CHANNEL, clearKeyCache);
   const hash = hashSecret(key);
   const cached = cache.get(hash);
   if (cached) return cached.principal;

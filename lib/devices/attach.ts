@@ -1,6 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Transaction } from '@/db';
 import { devices, phones, type SimVerification } from '@/db/schema';
+import { keysChanged } from '@/lib/auth/authenticate';
 
 /**
  * Makes `deviceId` the device that sends for the account's phone with this number, and revokes
@@ -28,4 +29,5 @@ export async function switchPhoneToDevice(
         ne(devices.id, deviceId),
       ),
     );
+  await keysChanged(tx);
 }

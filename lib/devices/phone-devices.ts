@@ -2,7 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { devices, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { clearKeyCache } from '@/lib/auth/authenticate';
+import { clearKeyCache, keysChanged } from '@/lib/auth/authenticate';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { iso } from '@/lib/wire';
@@ -63,6 +63,7 @@ export async function revokePhoneDevice(
       .returning({ id: devices.id });
     if (!device) throw notFound('Device');
     await recordAudit(tx, { accountId, action: 'device.revoked', target: device.id, details: { phone: phone.phone } });
+    await keysChanged(tx);
     // A SIM check waits for a device that is gone now: the phone is back to unproven.
     await tx
       .update(phones)

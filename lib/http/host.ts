@@ -1,3 +1,5 @@
+import { config } from '@/lib/config';
+
 /**
  * Which Host headers the app answers, and which clients are on this machine. Kept free of the
  * database and of Next so that the proxy (proxy.ts) can run it before any route.
@@ -20,12 +22,8 @@ export type HostPolicy = {
   extraHosts?: string;
 };
 
-export function hostPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): HostPolicy {
-  return {
-    appUrl: env.APP_URL || env.NEXTAUTH_URL || undefined,
-    localMode: !env.DATABASE_URL,
-    extraHosts: env.ALLOWED_HOSTS,
-  };
+export function hostPolicyFromEnv(): HostPolicy {
+  return { appUrl: config.appUrl, localMode: !config.serverMode, extraHosts: config.allowedHosts };
 }
 
 /**
@@ -60,7 +58,7 @@ function isLoopbackAddress(address: string): boolean {
  * a bare `next start`, tests calling handlers).
  */
 export function peerAddress(headers: Headers): string | undefined {
-  const token = process.env[PEER_TOKEN_ENV];
+  const token = config.peerToken;
   const peer = headers.get(PEER_HEADER);
   if (!token || !peer) return undefined;
   const [given, address] = peer.split(' ');

@@ -24,7 +24,8 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
   const schedule = scheduleOf(input);
   const { encoding, segments } = countSegments(input.content);
   return withTransaction(executor, async (tx) => {
-    const sender = await findSenderPhone(tx, accountId, input.from);
+    // The phone before the group (lib/phones/delete.ts): a deletion under way is waited for, not deadlocked with.
+    const sender = await findSenderPhone(tx, accountId, input.from, { lock: true });
     const messageIds = recipients.map(() => randomUUID());
     // Charge first: a group that cannot pay refuses before a thousand rows are written.
     await chargeMessages(tx, { accountId, groupId: sender.groupId, messageIds });

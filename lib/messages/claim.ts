@@ -4,6 +4,7 @@ import { messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
 import { subscribeOutbox } from '@/lib/notify/outbox';
+import { untilShutdown } from '@/lib/server/shutdown';
 import { type DevicePhone, findDevicePhone } from './device-phone';
 import { pacingOf } from './pacing';
 import type { MessageRow } from './present';
@@ -20,10 +21,12 @@ export type ClaimOptions = {
 /**
  * Hands the device the oldest due queued messages of its phone, now `dispatched`. With a wait,
  * an empty outbox is watched until a send wakes it (or a scheduled message falls due, or pacing
- * frees room), the wait runs out, or the request is aborted.
+ * frees room), the wait runs out, the request is aborted, or the server begins to shut down (then
+ * it answers what it has, possibly nothing, and the device simply claims again elsewhere or later).
  */
 export async function claimOutbox(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<MessageRow[]> {
   const phone = await findDevicePhone(db, device);
+  const signal = untilShutdown(options.signal);
   const deadline = performance.now() + options.waitMs;
   for (;;) {
     // Subscribed before looking, so a send committing in between still wakes this claim.
@@ -31,10 +34,10 @@ export async function claimOutbox(db: Database, device: DevicePrincipal, options
     try {
       const { claimed, retryInMs } = await claimOnce(db, phone, options, new Date());
       const remaining = deadline - performance.now();
-      if (claimed.length > 0 || !subscription || remaining <= 0 || options.signal?.aborted) {
+      if (claimed.length > 0 || !subscription || remaining <= 0 || signal.aborted) {
         return claimed;
       }
-      await subscription.wait(Math.min(remaining, retryInMs ?? remaining), options.signal);
+      await subscription.wait(Math.min(remaining, retryInMs ?? remaining), signal);
     } finally {
       subscription?.cancel();
     }

@@ -120,6 +120,11 @@ async function acceptMessage(executor: Executor, message: Accepted): Promise<Mes
  * messages_account_request_id_key (after waiting for it), which undoes the charge with the
  * statement. The answer row tells the cases apart: no row (not the account's phone),
  * `existing_id` (request_id used), no message (the charge was refused), or the message.
+ *
+ * Lock order (lib/phones/delete.ts): the sender's phone row (FOR KEY SHARE, the lock the message's
+ * foreign key would take anyway) BEFORE the group's balance row. Left to the foreign key check,
+ * the phone lock would come after the charge, and a phone deletion (phone, then the refund's
+ * group) would deadlock with the send. A send that waits on a deletion finds no phone: 403.
  */
 function acceptStatement(message: Accepted): SQL {
   const { accountId, requestId } = message;
@@ -135,6 +140,7 @@ function acceptStatement(message: Accepted): SQL {
     with sender as (
       select id, group_id from phones
       where account_id = ${accountId}::uuid and phone = ${message.from}::text and sim_verification <> 'pending'
+      for key share
     ),
     existing as (
       select id from messages where account_id = ${accountId}::uuid and request_id = ${requestId}::text

@@ -7,13 +7,21 @@ export type SenderPhone = { id: string; groupId: number; phone: string };
 
 /**
  * The account's phone with this number that may send, or 403 FORBIDDEN: not the account's phone
- * (the interface's rule 1), or an app-paired phone whose SIM is not proven yet.
+ * (the interface's rule 1), or an app-paired phone whose SIM is not proven yet. `lock` takes the
+ * phone's FOR KEY SHARE lock, for a transaction that charges next (the lock order of
+ * lib/phones/delete.ts: phone before group).
  */
-export async function findSenderPhone(executor: Executor, accountId: string, number: string): Promise<SenderPhone> {
-  const [phone] = await executor
+export async function findSenderPhone(
+  executor: Executor,
+  accountId: string,
+  number: string,
+  options: { lock?: boolean } = {},
+): Promise<SenderPhone> {
+  const query = executor
     .select({ id: phones.id, groupId: phones.groupId, phone: phones.phone, simVerification: phones.simVerification })
     .from(phones)
     .where(and(eq(phones.accountId, accountId), eq(phones.phone, number)));
+  const [phone] = await (options.lock ? query.for('key share') : query);
   if (!phone) throw notSenderPhone(number);
   if (phone.simVerification === 'pending') throw simNotVerified(number);
   return { id: phone.id, groupId: phone.groupId, phone: phone.phone };

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { devices, phones } from '@/db/schema';
-import { clearKeyCache } from '@/lib/auth/authenticate';
+import { clearKeyCache, keysChanged } from '@/lib/auth/authenticate';
 import { withTransaction } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 
@@ -22,6 +22,7 @@ export async function revokeDevice(executor: Executor, deviceId: string) {
       .for('update');
     if (!device) throw new DomainError('NOT_FOUND', `No device with id ${id}.`);
     await tx.update(devices).set({ status: 'revoked' }).where(eq(devices.id, id));
+    await keysChanged(tx);
     const unlinked = await tx
       .update(phones)
       .set({ deviceId: null })

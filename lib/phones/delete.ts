@@ -1,16 +1,30 @@
-import { and, eq, inArray, isNotNull, isNull, ne } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { and, eq, inArray, ne } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
-import { creditLedger, devices, messages, phones } from '@/db/schema';
-import { clearKeyCache } from '@/lib/auth/authenticate';
-import { moveCredits } from '@/lib/credits/ledger';
+import { devices, messages, phones } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
+import { clearKeyCache, keysChanged } from '@/lib/auth/authenticate';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
+import { afterTransition, idIn } from '@/lib/messages/state-machine';
+
+/*
+ * Lock order, the same on every path that touches a phone and credits, so none can wait on
+ * another in a cycle (a deadlock, which Postgres breaks by failing one side: a 503):
+ *   1. the phone row: FOR UPDATE here, FOR KEY SHARE in a send or a bulk (lib/messages/send.ts,
+ *      lib/messages/bulk.ts), taken explicitly before the charge rather than left to the foreign
+ *      key check of the message insert, which runs after it;
+ *   2. the existing message rows (here, the claims, the expiry sweep);
+ *   3. the group balance rows, in group id order (charges and refunds, lib/credits/ledger.ts).
+ * A send's new message rows are invisible to everyone until it commits, so they take no place in it.
+ */
+
+export const PHONE_REMOVED_ERROR = 'The phone was removed before sending it.';
 
 /**
  * Removes a phone from the account. Its messages go with it (the schema cascades), so the
- * outbound ones that were paid for and can no longer be sent are refunded first; every device
- * credential of its number in the account is revoked in the same transaction.
+ * outbound ones that were paid for and can no longer be sent fail first, as any failed message
+ * does: refunded, with their `message.failed` event. Every device credential of its number in the
+ * account is revoked in the same transaction.
  */
 export async function deletePhone(executor: Executor, accountId: string, phoneId: string): Promise<void> {
   await withTransaction(executor, async (tx) => {
@@ -20,15 +34,7 @@ export async function deletePhone(executor: Executor, accountId: string, phoneId
       .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)))
       .for('update');
     if (!phone) throw notFound('Phone');
-    for (const charge of await unsentCharges(tx, phoneId)) {
-      await moveCredits(tx, {
-        accountId,
-        groupId: charge.groupId,
-        amount: -charge.amount,
-        kind: 'refund',
-        messageId: charge.messageId,
-      });
-    }
+    await failUnsent(tx, phoneId);
     await tx.delete(phones).where(eq(phones.id, phoneId));
     // The number's device credentials (simulator keys, app tokens) die with the phone: adding the
     // number again later must not bring an old device back.
@@ -38,31 +44,29 @@ export async function deletePhone(executor: Executor, accountId: string, phoneId
       .where(
         and(eq(devices.accountId, accountId), eq(devices.phoneNumber, phone.phone), ne(devices.status, 'revoked')),
       );
+    await keysChanged(tx);
+    await recordAudit(tx, { accountId, action: 'phone.removed', target: phone.id, details: { phone: phone.phone } });
   });
   clearKeyCache();
 }
 
 /**
- * The phone's queued or dispatched messages with their charge and no refund yet, locked so a
- * claim or an expiry sweep cannot move them meanwhile. A refund goes to the message's group.
+ * Moves the phone's outbound messages not sent yet (queued or dispatched) to `failed`, locked so a
+ * claim or an expiry sweep cannot move them meanwhile: the state machine refunds each and emits its
+ * event while the message still exists.
  */
-async function unsentCharges(tx: Transaction, phoneId: string) {
-  const charges = alias(creditLedger, 'charges');
-  const refunds = alias(creditLedger, 'refunds');
-  const rows = await tx
-    .select({ messageId: messages.id, groupId: messages.groupId, amount: charges.amount })
-    .from(messages)
-    .innerJoin(charges, and(eq(charges.messageId, messages.id), eq(charges.kind, 'message_charge')))
-    .leftJoin(refunds, and(eq(refunds.messageId, messages.id), eq(refunds.kind, 'refund')))
-    .where(
-      and(
-        eq(messages.phoneId, phoneId),
-        eq(messages.direction, 'outbound'),
-        inArray(messages.status, ['queued', 'dispatched']),
-        isNotNull(messages.groupId),
-        isNull(refunds.id),
-      ),
-    )
-    .for('update', { of: messages });
-  return rows.flatMap((row) => (row.groupId !== null && row.amount < 0 ? [{ ...row, groupId: row.groupId }] : []));
+async function failUnsent(tx: Transaction, phoneId: string): Promise<void> {
+  const at = new Date();
+  const unsent = and(
+    eq(messages.phoneId, phoneId),
+    eq(messages.direction, 'outbound'),
+    inArray(messages.status, ['queued', 'dispatched']),
+  );
+  const picked = tx.select({ id: messages.id }).from(messages).where(unsent).for('update');
+  const failed = await tx
+    .update(messages)
+    .set({ status: 'failed', error: PHONE_REMOVED_ERROR, updatedAt: at })
+    .where(and(idIn(picked), unsent))
+    .returning();
+  await afterTransition(tx, failed, { at, error: PHONE_REMOVED_ERROR });
 }

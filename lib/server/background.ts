@@ -1,15 +1,26 @@
+import { config } from '@/lib/config';
 import { startFleetWork } from '@/lib/heartbeats/background';
+import { log } from '@/lib/log';
 import { startMessagingWork } from '@/lib/messages/background';
 import { startRateLimitHousekeeping } from '@/lib/rate-limit/sweep';
 import { startWebhookWork } from '@/lib/webhooks/background';
 import { onShutdown } from './start';
 
+let started = false;
+
 /**
  * Background work (offline sweep, expiry sweep, webhook delivery, rate-limit housekeeping). The server starts it
- * in-process; `npm run worker` runs the same set in a separate process. Each starter returns
- * its stop function.
+ * in-process unless BACKGROUND=off (web-only instances); `npm run worker` (`worker: true`) runs the
+ * same set in a separate process whatever BACKGROUND says. Each starter returns its stop function;
+ * a second call does nothing.
  */
-export async function startBackgroundWork(): Promise<void> {
+export async function startBackgroundWork(options: { worker?: boolean } = {}): Promise<void> {
+  if (started) return;
+  if (!options.worker && !config.backgroundWork) {
+    log.info('BACKGROUND=off: sweeps and webhook deliveries run in `npm run worker` processes only');
+    return;
+  }
+  started = true;
   for (const start of [startFleetWork, startMessagingWork, startWebhookWork, startRateLimitHousekeeping]) {
     onShutdown(await start());
   }

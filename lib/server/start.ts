@@ -1,7 +1,7 @@
-import { closeDatabase, getDatabase } from '@/db';
-import { appSecret, config } from '@/lib/config';
+import { closeDatabase, getDatabase, locateDatabase } from '@/db';
+import { appSecret, assertConfig, config } from '@/lib/config';
 import { log } from '@/lib/log';
-import { serverConfigProblems } from './required-config';
+import { beginShutdown, hostedByHttpServer, setFinalStop } from './shutdown';
 
 type Stoppable = () => Promise<void>;
 const stoppers: Stoppable[] = [];
@@ -15,13 +15,14 @@ let started = false;
 
 /**
  * Runs once per server process (from instrumentation.ts): checks configuration, opens and
- * migrates the database, starts background work, and closes everything on SIGTERM/SIGINT.
+ * migrates the database, starts background work, and closes everything on SIGTERM/SIGINT (see
+ * ./shutdown.ts for who handles the signals).
  */
 export async function startServer(): Promise<void> {
   if (started) return;
   started = true;
-  const problems = serverConfigProblems();
-  if (problems.length > 0) throw new Error(`Simgate cannot start:\n- ${problems.join('\n- ')}`);
+  assertConfig();
+  locateDatabase(config.database);
   // next-auth reads NEXTAUTH_URL for its redirects and cookie names: it follows APP_URL.
   if (config.appUrl) process.env.NEXTAUTH_URL ??= config.appUrl;
   appSecret();
@@ -29,12 +30,18 @@ export async function startServer(): Promise<void> {
   log.info({ database: handle.driver.kind }, 'database ready');
   const { startBackgroundWork } = await import('./background');
   await startBackgroundWork();
+  const stopAll = async () => {
+    await Promise.allSettled(stoppers.map((stop) => stop()));
+    await closeDatabase();
+  };
+  setFinalStop(stopAll);
+  // Under `npm start`, scripts/start.mjs drains its requests first, then calls stopAll.
+  if (hostedByHttpServer()) return;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       log.info({ signal }, 'shutting down');
-      void Promise.allSettled(stoppers.map((stop) => stop()))
-        .then(() => closeDatabase())
-        .finally(() => process.exit(0));
+      beginShutdown();
+      void stopAll().finally(() => process.exit(0));
     });
   }
 }

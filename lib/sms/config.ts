@@ -1,3 +1,5 @@
+import { config } from '@/lib/config';
+
 /**
  * Settings of the outbound SMS used for verification codes. Unset, codes go to the dev inbox.
  * - `VERIFICATION_SENDER_PHONE`: E.164 number of a phone of an operator account; codes are sent
@@ -9,9 +11,9 @@
  */
 export const smsConfig = {
   get senderPhone() {
-    return process.env.VERIFICATION_SENDER_PHONE?.trim() || undefined;
+    return config.verificationSenderPhone;
   },
   get senderEmail() {
-    return process.env.VERIFICATION_SENDER_EMAIL?.trim().toLowerCase() || undefined;
+    return config.verificationSenderEmail;
   },
 };

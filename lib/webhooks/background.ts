@@ -1,6 +1,7 @@
 import { getDatabase } from '@/db';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '@/lib/events/emit';
 import { log } from '@/lib/log';
+import { shuttingDown } from '@/lib/server/shutdown';
 import { currentNetworkPolicy } from './validate';
 import { claimDueDeliveries, DEFAULT_BATCH_SIZE, deliverClaimed } from './worker';
 
@@ -27,7 +28,8 @@ async function listen(onNotify: () => void): Promise<Unlisten | undefined> {
 
 /**
  * The webhook worker: claims due deliveries and posts them, with up to 50 posts in flight and
- * without waiting for a slow receiver before claiming more. Stopping finishes the posts in flight.
+ * without waiting for a slow receiver before claiming more. It claims nothing once the process
+ * begins to shut down; stopping finishes the posts in flight (10 s each at most).
  */
 export async function startWebhookWork(): Promise<() => Promise<void>> {
   const { db } = await getDatabase();
@@ -69,7 +71,8 @@ export async function startWebhookWork(): Promise<() => Promise<void>> {
   };
 
   function wake(): void {
-    if (stopped) return;
+    // Once shutdown begins nothing new is claimed: the posts in flight finish, the rest wait for the next start.
+    if (stopped || shuttingDown()) return;
     if (claiming) {
       wakeAgain = true;
       return;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
+import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 import { BlockedAddressError, blockedReason, guardedLookup, hostOf, type NetworkPolicy } from './ssrf';
 
@@ -29,7 +30,7 @@ let trustCache: TrustCache | undefined;
  * leaves Node's defaults alone. Certificates are always verified.
  */
 function trustedCertificates(): string[] | undefined {
-  const file = process.env.NODE_EXTRA_CA_CERTS;
+  const file = config.extraCaCertsFile;
   if (!file) return undefined;
   try {
     const { mtimeMs } = fs.statSync(file);
@@ -56,14 +57,15 @@ function describeError(error: unknown): string {
 
 /**
  * POSTs one signed webhook: HTTPS only, certificate verified, no redirect followed (a 3xx is
- * answered as is), 10 s for the whole exchange, and in server mode only to public addresses.
- * Never throws: every failure comes back as an outcome to record.
+ * answered as is), 10 s for the whole exchange (`timeoutMs`, shorter only in tests), and in server
+ * mode only to public addresses. Never throws: every failure comes back as an outcome to record.
  */
 export function postWebhook(
   target: string,
   body: string,
   headers: Record<string, string>,
   policy: NetworkPolicy,
+  timeoutMs: number = POST_TIMEOUT_MS,
 ): Promise<PostOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -111,10 +113,7 @@ export function postWebhook(
       rejectUnauthorized: true,
       ...(policy.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
     });
-    const deadline = setTimeout(
-      () => req.destroy(new Error(`timed out after ${POST_TIMEOUT_MS / 1000} s`)),
-      POST_TIMEOUT_MS,
-    );
+    const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${timeoutMs / 1000} s`)), timeoutMs);
     deadline.unref();
 
     if (!policy.allowPrivateNetworks) {

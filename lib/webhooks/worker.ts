@@ -102,7 +102,12 @@ async function loadDelivery(db: Database, deliveryId: string) {
 
 type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
 
-async function post(delivery: LoadedDelivery, claimedAt: Date, policy: NetworkPolicy): Promise<PostOutcome> {
+async function post(
+  delivery: LoadedDelivery,
+  claimedAt: Date,
+  policy: NetworkPolicy,
+  timeoutMs?: number,
+): Promise<PostOutcome> {
   let body: string;
   let headers: Record<string, string>;
   try {
@@ -120,7 +125,7 @@ async function post(delivery: LoadedDelivery, claimedAt: Date, policy: NetworkPo
       refused: false,
     };
   }
-  return postWebhook(delivery.url, body, headers, policy);
+  return postWebhook(delivery.url, body, headers, policy, timeoutMs);
 }
 
 function attemptError(outcome: PostOutcome): string | null {
@@ -204,11 +209,12 @@ export async function deliverClaimed(
   db: Database,
   claim: ClaimedDelivery,
   policy: NetworkPolicy = currentNetworkPolicy(),
+  postTimeoutMs?: number,
 ): Promise<DeliveryResult | undefined> {
   const delivery = await loadDelivery(db, claim.id);
   // Deleted with its webhook since the claim: nothing left to deliver.
   if (!delivery) return undefined;
-  const outcome = await post(delivery, claim.claimedAt, policy);
+  const outcome = await post(delivery, claim.claimedAt, policy, postTimeoutMs);
   let recorded: Awaited<ReturnType<typeof recordAttempt>>;
   try {
     recorded = await recordAttempt(db, claim, delivery, outcome);
@@ -227,11 +233,13 @@ export async function deliverClaimed(
  */
 export async function runDeliveryBatch(
   db: Database,
-  options: { now?: Date; limit?: number; policy?: NetworkPolicy } = {},
+  options: { now?: Date; limit?: number; policy?: NetworkPolicy; postTimeoutMs?: number } = {},
 ): Promise<DeliveryResult[]> {
   const claimed = await claimDueDeliveries(db, options);
   const policy = options.policy ?? currentNetworkPolicy();
-  const settled = await Promise.allSettled(claimed.map((claim) => deliverClaimed(db, claim, policy)));
+  const settled = await Promise.allSettled(
+    claimed.map((claim) => deliverClaimed(db, claim, policy, options.postTimeoutMs)),
+  );
   const failures = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
   for (const failure of failures) log.error({ err: failure.reason }, 'webhook delivery could not be recorded');
   if (failures.length > 0) throw failures[0]!.reason;

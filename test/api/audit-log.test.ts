@@ -6,6 +6,7 @@ import { POST as createKey } from '@/app/api/v1/auth/api-keys/route';
 import { POST as transfer } from '@/app/api/v1/credits/transfer/route';
 import { POST as createGroup } from '@/app/api/v1/phone-groups/route';
 import { DELETE as revokeDevice } from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import { DELETE as deletePhone } from '@/app/api/v1/phones/[id]/route';
 import { POST as addPhone } from '@/app/api/v1/phones/route';
 import { POST as rotateSecret } from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
 import { DELETE as deleteWebhook, PATCH as updateWebhook } from '@/app/api/v1/webhooks/[id]/route';
@@ -157,6 +158,8 @@ describe('the audit log', () => {
       apiKey: account.apiKey,
     });
     expect(await newest(account, 'device.revoked')).toMatchObject({ target: app.deviceId });
+    await call(deletePhone, { method: 'DELETE', params: { id: added.body.id }, apiKey: account.apiKey });
+    expect(await newest(account, 'phone.removed')).toMatchObject({ target: added.body.id, details: { phone: number } });
   });
 
   it('records sign-ins and failed sign-ins with the address they came from', async () => {

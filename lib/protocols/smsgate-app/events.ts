@@ -5,9 +5,13 @@ import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
 import { findDevicePhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
+import { shutdownSignal } from '@/lib/server/shutdown';
 
 /** Comment lines keep proxies from closing an idle stream (the reference sends one every 15 s). */
 export const KEEPALIVE_INTERVAL_MS = 15_000;
+
+/** How long the app waits before reconnecting to a stream the server closed to shut down (its SSE `retry:`). */
+export const RECONNECT_AFTER_SHUTDOWN_MS = 5_000;
 
 /** An SSE event as OkHttp dispatches it: only with a `data:` line (`data: null`, as the reference sends). */
 export function sseEvent(name: string): string {
@@ -20,6 +24,7 @@ export function sseEvent(name: string): string {
  * `MessageEnqueued` on every wake-up of its phone's outbox, the same cross-instance wake-up
  * (LISTEN/NOTIFY) that long-polling claims use. An open stream is the app's presence: it counts
  * as an online heartbeat when it opens and every half HEARTBEAT_TIMEOUT_S while it stays open.
+ * When the server begins to shut down, the stream says when to reconnect (`retry:`) and ends.
  */
 export async function openAppEvents(db: Database, device: DevicePrincipal, signal: AbortSignal): Promise<Response> {
   const phone = await findDevicePhone(db, device);
@@ -34,6 +39,7 @@ export async function openAppEvents(db: Database, device: DevicePrincipal, signa
   let send: (chunk: string) => void = () => {};
   const unwatch = await watchOutbox(phone.id, () => send(sseEvent('MessageEnqueued')));
   let stop = () => {};
+  const shutdown = shutdownSignal();
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       const keepalive = setInterval(() => send(':keepalive\n\n'), KEEPALIVE_INTERVAL_MS);
@@ -46,11 +52,16 @@ export async function openAppEvents(db: Database, device: DevicePrincipal, signa
           // already closed by the client
         }
       };
+      const closeForShutdown = () => {
+        send(`retry: ${RECONNECT_AFTER_SHUTDOWN_MS}\n\n`);
+        close();
+      };
       stop = () => {
         unwatch();
         clearInterval(keepalive);
         clearInterval(heartbeat);
         signal.removeEventListener('abort', close);
+        shutdown.removeEventListener('abort', closeForShutdown);
         send = () => {};
       };
       send = (chunk: string) => {
@@ -61,7 +72,9 @@ export async function openAppEvents(db: Database, device: DevicePrincipal, signa
         }
       };
       if (signal.aborted) return close();
+      if (shutdown.aborted) return closeForShutdown();
       signal.addEventListener('abort', close, { once: true });
+      shutdown.addEventListener('abort', closeForShutdown, { once: true });
       send(sseEvent('WebhooksUpdated'));
       send(sseEvent('SettingsUpdated'));
     },

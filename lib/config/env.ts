@@ -1,0 +1,204 @@
+import path from 'node:path';
+import proxyaddr from 'proxy-addr';
+import { z } from 'zod';
+import { postgresTarget } from '@/db/postgres-url';
+
+/**
+ * Every environment variable the service reads, with how it is read and its default: the one
+ * place that knows them (the README's configuration table lists the same names). Each reader
+ * throws a message completing "<NAME> …" when the value is unusable; messages never repeat a
+ * value that may hold a password (DATABASE_URL, SMTP_URL) or the secret itself.
+ */
+type Reader<T> = (raw: string) => T;
+
+function variable<T>(read: Reader<T>) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): T | undefined => {
+      if (raw === undefined) return undefined;
+      try {
+        return read(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
+const text: Reader<string> = (raw) => raw;
+
+const wholeNumber =
+  (min = 0): Reader<number> =>
+  (raw) => {
+    const value = Number(raw.trim());
+    if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) {
+      throw new Error(`must be a non-negative integer, got "${raw}".`);
+    }
+    if (value < min) throw new Error(`must be at least ${min}, got "${raw}".`);
+    return value;
+  };
+
+const oneOf =
+  <const T extends string>(values: readonly T[]): Reader<T> =>
+  (raw) => {
+    const value = raw.trim().toLowerCase();
+    if (!values.includes(value as T)) throw new Error(`must be one of ${values.join(', ')}, got "${raw}".`);
+    return value as T;
+  };
+
+const flag: Reader<boolean> = (raw) => oneOf(['1', '0'])(raw) === '1';
+
+const httpUrl: Reader<string> = (raw) => {
+  if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
+    throw new Error(`must be an http(s) URL, got "${raw}".`);
+  }
+  return raw;
+};
+
+const postgresUrl: Reader<string> = (raw) => {
+  try {
+    postgresTarget(raw);
+  } catch {
+    throw new Error('must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database).');
+  }
+  return raw;
+};
+
+const smtpUrl: Reader<string> = (raw) => {
+  if (!URL.canParse(raw) || !/^smtps?:$/.test(new URL(raw).protocol)) {
+    throw new Error('must be an smtp:// or smtps:// URL (smtps://user:pass@smtp.example.com:465).');
+  }
+  return raw;
+};
+
+const secret: Reader<string> = (raw) => {
+  if (raw.length < 32) throw new Error('must be at least 32 characters.');
+  return raw;
+};
+
+const email: Reader<string> = (raw) => {
+  const value = raw.trim().toLowerCase();
+  if (!z.email().safeParse(value).success) throw new Error(`must be an email address, got "${raw}".`);
+  return value;
+};
+
+const port: Reader<number> = (raw) => {
+  const value = wholeNumber(1)(raw);
+  if (value > 65_535) throw new Error(`must be a port number (1-65535), got "${raw}".`);
+  return value;
+};
+
+export type TrustProxy = (address: string, hop: number) => boolean;
+
+/**
+ * Which hops may say who the client is: a number trusts that many hops next to the server; anything
+ * else is a comma list of addresses, CIDRs or proxy-addr's names (`loopback`, `linklocal`, `uniquelocal`).
+ */
+const trustProxy: Reader<TrustProxy> = (raw) => {
+  const trimmed = raw.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const hops = Number(trimmed);
+    return (_address, hop) => hop < hops;
+  }
+  try {
+    return proxyaddr.compile(trimmed.split(',').map((entry) => entry.trim()));
+  } catch (error) {
+    throw new Error(`"${raw}" is not a hop count or a list of addresses/CIDRs: ${(error as Error).message}`);
+  }
+};
+
+export const envSchema = z.object({
+  DATABASE_URL: variable(postgresUrl),
+  DATABASE_POOL_SIZE: variable(wholeNumber(1)).default(10),
+  DATA_DIR: variable(text).default(() => path.join(process.cwd(), '.data')),
+  APP_SECRET: variable(secret),
+  APP_URL: variable(httpUrl),
+  NEXTAUTH_URL: variable(httpUrl),
+  /** Read by scripts/start.mjs (plain JS); checked here so that a bad port is named at start. */
+  PORT: variable(port),
+  TRUST_PROXY: variable(trustProxy),
+  ALLOWED_HOSTS: variable(text),
+  /** Set by scripts/start.mjs for its own process. */
+  SIMGATE_PEER_TOKEN: variable(text),
+  /** Read by lib/log.ts, which must not depend on this module. */
+  LOG_LEVEL: variable(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
+  BACKGROUND: variable(oneOf(['on', 'off'])).default('on'),
+  STARTER_CREDITS: variable(wholeNumber()).default(100),
+  PLAN_FREE_PHONES: variable(wholeNumber()).default(3),
+  PLAN_FREE_GROUPS: variable(wholeNumber()).default(3),
+  PLAN_PRO_PHONES: variable(wholeNumber()).default(50),
+  PLAN_PRO_GROUPS: variable(wholeNumber()).default(50),
+  VERIFICATION_RATE_LIMIT: variable(wholeNumber()).default(5),
+  VERIFICATION_RATE_WINDOW_S: variable(wholeNumber()).default(3600),
+  REGISTER_IP_RATE_LIMIT: variable(wholeNumber()).default(100),
+  PAIRING_RATE_LIMIT: variable(wholeNumber()).default(10),
+  HEARTBEAT_TIMEOUT_S: variable(wholeNumber()).default(300),
+  HEARTBEAT_SWEEP_INTERVAL_S: variable(wholeNumber(1)).default(30),
+  MESSAGE_EXPIRY_SWEEP_S: variable(wholeNumber(1)).default(30),
+  API_KEY_RATE_LIMIT: variable(wholeNumber()).default(200),
+  KEY_CACHE_TTL_MS: variable(wholeNumber()).default(5000),
+  VERIFICATION_SENDER_PHONE: variable((raw) => raw.trim()),
+  VERIFICATION_SENDER_EMAIL: variable(email),
+  SMTP_URL: variable(smtpUrl),
+  MAIL_FROM: variable(text).default('Simgate <no-reply@simgate.local>'),
+  DEV_INBOX: variable(flag).default(false),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: variable(flag).default(false),
+  NODE_EXTRA_CA_CERTS: variable(text),
+});
+
+export type Settings = z.output<typeof envSchema>;
+export type SettingName = keyof Settings;
+type Env = Record<string, string | undefined>;
+
+/** An empty or blank variable (`FOO=` in a compose file) counts as unset. */
+function rawValue(env: Env, name: SettingName): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw;
+}
+
+const readCache = new Map<SettingName, { raw: string | undefined; value: unknown }>();
+
+/**
+ * One variable as the schema reads it, at the moment of the call (tests change the environment
+ * between calls); an unusable value throws its problem.
+ */
+export function readSetting<K extends SettingName>(name: K, env: Env = process.env): Settings[K] {
+  const raw = rawValue(env, name);
+  const cached = readCache.get(name);
+  if (cached && cached.raw === raw) return cached.value as Settings[K];
+  const result = envSchema.shape[name].safeParse(raw);
+  if (!result.success) throw new Error(`${name} ${result.error.issues[0]?.message}`);
+  readCache.set(name, { raw, value: result.data });
+  return result.data as Settings[K];
+}
+
+/** Rules between variables: server mode needs more. */
+function crossProblems(env: Env): string[] {
+  const isSet = (name: SettingName) => rawValue(env, name) !== undefined;
+  const problems: string[] = [];
+  if (isSet('DATABASE_URL')) {
+    if (!isSet('APP_SECRET')) problems.push('APP_SECRET is required when DATABASE_URL is set (server mode).');
+    if (!isSet('APP_URL') && !isSet('NEXTAUTH_URL')) {
+      problems.push(
+        'APP_URL is required in server mode: the public origin (https://sms.example.com) that sign-in links, session cookies, the Host check and the SMSGate app rely on.',
+      );
+    }
+  }
+  if (isSet('VERIFICATION_SENDER_PHONE') && !isSet('VERIFICATION_SENDER_EMAIL')) {
+    problems.push(
+      'VERIFICATION_SENDER_EMAIL is required with VERIFICATION_SENDER_PHONE: the email of the operator account that owns that phone.',
+    );
+  }
+  return problems;
+}
+
+/** Every problem of the configuration in `env`, one sentence each; empty when the service can run. */
+export function configProblems(env: Env = process.env): string[] {
+  const problems: string[] = [];
+  for (const [name, schema] of Object.entries(envSchema.shape)) {
+    const result = schema.safeParse(rawValue(env, name as SettingName));
+    if (!result.success) problems.push(...result.error.issues.map((issue) => `${name} ${issue.message}`));
+  }
+  return [...problems, ...crossProblems(env)];
+}

@@ -1,0 +1,55 @@
+/**
+ * The process's shutdown, shared by every bundle Next evaluates and by scripts/start.mjs (through
+ * globalThis, under `__simgateLifecycle`): a signal that aborts when shutdown begins, which
+ * requests that wait (long-polling claims, the SMSGate app's event streams) watch to end early,
+ * and the function that stops the background work and closes the database once requests are done.
+ *
+ * Under `npm start`, scripts/start.mjs owns SIGTERM/SIGINT (it marks itself `hostedByHttpServer`
+ * before Next starts): it stops accepting, aborts the signal, waits for the requests in flight
+ * (10 s at most), then calls `stop`. Elsewhere (`npm run worker`) lib/server/start.ts does.
+ */
+type Lifecycle = {
+  controller: AbortController;
+  hostedByHttpServer?: boolean;
+  stop?: () => Promise<void>;
+};
+
+const globalForLifecycle = globalThis as typeof globalThis & { __simgateLifecycle?: Lifecycle };
+
+function lifecycle(): Lifecycle {
+  globalForLifecycle.__simgateLifecycle ??= { controller: new AbortController() };
+  return globalForLifecycle.__simgateLifecycle;
+}
+
+/** Aborts when the process begins to shut down. */
+export function shutdownSignal(): AbortSignal {
+  return lifecycle().controller.signal;
+}
+
+export function shuttingDown(): boolean {
+  return shutdownSignal().aborted;
+}
+
+/** Aborts `signal` too when the process begins to shut down. */
+export function untilShutdown(signal: AbortSignal | undefined): AbortSignal {
+  return signal ? AbortSignal.any([signal, shutdownSignal()]) : shutdownSignal();
+}
+
+export function beginShutdown(): void {
+  lifecycle().controller.abort();
+}
+
+/** Whether scripts/start.mjs drives the shutdown (and the app must not exit on signals itself). */
+export function hostedByHttpServer(): boolean {
+  return lifecycle().hostedByHttpServer === true;
+}
+
+/** Registers what the host calls last: stop the background work, close the database. */
+export function setFinalStop(stop: () => Promise<void>): void {
+  lifecycle().stop = stop;
+}
+
+/** Tests: a fresh, not aborted signal. */
+export function resetShutdownForTests(): void {
+  lifecycle().controller = new AbortController();
+}

@@ -1,0 +1,112 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { POST as bulkRoute } from '@/app/api/v1/bulk-messages/route';
+import { POST as sendRoute } from '@/app/api/v1/messages/route';
+import { DELETE as deletePhoneRoute } from '@/app/api/v1/phones/[id]/route';
+import { queryRows } from '@/db';
+import { creditLedger, events, phoneGroups } from '@/db/schema';
+import { claimOutbox } from '@/lib/messages/claim';
+import { sendMessage } from '@/lib/messages/send';
+import { PHONE_REMOVED_ERROR } from '@/lib/phones/delete';
+import { onRealPostgres } from '../database';
+import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
+import { call } from '../http';
+import { withTestDatabase } from '../setup-db';
+
+const { db } = withTestDatabase();
+
+async function balanceOf(groupId: number): Promise<number> {
+  const [group] = await db()
+    .select({ balance: phoneGroups.balance })
+    .from(phoneGroups)
+    .where(eq(phoneGroups.id, groupId));
+  return group!.balance;
+}
+
+async function ledgerOf(groupId: number) {
+  return db().select().from(creditLedger).where(eq(creditLedger.groupId, groupId));
+}
+
+async function ledgerSum(groupId: number): Promise<number> {
+  const [sum] = await queryRows<{ total: number }>(
+    db(),
+    sql`select coalesce(sum(amount), 0)::int as total from credit_ledger where group_id = ${groupId}`,
+  );
+  return Number(sum!.total);
+}
+
+function removePhone(who: TestAccount) {
+  return call(deletePhoneRoute, { method: 'DELETE', params: { id: who.phoneId }, apiKey: who.apiKey });
+}
+
+describe('deleting a phone with messages not sent yet', () => {
+  it('fails them as any refund does: refunded, and message.failed emitted with the reason', async () => {
+    const who = await createTestAccount(db(), { credits: 5 });
+    const queued = await sendMessage(db(), who.accountId, { from: who.phone, to: testNumber(), content: 'one' });
+    const dispatched = await sendMessage(db(), who.accountId, { from: who.phone, to: testNumber(), content: 'two' });
+    const [claimed] = await claimOutbox(
+      db(),
+      { kind: 'device', accountId: who.accountId, deviceId: who.deviceId, phoneNumber: who.phone, status: 'activated' },
+      { limit: 1, waitMs: 0 },
+    );
+    expect(claimed?.id).toBe(queued.id);
+    expect(await balanceOf(who.defaultGroupId)).toBe(3);
+
+    expect((await removePhone(who)).status).toBe(204);
+
+    expect(await balanceOf(who.defaultGroupId)).toBe(5);
+    const ledger = await ledgerOf(who.defaultGroupId);
+    expect(ledger.filter((row) => row.kind === 'refund').map((row) => row.messageId)).toEqual(
+      expect.arrayContaining([queued.id, dispatched.id]),
+    );
+    const failed = await db()
+      .select()
+      .from(events)
+      .where(and(eq(events.accountId, who.accountId), eq(events.type, 'message.failed')));
+    expect(failed).toHaveLength(2);
+    for (const id of [queued.id, dispatched.id]) {
+      expect(failed.find((event) => (event.payload as { id: string }).id === id)).toMatchObject({
+        phone: who.phone,
+        payload: { id, status: 'failed', error: PHONE_REMOVED_ERROR, from: who.phone },
+      });
+    }
+  });
+});
+
+describe.runIf(onRealPostgres())('deleting a phone while sends are in flight (Postgres)', () => {
+  it('never deadlocks: each send or bulk is 201 and refunded, or 403/404; the ledger balances', async () => {
+    const credits = 100;
+    const who = await createTestAccount(db(), { credits });
+    const ledgerBefore = await ledgerSum(who.defaultGroupId);
+    const sends = Array.from({ length: 50 }, (_, index) =>
+      call(sendRoute, {
+        body: { from: who.phone, to: testNumber(), content: `race ${index}` },
+        apiKey: who.apiKey,
+      }),
+    );
+    const bulks = Array.from({ length: 5 }, (_, index) =>
+      call(bulkRoute, {
+        body: { from: who.phone, recipients: [testNumber(), testNumber()], content: `bulk race ${index}` },
+        apiKey: who.apiKey,
+      }),
+    );
+    // The deletion starts among the sends, so some commit before it and some wait on it.
+    const removal = new Promise((resolve) => setTimeout(resolve, 5)).then(() => removePhone(who));
+    const answers = await Promise.all([...sends, ...bulks]);
+    expect((await removal).status).toBe(204);
+
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => ![201, 403, 404].includes(status))).toEqual([]);
+    const accepted = answers
+      .filter((answer) => answer.status === 201)
+      .flatMap((answer) => (answer.body.message_ids ?? [answer.body.id]) as string[]);
+
+    const ledger = await ledgerOf(who.defaultGroupId);
+    const charged = ledger.filter((row) => row.kind === 'message_charge').map((row) => row.messageId);
+    const refunded = ledger.filter((row) => row.kind === 'refund').map((row) => row.messageId);
+    expect(charged.sort()).toEqual([...accepted].sort());
+    expect(refunded.sort()).toEqual([...accepted].sort());
+    expect(await ledgerSum(who.defaultGroupId)).toBe(ledgerBefore);
+    expect(await balanceOf(who.defaultGroupId)).toBe(credits);
+  });
+});

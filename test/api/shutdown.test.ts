@@ -1,0 +1,69 @@
+import { afterEach, expect, it } from 'vitest';
+import { GET as events } from '@/app/api/mobile/v1/events/route';
+import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
+import { RECONNECT_AFTER_SHUTDOWN_MS } from '@/lib/protocols/smsgate-app/events';
+import { beginShutdown, resetShutdownForTests } from '@/lib/server/shutdown';
+import { createTestAccount } from '../fixtures';
+import { call } from '../http';
+import { withTestDatabase } from '../setup-db';
+import { bearer, pairApp } from '../smsgate-app';
+
+/**
+ * What waiting requests do when the server begins to shut down (scripts/start.mjs aborts the
+ * shutdown signal on SIGTERM, then waits for them): they answer at once, normally.
+ * test/server-shutdown.test.ts sends SIGTERM to a real server.
+ */
+
+const { db } = withTestDatabase();
+
+afterEach(() => {
+  resetShutdownForTests();
+});
+
+async function readAll(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return text;
+    text += decoder.decode(value);
+  }
+}
+
+it('a long-polling claim answers its (empty) list as soon as shutdown begins', async () => {
+  const account = await createTestAccount(db());
+  const started = performance.now();
+  const answer = call(claim, { path: '/api/v1/device/outbox/claim?wait=30', body: {}, apiKey: account.deviceKey });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  beginShutdown();
+  const res = await answer;
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({ data: [] });
+  expect(performance.now() - started).toBeLessThan(5_000);
+});
+
+it('a claim made during shutdown does not wait', async () => {
+  const account = await createTestAccount(db());
+  beginShutdown();
+  const started = performance.now();
+  const res = await call(claim, { path: '/api/v1/device/outbox/claim?wait=30', body: {}, apiKey: account.deviceKey });
+  expect(res.status).toBe(200);
+  expect(performance.now() - started).toBeLessThan(5_000);
+});
+
+it('the app’s event stream sends a retry hint and ends when shutdown begins', async () => {
+  const account = await createTestAccount(db());
+  const app = await pairApp(account);
+  const req = new Request('http://localhost:3000/api/mobile/v1/events', {
+    headers: { ...bearer(app), accept: 'text/event-stream' },
+  });
+  const res = await events(req, { params: Promise.resolve({}) });
+  expect(res.status).toBe(200);
+  const text = readAll(res.body!);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  beginShutdown();
+  const received = await text;
+  expect(received).toContain('event: SettingsUpdated');
+  expect(received.endsWith(`retry: ${RECONNECT_AFTER_SHUTDOWN_MS}\n\n`)).toBe(true);
+});

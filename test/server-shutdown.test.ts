@@ -1,0 +1,194 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activateDevice } from '@/lib/device-sim/activate';
+import { DeviceClient } from '@/lib/device-sim/client';
+import { RECONNECT_AFTER_SHUTDOWN_MS } from '@/lib/protocols/smsgate-app/events';
+import {
+  createTestCertificates,
+  eventually,
+  gate,
+  type Receiver,
+  startReceiver,
+  type TestCertificates,
+} from './fixtures/tls/receiver';
+
+/**
+ * SIGTERM to `npm start`'s real server (scripts/start.mjs around a production build, on a
+ * throwaway embedded database): the open long-poll, event stream and requests end with normal
+ * answers, the webhook post in flight finishes, the process exits 0 within the 10 s bound, and
+ * after a restart no delivery is lost or sent twice. Needs a build: set NEXT_DIST_DIR to a folder
+ * holding one (`NEXT_DIST_DIR=.next-rel node node_modules/next/dist/bin/next build`).
+ */
+
+const root = path.resolve(import.meta.dirname, '..');
+const distDir = process.env.NEXT_DIST_DIR;
+const built = Boolean(distDir && fs.existsSync(path.join(root, distDir, 'BUILD_ID')));
+
+type Running = { baseUrl: string; child: ChildProcess; exited: Promise<number | null> };
+
+async function startServer(dataDir: string, extraCa: string): Promise<Running> {
+  const port = 3900 + Math.floor(Math.random() * 900);
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      NODE_EXTRA_CA_CERTS: extraCa,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    return fetch(`${baseUrl}/api/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
+  }, 60_000);
+  return { baseUrl, child, exited };
+}
+
+/** A POST whose headers and first bytes go now, and the rest of the body when `finish` is called. */
+function slowRequest(url: string, apiKey: string, body: unknown): { finish: () => void; status: Promise<number> } {
+  const text = JSON.stringify(body);
+  const req = http.request(url, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+  });
+  const status = new Promise<number>((resolve, reject) => {
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+  });
+  req.write(text.slice(0, 5));
+  return { finish: () => req.end(text.slice(5)), status };
+}
+
+describe.runIf(built)('SIGTERM to the running server', () => {
+  let dataDir: string;
+  let certs: TestCertificates;
+  let receiver: Receiver;
+  let server: Running | undefined;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-shutdown-'));
+    certs = createTestCertificates();
+    receiver = await startReceiver(certs);
+  });
+
+  afterAll(async () => {
+    server?.child.kill('SIGKILL');
+    await receiver?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('drains open requests, finishes the webhook post in flight, exits 0 in time; nothing is lost or sent twice', {
+    timeout: 180_000,
+  }, async () => {
+    server = await startServer(dataDir, certs.caFile);
+    const { baseUrl } = server;
+    const phone = '+14155550142';
+    const activation = await activateDevice(new DeviceClient({ baseUrl }), {
+      phone,
+      email: 'shutdown@example.test',
+      apiKeyName: 'shutdown',
+    });
+    const asAccount = { 'x-api-key': activation.apiKey!, 'content-type': 'application/json' };
+    const asDevice = { 'x-api-key': activation.deviceKey, 'content-type': 'application/json' };
+    const created = await fetch(`${baseUrl}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: asAccount,
+      body: JSON.stringify({ url: receiver.url('/shutdown'), events: ['message.received'] }),
+    });
+    expect(created.status).toBe(201);
+    const webhook = (await created.json()) as { id: string };
+
+    // The receiver holds the first post until after SIGTERM.
+    const held = gate();
+    receiver.respond(async (_hit, index) => {
+      if (index === 0) await held.wait;
+      return { status: 200, body: 'ok' };
+    });
+    const queued = await fetch(`${baseUrl}/api/v1/webhooks/${webhook.id}/test`, { method: 'POST', headers: asAccount });
+    expect(queued.status).toBe(202);
+    await eventually(() => receiver.hits.length === 1, 10_000);
+
+    // The app is paired to a phone of its own: pairing revokes the phone's other devices.
+    const other = await activateDevice(new DeviceClient({ baseUrl }), {
+      phone: '+14155550143',
+      email: 'shutdown-app@example.test',
+      apiKeyName: 'shutdown',
+    });
+    const asOther = { 'x-api-key': other.apiKey! };
+    const phones = (await (await fetch(`${baseUrl}/api/v1/phones`, { headers: asOther })).json()) as {
+      data: { id: string }[];
+    };
+    const pairing = await fetch(`${baseUrl}/api/v1/phones/${phones.data[0]!.id}/pairing-code`, {
+      method: 'POST',
+      headers: asOther,
+    });
+    const { code } = (await pairing.json()) as { code: string };
+    const registered = await fetch(`${baseUrl}/api/mobile/v1/device`, {
+      method: 'POST',
+      headers: { authorization: `Code ${code}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Google/pixel', simCards: [] }),
+    });
+    expect(registered.status).toBe(201);
+    const { token } = (await registered.json()) as { token: string };
+    const stream = await fetch(`${baseUrl}/api/mobile/v1/events`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(200);
+    const streamText = stream.text();
+    const longPoll = fetch(`${baseUrl}/api/v1/device/outbox/claim?wait=30`, {
+      method: 'POST',
+      headers: asDevice,
+      body: '{}',
+    });
+    const reads = Array.from({ length: 5 }, () => fetch(`${baseUrl}/api/v1/messages`, { headers: asAccount }));
+    // A request the server is reading when SIGTERM comes: its body is finished only afterwards.
+    const slow = slowRequest(`${baseUrl}/api/v1/webhooks`, activation.apiKey!, {
+      url: receiver.url('/later'),
+      events: ['message.sent'],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const signalled = performance.now();
+    server.child.kill('SIGTERM');
+    setTimeout(held.open, 100);
+    setTimeout(slow.finish, 200);
+
+    const claimed = await longPoll;
+    expect(claimed.status).toBe(200);
+    expect(await claimed.json()).toEqual({ data: [] });
+    expect(await streamText).toMatch(new RegExp(`retry: ${RECONNECT_AFTER_SHUTDOWN_MS}\\n\\n$`));
+    for (const read of await Promise.all(reads)) expect(read.status).toBe(200);
+    expect(await slow.status).toBe(201);
+    expect(await server.exited).toBe(0);
+    expect(performance.now() - signalled).toBeLessThan(12_000);
+    expect(receiver.hits).toHaveLength(1);
+
+    // A restart delivers nothing again: the post in flight was recorded before the exit.
+    server = await startServer(dataDir, certs.caFile);
+    const deliveries = await fetch(`${server.baseUrl}/api/v1/webhooks/${webhook.id}/deliveries`, {
+      headers: { 'x-api-key': activation.apiKey! },
+    });
+    expect(((await deliveries.json()) as { data: { status: string }[] }).data).toMatchObject([{ status: 'succeeded' }]);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(receiver.hits).toHaveLength(1);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    server = undefined;
+  });
+});
