@@ -121,8 +121,9 @@ export const envSchema = z.object({
   ALLOWED_HOSTS: variable(text),
   /** Set by scripts/start.mjs for its own process. */
   SIMGATE_PEER_TOKEN: variable(text),
-  /** Read by lib/log.ts, which must not depend on this module. */
   LOG_LEVEL: variable(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
+  /** BENCH=1 serves the benchmark's bare route (app/api/bench/bare). */
+  BENCH: variable(flag).default(false),
   BACKGROUND: variable(oneOf(['on', 'off'])).default('on'),
   STARTER_CREDITS: variable(wholeNumber()).default(100),
   PLAN_FREE_PHONES: variable(wholeNumber()).default(3),

@@ -13,7 +13,27 @@ import { defaultGroupLocked, groupNotFound } from './names';
  */
 export async function deleteGroup(executor: Executor, accountId: string, groupId: number): Promise<void> {
   await withTransaction(executor, async (tx) => {
-    // Both rows locked in id order, the order transfers use, so the two cannot deadlock.
+    // The lock order of lib/phones/delete.ts: the group's phones, then its in-flight messages, then
+    // the group rows (in id order, as transfers take them), so a phone deletion or an expiry sweep
+    // refunding into this group cannot wait on it in a cycle.
+    await tx
+      .select({ id: phones.id })
+      .from(phones)
+      .where(and(eq(phones.accountId, accountId), eq(phones.groupId, groupId)))
+      .orderBy(asc(phones.id))
+      .for('no key update');
+    await tx
+      .select({ id: messages.id })
+      .from(messages)
+      .where(
+        and(
+          eq(messages.accountId, accountId),
+          eq(messages.groupId, groupId),
+          inArray(messages.direction, ['outbound']),
+        ),
+      )
+      .orderBy(asc(messages.id))
+      .for('update');
     const locked = await tx
       .select({ id: phoneGroups.id, isDefault: phoneGroups.isDefault, balance: phoneGroups.balance })
       .from(phoneGroups)

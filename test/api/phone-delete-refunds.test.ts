@@ -110,3 +110,34 @@ describe.runIf(onRealPostgres())('deleting a phone while sends are in flight (Po
     expect(await balanceOf(who.defaultGroupId)).toBe(credits);
   });
 });
+
+describe.runIf(onRealPostgres())('deleting a phone and its group at once (Postgres)', () => {
+  it('never deadlocks: both answer 204 and every credit is accounted for', async () => {
+    const { POST: createGroup } = await import('@/app/api/v1/phone-groups/route');
+    const { DELETE: deleteGroupRoute } = await import('@/app/api/v1/phone-groups/[id]/route');
+    const { PATCH: updatePhone } = await import('@/app/api/v1/phones/[id]/route');
+    const { POST: transfer } = await import('@/app/api/v1/credits/transfer/route');
+    for (let round = 0; round < 8; round++) {
+      const who = await createTestAccount(db(), { plan: 'pro', credits: 100 });
+      const group = await call(createGroup, { body: { name: `G${round}` }, apiKey: who.apiKey });
+      await call(transfer, { body: { to_group: group.body.id, amount: 10 }, apiKey: who.apiKey });
+      await call(updatePhone, {
+        method: 'PATCH',
+        params: { id: who.phoneId },
+        body: { group_id: group.body.id },
+        apiKey: who.apiKey,
+      });
+      for (let i = 0; i < 3; i++) {
+        await sendMessage(db(), who.accountId, { from: who.phone, to: testNumber(), content: `m${i}` });
+      }
+      const [phoneGone, groupGone] = await Promise.all([
+        removePhone(who),
+        call(deleteGroupRoute, { method: 'DELETE', params: { id: String(group.body.id) }, apiKey: who.apiKey }),
+      ]);
+      expect([phoneGone.status, groupGone.status], `round ${round}`).toEqual([204, 204]);
+      // Three messages charged and refunded, 10 credits moved and merged back: the default group is whole.
+      expect(await balanceOf(who.defaultGroupId)).toBe(100);
+      expect(await ledgerSum(who.defaultGroupId)).toBe(await balanceOf(who.defaultGroupId));
+    }
+  });
+});
