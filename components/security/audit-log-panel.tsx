@@ -27,11 +27,11 @@ export function AuditLogPanel() {
     <Section
       title="Audit log"
       actions={
-        <div className="flex items-center gap-2 text-sm">
+        <div className="flex min-w-0 items-center gap-2 text-sm">
           <label htmlFor={filterId}>Action</label>
           <select
             id={filterId}
-            className="rounded-md border border-slate-300 px-2 py-1"
+            className="min-w-0 max-w-full rounded-md border border-slate-300 px-2 py-1"
             value={action}
             onChange={(event) => setAction(event.target.value as AuditAction | '')}
           >
