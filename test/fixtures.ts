@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { beforeAll } from 'vitest';
+import { beforeAll, vi } from 'vitest';
 import type { Database } from '@/db';
 import { accounts, apiKeys, devices, type PlanName, phoneGroups, phones } from '@/db/schema';
 import { findOrCreateAccount } from '@/lib/accounts/find-or-create';
 import { clearKeyCache } from '@/lib/auth/authenticate';
 import { generateKey } from '@/lib/auth/keys';
+import { listDevInbox } from '@/lib/dev-inbox/store';
 
 let counter = 0;
 
@@ -119,4 +120,16 @@ export function sharedTestAccount(
     get: (_target, field) => fixture().account[field as keyof TestAccount],
   });
   return { account, fixture };
+}
+
+/** The newest code the dev inbox holds for a number or an email, polled with a bound (mail leaves after the answer). */
+export async function devInboxCode(db: Database, to: string): Promise<string> {
+  return vi.waitFor(
+    async () => {
+      const [item] = await listDevInbox(db, { to, limit: 1 });
+      if (!item?.code) throw new Error(`no code for ${to} in the dev inbox yet`);
+      return item.code;
+    },
+    { timeout: 5_000, interval: 10 },
+  );
 }

@@ -19,7 +19,8 @@ export type RunOptions = {
 
 export type RunStats = { claimed: number; delivered: number; failed: number; heartbeats: number };
 
-const sleep = (ms: number, signal: AbortSignal) =>
+/** Waits `ms`, or less when `signal` aborts: the simulated phone's pauses. */
+export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted || ms <= 0) return resolve();
     const done = () => {

@@ -1,3 +1,4 @@
+import { sleep } from './run';
 import {
   APP_VERSION,
   appDate,
@@ -47,18 +48,6 @@ const REPORT_ATTEMPTS = 10;
 const WEBHOOK_ATTEMPTS = 15;
 /** States in a pull that the app leaves alone; any other (or an unknown one, decoded as null) is sent. */
 const SETTLED_STATES = new Set<string>(['Cancelled', 'Processed', 'Sent', 'Delivered', 'Failed']);
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -1,8 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { POST as requestSignInCode } from '@/app/api/v1/auth/sign-in/request-code/route';
 import { POST as registerDevice } from '@/app/api/v1/phones/register-device/route';
-import { listDevInbox } from '@/lib/dev-inbox/store';
-import { createTestAccount, testNumber } from '../fixtures';
+import { createTestAccount, devInboxCode, testNumber } from '../fixtures';
 import { call } from '../http';
 import { captureLogs } from '../logs';
 import { withTestDatabase } from '../setup-db';
@@ -10,16 +9,7 @@ import { withTestDatabase } from '../setup-db';
 const { db } = withTestDatabase();
 const logs = captureLogs();
 
-async function inboxCode(to: string): Promise<string> {
-  return vi.waitFor(
-    async () => {
-      const [item] = await listDevInbox(db(), { to, limit: 1 });
-      if (!item?.code) throw new Error(`no code for ${to} in the dev inbox yet`);
-      return item.code;
-    },
-    { timeout: 5_000, interval: 10 },
-  );
-}
+const inboxCode = (to: string) => devInboxCode(db(), to);
 
 describe('the server log, at debug level', () => {
   it('says a code went to the dev inbox, and to whom, but never the code', async () => {

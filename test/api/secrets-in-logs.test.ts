@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GET as appSettings } from '@/app/api/mobile/v1/settings/route';
 import { POST as createKey } from '@/app/api/v1/auth/api-keys/route';
 import { POST as bindConfirm } from '@/app/api/v1/auth/bind/confirm/route';
@@ -10,8 +10,7 @@ import { POST as verifySim } from '@/app/api/v1/phones/verify-sim/route';
 import { POST as rotateSecret } from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
 import { GET as webhookSecret } from '@/app/api/v1/webhooks/[id]/secret/route';
 import { POST as createWebhook } from '@/app/api/v1/webhooks/route';
-import { listDevInbox } from '@/lib/dev-inbox/store';
-import { testNumber } from '../fixtures';
+import { devInboxCode, testNumber } from '../fixtures';
 import { call } from '../http';
 import { captureLogs } from '../logs';
 import { withTestDatabase } from '../setup-db';
@@ -20,16 +19,7 @@ import { newPairingCode, pullAs, registerWith, signedCallback } from '../smsgate
 const { db } = withTestDatabase();
 const logs = captureLogs();
 
-async function inboxCode(to: string): Promise<string> {
-  return vi.waitFor(
-    async () => {
-      const [item] = await listDevInbox(db(), { to, limit: 1 });
-      if (!item?.code) throw new Error(`no code for ${to} in the dev inbox yet`);
-      return item.code;
-    },
-    { timeout: 5_000, interval: 10 },
-  );
-}
+const inboxCode = (to: string) => devInboxCode(db(), to);
 
 describe('the server log at debug level, through a whole flow', () => {
   it('holds none of the keys, codes, tokens and secrets the flow created', async () => {
