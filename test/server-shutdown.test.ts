@@ -162,6 +162,9 @@ describe.runIf(built)('SIGTERM to the running server', () => {
       url: receiver.url('/later'),
       events: ['message.sent'],
     });
+    // Ordering, not waiting for a result: SIGTERM must come while these requests are in flight, and a
+    // separate server process offers no signal that they have reached it. Too short a pause makes the
+    // test fail (refused connections), never pass wrongly.
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     const signalled = performance.now();

@@ -1,10 +1,12 @@
 import { afterEach, expect, it } from 'vitest';
 import { GET as events } from '@/app/api/mobile/v1/events/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
+import { waitingClaims } from '@/lib/notify/outbox';
 import { RECONNECT_AFTER_SHUTDOWN_MS } from '@/lib/protocols/smsgate-app/events';
 import { beginShutdown, resetShutdownForTests } from '@/lib/server/shutdown';
 import { createTestAccount } from '../fixtures';
 import { call } from '../http';
+import { until } from '../poll';
 import { withTestDatabase } from '../setup-db';
 import { bearer, pairApp } from '../smsgate-app';
 
@@ -35,7 +37,7 @@ it('a long-polling claim answers its (empty) list as soon as shutdown begins', a
   const account = await createTestAccount(db());
   const started = performance.now();
   const answer = call(claim, { path: '/api/v1/device/outbox/claim?wait=30', body: {}, apiKey: account.deviceKey });
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await until(() => waitingClaims(account.phoneId) > 0);
   beginShutdown();
   const res = await answer;
   expect(res.status).toBe(200);
@@ -61,7 +63,8 @@ it('the app’s event stream sends a retry hint and ends when shutdown begins', 
   const res = await events(req, { params: Promise.resolve({}) });
   expect(res.status).toBe(200);
   const text = readAll(res.body!);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The stream watches the phone's outbox from its first byte: shutdown now ends an open stream.
+  await until(() => waitingClaims(account.phoneId) > 0);
   beginShutdown();
   const received = await text;
   expect(received).toContain('event: SettingsUpdated');
