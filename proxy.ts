@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type NextRequest, NextResponse } from 'next/server';
 import { hostPolicyFromEnv, isAllowedHost, isLoopbackClient } from '@/lib/http/host';
 import { problemBody, problemResponse } from '@/lib/http/problem';
-import { contentSecurityPolicy, type SecurityContext, securityHeaders } from '@/lib/http/security-headers';
+import { API_CONTENT_SECURITY_POLICY, contentSecurityPolicy, securityHeaders } from '@/lib/http/security-headers';
 
 const DEV_INBOX = /^\/(api\/)?dev\/inbox(\/|$)/;
 
@@ -16,25 +16,35 @@ const DEV_INBOX = /^\/(api\/)?dev\/inbox(\/|$)/;
 export function proxy(request: NextRequest): Response {
   const { pathname } = request.nextUrl;
   const policy = hostPolicyFromEnv();
-  const context: SecurityContext = {
-    nonce: randomBytes(16).toString('base64'),
-    https: policy.appUrl?.startsWith('https://') ?? false,
-    development: process.env.NODE_ENV === 'development',
-  };
+  const https = policy.appUrl?.startsWith('https://') ?? false;
+  // Pages get a fresh nonce, handed to Next with the request (it stamps the page's scripts with
+  // it); API answers, the hot path, a fixed policy and no request rewrite.
+  const page = !pathname.startsWith('/api/');
+  const csp = page
+    ? contentSecurityPolicy({
+        nonce: randomBytes(16).toString('base64'),
+        https,
+        development: process.env.NODE_ENV === 'development',
+      })
+    : API_CONTENT_SECURITY_POLICY;
   let response: Response;
   if (pathname !== '/api/health' && !isAllowedHost(request.headers.get('host'), policy)) {
     response = misdirected();
   } else if (DEV_INBOX.test(pathname) && !isLoopbackClient(request.headers, request.url)) {
     response = problemResponse(problemBody('NOT_FOUND', 'Page not found.'));
-  } else {
-    // Next reads the page's nonce from the request's own CSP header.
+  } else if (page) {
     const forwarded = new Headers(request.headers);
-    forwarded.set('content-security-policy', contentSecurityPolicy(context));
+    forwarded.set('content-security-policy', csp);
     response = NextResponse.next({ request: { headers: forwarded } });
+  } else {
+    response = NextResponse.next();
   }
-  for (const [name, value] of Object.entries(securityHeaders(context))) response.headers.set(name, value);
+  for (const [name, value] of Object.entries(securityHeaders({ csp, https }))) response.headers.set(name, value);
   return response;
 }
+
+// Build assets need no check and no headers of ours.
+export const config = { matcher: ['/((?!_next/static|_next/image|favicon.ico).*)'] };
 
 function misdirected(): Response {
   return problemResponse(

@@ -30,9 +30,12 @@ export function contentSecurityPolicy({ nonce, https, development }: SecurityCon
   ].join('; ');
 }
 
-export function securityHeaders(context: SecurityContext): Record<string, string> {
+/** An API answer is data, never a document: it may load nothing and be framed by nobody. */
+export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+export function securityHeaders(context: { csp: string; https: boolean }): Record<string, string> {
   return {
-    'content-security-policy': contentSecurityPolicy(context),
+    'content-security-policy': context.csp,
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
     'referrer-policy': 'strict-origin-when-cross-origin',

@@ -39,6 +39,12 @@ describe('security headers on every page and API answer', () => {
     }
   });
 
+  it('gives API answers a fixed policy that loads nothing, without rewriting the request', () => {
+    const res = answer('/api/v1/phones');
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(res.headers.get('x-middleware-request-content-security-policy')).toBeNull();
+  });
+
   it('adds HSTS and upgrades insecure requests only when served over https (APP_URL)', () => {
     expect(answer('/sign-in').headers.get('strict-transport-security')).toBeNull();
     expect(answer('/sign-in').headers.get('content-security-policy')).not.toContain('upgrade-insecure-requests');
