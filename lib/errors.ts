@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   DUPLICATE_PHONE: { status: 409, title: 'Duplicate phone' },
   DUPLICATE_NAME: { status: 409, title: 'Duplicate name' },
   INVALID_TRANSITION: { status: 409, title: 'Invalid transition' },
+  NO_ONLINE_PHONE: { status: 409, title: 'No online phone in the group' },
+  RECIPIENT_OPTED_OUT: { status: 422, title: 'Recipient opted out' },
   MISDIRECTED_REQUEST: { status: 421, title: 'Misdirected request' },
   SIM_MISMATCH: { status: 409, title: "The phone's SIM does not match its number" },
   AUTH_METHOD_RETIRED: { status: 410, title: 'Authentication method retired' },

@@ -159,7 +159,7 @@ program
   .requiredOption('--phone <e164>', 'the phone number')
   .option('--protocol <name>', PROTOCOL_HELP, protocol, 'simgate')
   .option('--code <digits>', 'smsgate: pairing code from the dashboard (first run only)', pairingCode)
-  .option('--sims <n>', 'smsgate: SIM cards reported at pairing (slot 0 holds --phone)', number(1, 2), 1)
+  .option('--sims <n>', 'SIM cards the phone reports (smsgate: at pairing; simgate: with heartbeats)', number(1, 2), 1)
   .option('--failure-rate <rate>', 'share of messages that fail (0..1)', number(0, 1), 0)
   .option('--delay-ms <ms>', 'pause before each report', number(0, 600_000), 500)
   .option('--wait <seconds>', 'simgate: long-poll wait of each claim', number(0, 30), 25)
@@ -202,6 +202,7 @@ program
       limit: options.limit,
       heartbeatIntervalMs: options.heartbeatS * 1000,
       battery: options.battery,
+      sims: command.getOptionValueSource('sims') === 'cli' ? options.sims : undefined,
       signal: controller.signal,
       log: say,
     });

@@ -14,6 +14,8 @@ export const accounts = pgTable(
     // Every dashboard session carries the version it was opened at and is refused once this moves
     // past it: signing out, or "sign out everywhere", ends the account's sessions by bumping it.
     sessionVersion: integer('session_version').notNull().default(0),
+    // Sent back to a number that texts a stop word (null: no confirmation, the default).
+    optOutReply: text('opt_out_reply'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [

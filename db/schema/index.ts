@@ -7,5 +7,6 @@ export * from './events';
 export * from './fleet';
 export * from './keys';
 export * from './messages';
+export * from './opt-outs';
 export * from './rate-limits';
 export * from './webhooks';

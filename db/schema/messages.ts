@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  check,
+  index,
+  integer,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 import { phones } from './fleet';
@@ -11,6 +22,14 @@ export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
 /** `sim_check`: the free loopback SMS that proves an app-paired phone's SIM (its code is never shown). */
 export const MESSAGE_KINDS = ['message', 'sim_check'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
+/**
+ * A history row is a state the message entered, or `rerouted`: a message sent through a group
+ * (`from_group`) moved from one phone of the group to another (its from_phone and to_phone).
+ */
+export const HISTORY_STATUSES = [...MESSAGE_STATUSES, 'rerouted'] as const;
+export type HistoryStatus = (typeof HISTORY_STATUSES)[number];
+/** SIM slots a message may name: dual-SIM phones are the most a gateway phone has. */
+export const SIM_SLOTS = [1, 2] as const;
 
 export const bulkMessages = pgTable(
   'bulk_messages',
@@ -19,9 +38,9 @@ export const bulkMessages = pgTable(
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    phoneId: uuid('phone_id')
-      .notNull()
-      .references(() => phones.id, { onDelete: 'cascade' }),
+    // The sending phone; null for a bulk sent through a group (`from_group`), spread over its phones.
+    phoneId: uuid('phone_id').references(() => phones.id, { onDelete: 'cascade' }),
+    fromGroup: integer('from_group'),
     content: text('content').notNull(),
     recipientCount: integer('recipient_count').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
@@ -57,6 +76,10 @@ export const messages = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
     error: text('error'),
     kind: text('kind', { enum: MESSAGE_KINDS }).notNull().default('message'),
+    // The SIM slot the phone should send from (null: the phone's default).
+    sim: smallint('sim'),
+    // Set when sent through a group: the message may move to another phone of that group.
+    fromGroup: integer('from_group'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
@@ -75,6 +98,9 @@ export const messages = pgTable(
     index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched')`),
     // Pacing counts what a phone was handed recently.
     index('messages_phone_updated_idx').on(t.phoneId, t.updatedAt).where(sql`${t.direction} = 'outbound'`),
+    // Sticky group sends: which phone last wrote to this recipient.
+    index('messages_account_to_idx').on(t.accountId, t.to, t.createdAt).where(sql`${t.direction} = 'outbound'`),
+    check('messages_sim_check', sql`${t.sim} is null or ${t.sim} in (${sql.raw(SIM_SLOTS.join(', '))})`),
     checkIn('messages_direction_check', t.direction, MESSAGE_DIRECTIONS),
     checkIn('messages_status_check', t.status, MESSAGE_STATUSES),
     checkIn('messages_encoding_check', t.encoding, ENCODINGS),
@@ -90,12 +116,15 @@ export const messageStatusHistory = pgTable(
     messageId: uuid('message_id')
       .notNull()
       .references(() => messages.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: MESSAGE_STATUSES }).notNull(),
+    status: text('status', { enum: HISTORY_STATUSES }).notNull(),
     error: text('error'),
+    // For `rerouted`: the numbers of the phone it left and the phone it moved to.
+    fromPhone: text('from_phone'),
+    toPhone: text('to_phone'),
     at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
     index('message_status_history_message_idx').on(t.messageId, t.id),
-    checkIn('message_status_history_status_check', t.status, MESSAGE_STATUSES),
+    checkIn('message_status_history_status_check', t.status, HISTORY_STATUSES),
   ],
 );

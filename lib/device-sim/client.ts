@@ -4,7 +4,14 @@
  */
 export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
 
-export type WireMessage = { id: string; from: string; to: string; content: string; status: string };
+export type WireMessage = {
+  id: string;
+  from: string;
+  to: string;
+  content: string;
+  status: string;
+  sim?: number | null;
+};
 
 export class ApiError extends Error {
   constructor(
@@ -75,8 +82,8 @@ export class DeviceClient {
     return inbox.data.find((entry) => entry.channel === channel && entry.code)?.code ?? undefined;
   }
 
-  heartbeat(phone: string, battery: number, status: 'online' | 'offline' = 'online') {
-    return this.request<unknown>('POST', '/api/v1/heartbeats', { body: { phone, status, battery } });
+  heartbeat(phone: string, battery: number, status: 'online' | 'offline' = 'online', sims?: number) {
+    return this.request<unknown>('POST', '/api/v1/heartbeats', { body: { phone, status, battery, sims } });
   }
 
   async claim(options: { limit: number; waitSeconds: number; signal?: AbortSignal }): Promise<WireMessage[]> {

@@ -12,6 +12,8 @@ export type RunOptions = {
   heartbeatIntervalMs: number;
   /** Starting battery level; it drains one point per heartbeat and recharges at 15. */
   battery: number;
+  /** SIM cards the phone reports with its heartbeats (slots 1..n); left out, it reports none. */
+  sims?: number;
   signal: AbortSignal;
   random?: () => number;
   log?: (line: string) => void;
@@ -63,7 +65,7 @@ export async function runDevice(client: DeviceClient, options: RunOptions): Prom
   while (!options.signal.aborted) {
     try {
       if (Date.now() >= nextHeartbeat) {
-        await client.heartbeat(options.phone, battery);
+        await client.heartbeat(options.phone, battery, 'online', options.sims);
         stats.heartbeats += 1;
         log(`heartbeat: online, battery ${battery}%`);
         battery = battery <= 15 ? 100 : battery - 1;
@@ -75,7 +77,7 @@ export async function runDevice(client: DeviceClient, options: RunOptions): Prom
       for (const message of messages) {
         const outcome = await deliver(client, message, options);
         stats[outcome] += 1;
-        log(`${outcome}: ${message.id} to ${message.to}`);
+        log(`${outcome}: ${message.id} to ${message.to}${message.sim ? ` from SIM ${message.sim}` : ''}`);
       }
     } catch (error) {
       if (options.signal.aborted) break;

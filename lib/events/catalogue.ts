@@ -1,5 +1,6 @@
 import { EVENT_TYPES, type EventType, PHONE_STATUSES } from '@/db/schema';
 import { messageSchema } from '@/lib/messages/schemas';
+import { optOutEventData } from '@/lib/opt-outs/schemas';
 import { z } from '@/lib/zod';
 
 /**
@@ -14,6 +15,18 @@ const nullableTimestamp = timestamp.nullable();
 export const messageEventData = messageSchema.omit({ history: true }).openapi('MessageEventData', {
   description: 'The message as GET /api/v1/messages/{id} shows it (without its history), at the time of the event.',
 });
+
+export const reroutedEventData = messageEventData
+  .extend({
+    rerouted: z.object({
+      from: z.string().openapi({ description: 'The phone it left.' }),
+      to: z.string().openapi({ description: 'The phone it moved to (now its `from`).' }),
+      reason: z.string().openapi({ example: 'phone offline' }),
+    }),
+  })
+  .openapi('MessageReroutedEventData', {
+    description: 'A message sent through a group (`from_group`) moved to another phone of the group.',
+  });
 
 export const phoneEventData = z
   .object({
@@ -47,6 +60,8 @@ function sampleMessage(overrides: Record<string, unknown>): Record<string, unkno
     encoding: 'GSM-7',
     request_id: 'order-1042',
     bulk_id: null,
+    sim: null,
+    from_group: null,
     send_at: SAMPLE_TIME,
     expires_at: '2025-01-16T10:30:00.000Z',
     error: null,
@@ -112,6 +127,29 @@ export const EVENT_CATALOGUE = {
     subscribable: true,
     schema: messageEventData,
     sample: sampleMessage({ status: 'expired' }),
+  },
+  'message.rerouted': {
+    description:
+      'A message sent through a group (`from_group`) moved to another phone of the group: its phone went offline, or reported a failure another phone may not have. It is queued again on the new phone and charged no more.',
+    subscribable: true,
+    schema: reroutedEventData,
+    sample: {
+      ...sampleMessage({ status: 'queued', from: '+14155550101', from_group: 7 }),
+      rerouted: { from: '+14155550100', to: '+14155550101', reason: 'phone offline' },
+    },
+  },
+  'recipient.opted_out': {
+    description:
+      'A number texted a stop word (STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT) to one of your phones, or was added to your opt-outs by hand: sends to it are refused with 422 RECIPIENT_OPTED_OUT.',
+    subscribable: true,
+    schema: optOutEventData,
+    sample: { phone: '+14155550199', account_phone: '+14155550100', source: 'inbound', at: SAMPLE_TIME },
+  },
+  'recipient.opted_in': {
+    description: 'A number that had opted out texted START, UNSTOP or YES, or was removed from your opt-outs by hand.',
+    subscribable: true,
+    schema: optOutEventData,
+    sample: { phone: '+14155550199', account_phone: '+14155550100', source: 'inbound', at: SAMPLE_TIME },
   },
   'phone.online': {
     description: 'A phone reported itself online after being offline or unknown.',

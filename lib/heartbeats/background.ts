@@ -1,5 +1,6 @@
 import type { Database } from '@/db';
 import { config } from '@/lib/config';
+import { rerouteStranded } from '@/lib/messages/reroute';
 import { startPeriodic } from '@/lib/server/periodic';
 import { sweepOfflinePhones } from './sweep';
 
@@ -11,13 +12,20 @@ export type FleetWorkOptions = {
 
 /**
  * The offline sweep (HEARTBEAT_SWEEP_INTERVAL_S): once at start, for phones that went silent
- * while the server was down, then every interval.
+ * while the server was down, then every interval. Each sweep then moves the queued group messages
+ * of phones that are not online to the online phones of their group.
  */
 export async function startFleetWork(options: FleetWorkOptions = {}): Promise<() => Promise<void>> {
   return startPeriodic({
     name: 'offline sweep',
     intervalMs: options.intervalMs ?? config.heartbeatSweepIntervalSeconds * 1000,
-    run: options.sweep ?? ((db) => sweepOfflinePhones(db)),
+    run: options.sweep ?? fleetSweep,
     runAtStart: true,
   });
+}
+
+async function fleetSweep(db: Database): Promise<number> {
+  const offline = await sweepOfflinePhones(db);
+  await rerouteStranded(db);
+  return offline;
 }

@@ -1,6 +1,6 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { heartbeats, phones } from '@/db/schema';
+import { devices, heartbeats, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
@@ -14,6 +14,8 @@ export type HeartbeatInput = {
   phone: string;
   status: HeartbeatStatus;
   battery?: number | null;
+  /** How many SIM cards the phone holds (slots 1..n), stored on its current device. */
+  sims?: number;
 };
 
 function notYours(phone: string): DomainError {
@@ -43,10 +45,18 @@ export async function recordHeartbeat(
   const accountId = accountOf(principal, input.phone);
   return withTransaction(executor, async (tx) => {
     const [phone] = await tx
-      .select({ id: phones.id })
+      .select({ id: phones.id, deviceId: phones.deviceId })
       .from(phones)
       .where(and(eq(phones.accountId, accountId), eq(phones.phone, input.phone)));
     if (!phone) throw notYours(input.phone);
+    if (input.sims !== undefined && phone.deviceId) {
+      const simCards = Array.from({ length: input.sims }, (_, index) => ({
+        slot: index + 1,
+        phone_number: null,
+        carrier: null,
+      }));
+      await tx.update(devices).set({ simCards }).where(eq(devices.id, phone.deviceId));
+    }
     const battery = input.battery ?? null;
     await tx.insert(heartbeats).values({ accountId, phoneId: phone.id, status: input.status, battery });
     const changes = {

@@ -1,4 +1,4 @@
-import { HEARTBEAT_STATUSES } from '@/db/schema';
+import { HEARTBEAT_STATUSES, SIM_SLOTS } from '@/db/schema';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
@@ -17,6 +17,10 @@ export const heartbeatBody = z
       .nullable()
       .optional()
       .openapi({ description: 'Battery level, a whole number from 0 to 100. Left out or null keeps the last one.' }),
+    sims: z.number().int().min(1).max(SIM_SLOTS.length).optional().openapi({
+      description:
+        'How many SIM cards the phone holds (slots 1 to n). Sends naming another `sim` answer 400; until a phone reports its SIMs, any slot is accepted. Left out keeps what was reported.',
+    }),
   })
   .openapi('Heartbeat');
 

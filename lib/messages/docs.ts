@@ -5,16 +5,35 @@ export const STATES =
   '`failed`. `delivered`, `failed` and `expired` are final; a failed or expired message is refunded. ' +
   'Inbound messages are `received`.';
 
+const FLEET =
+  ' **Through a group:** `from_group` instead of `from` (exactly one, else 400) charges that group and picks one ' +
+  'of its online, SIM-verified phones: the phone the recipient last heard from while it is online (so replies ' +
+  'land in one conversation), else the one whose queue drains soonest under its pacing. Queued group messages ' +
+  'move to another online phone of the group when theirs goes offline, and a handed-out one moves when its ' +
+  'phone reports a failure another phone may not have (`error_code`); each move is a `rerouted` history entry ' +
+  'and a `message.rerouted` event, charged no more. A message sent `from` one phone never moves. With no ' +
+  'online phone the message waits (until its TTL) unless `require_online: true` asks for 409 NO_ONLINE_PHONE. ' +
+  '**SIM:** `sim` (1 or 2) picks the slot; a slot the phone has not reported answers 400. **Opt-outs:** a ' +
+  'number that texted STOP to any of your phones answers 422 RECIPIENT_OPTED_OUT and is charged nothing. ' +
+  '**Dry run:** `dry_run: true` answers 200 with the rendered text, segments, credits and the balance after, ' +
+  'and writes nothing.';
+
 export const SEND_MESSAGE =
   'Queues one SMS for the sender phone and charges one credit from its group. Checks run in this order: ' +
-  'authentication, validation, sender ownership (403 FORBIDDEN), request_id (409 DUPLICATE_REQUEST with ' +
-  '`message_id` of the existing message), credits (402 INSUFFICIENT_CREDITS). `send_at` schedules it; ' +
-  `\`ttl_s\` bounds how long it may wait before it expires. ${STATES}`;
+  'authentication, validation, sender ownership (403 FORBIDDEN; 404 GROUP_NOT_FOUND for another account’s ' +
+  '`from_group`), SIM slot (400), request_id (409 DUPLICATE_REQUEST with `message_id` of the existing message), ' +
+  'opt-out (422 RECIPIENT_OPTED_OUT), credits (402 INSUFFICIENT_CREDITS). `send_at` schedules it; ' +
+  `\`ttl_s\` bounds how long it may wait before it expires.${FLEET} ${STATES}`;
 
 export const SEND_BULK =
-  'One message per distinct recipient (1 to 1,000; repeats are sent once). All or nothing on credits: ' +
-  'one credit per recipient, 402 if the sender’s group cannot cover them all. Each invalid recipient is ' +
-  'named in `errors` as `recipients.<index>`.';
+  'One message per distinct recipient (1 to 1,000; repeats are sent once). **Templates:** a recipient may be ' +
+  '`{ to, vars: { name: "Ada" } }`, filling `{{name}}` in `content`; the rendered text is what is stored, ' +
+  'counted and sent. A recipient missing a variable, or who opted out (STOP), is listed in `rejected` with its ' +
+  'code and is not charged; the others go out. All or nothing on credits for those: one credit per message, ' +
+  '402 if the group cannot cover them all. When every recipient is rejected: 422 RECIPIENT_OPTED_OUT if all ' +
+  'opted out, else 400 naming each field. An invalid number is named in `errors` as `recipients.<index>`. ' +
+  '`from_group` spreads the recipients over the group’s online phones (sticky per recipient), `sim` and ' +
+  '`dry_run` work as for a single send.';
 
 export const CLAIM_OUTBOX =
   'Hands the phone its oldest due queued messages, now `dispatched`; concurrent claims never share one. ' +

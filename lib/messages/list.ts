@@ -53,7 +53,13 @@ export async function getMessage(executor: Executor, accountId: string, messageI
     .where(and(eq(messages.id, messageId), eq(messages.accountId, accountId)));
   if (!message) throw notFound('Message');
   const history = await executor
-    .select({ status: messageStatusHistory.status, at: messageStatusHistory.at, error: messageStatusHistory.error })
+    .select({
+      status: messageStatusHistory.status,
+      at: messageStatusHistory.at,
+      error: messageStatusHistory.error,
+      fromPhone: messageStatusHistory.fromPhone,
+      toPhone: messageStatusHistory.toPhone,
+    })
     .from(messageStatusHistory)
     .where(eq(messageStatusHistory.messageId, message.id))
     .orderBy(asc(messageStatusHistory.id));

@@ -2,7 +2,13 @@ import type { messages } from '@/db/schema';
 import { iso } from '@/lib/wire';
 
 export type MessageRow = typeof messages.$inferSelect;
-export type HistoryEntry = { status: string; at: Date; error: string | null };
+export type HistoryEntry = {
+  status: string;
+  at: Date;
+  error: string | null;
+  fromPhone?: string | null;
+  toPhone?: string | null;
+};
 
 export type MessageWire = {
   id: string;
@@ -16,12 +22,14 @@ export type MessageWire = {
   encoding: MessageRow['encoding'];
   request_id: string | null;
   bulk_id: string | null;
+  sim: number | null;
+  from_group: number | null;
   send_at: string | null;
   expires_at: string | null;
   error: string | null;
   created_at: string | null;
   updated_at: string | null;
-  history?: { status: string; at: string | null; error?: string }[];
+  history?: { status: string; at: string | null; error?: string; from?: string; to?: string }[];
 };
 
 /** What an account is shown of a SIM check's text: the code would let anyone skip the proof. */
@@ -44,6 +52,8 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
     encoding: row.encoding,
     request_id: row.requestId,
     bulk_id: row.bulkId,
+    sim: row.sim,
+    from_group: row.fromGroup,
     send_at: iso(row.sendAt),
     expires_at: iso(row.expiresAt),
     error: row.error,
@@ -55,6 +65,8 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
       status: entry.status,
       at: iso(entry.at),
       ...(entry.error ? { error: entry.error } : {}),
+      ...(entry.fromPhone ? { from: entry.fromPhone } : {}),
+      ...(entry.toPhone ? { to: entry.toPhone } : {}),
     }));
   }
   return wire;

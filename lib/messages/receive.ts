@@ -4,6 +4,7 @@ import { messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
+import { handleOptOutWord } from '@/lib/opt-outs/inbound';
 import { confirmSimByLoopback } from '@/lib/phones/sim-check';
 import { findDevicePhone } from './device-phone';
 import { SEND_AT_PAST_TOLERANCE_MS } from './limits';
@@ -59,6 +60,8 @@ export async function receiveMessage(
     }
     await afterTransition(tx, [message], { at: receivedAt });
     await confirmSimByLoopback(tx, message);
+    // Opt-out words first: a message that was one is answered by nothing else.
+    await handleOptOutWord(tx, message);
     return { created: true, message: presentMessage(message) };
   });
 }

@@ -1,7 +1,15 @@
-import { ENCODINGS, MESSAGE_DIRECTIONS, MESSAGE_KINDS, MESSAGE_STATUSES } from '@/db/schema';
+import {
+  ENCODINGS,
+  HISTORY_STATUSES,
+  MESSAGE_DIRECTIONS,
+  MESSAGE_KINDS,
+  MESSAGE_STATUSES,
+  SIM_SLOTS,
+} from '@/db/schema';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
+import { RETRYABLE_ERRORS } from './failures';
 import {
   MAX_BULK_RECIPIENTS,
   MAX_CONTENT_LENGTH,
@@ -36,9 +44,37 @@ const ttl = z
     description: `Seconds after send_at before an unsent message expires (and is refunded); ${MIN_TTL_SECONDS} to ${MAX_TTL_SECONDS}, default 86400.`,
   });
 
+const sim = z
+  .union(SIM_SLOTS.map((slot) => z.literal(slot)) as [z.ZodLiteral<1>, z.ZodLiteral<2>])
+  .optional()
+  .openapi({
+    type: 'integer',
+    enum: [...SIM_SLOTS],
+    description:
+      "SIM slot to send from (1 or 2). A slot the phone has not reported answers 400; accepted while the phone has reported no SIMs. Passed to the phone in its claim (the SMSGate app's `simNumber`).",
+  });
+
+const fromGroup = z.number().int().positive().optional().openapi({
+  description:
+    'Send through this phone group instead of one phone (exactly one of `from` and `from_group`): charged to the group, and sent by one of its online, SIM-verified phones (the one a recipient last heard from, else the shortest queue under its pacing). Moves to another phone of the group if its phone goes offline or reports a failure another phone may not have. With no online phone it waits (until its TTL) on the group phone seen last.',
+});
+
+const requireOnline = z.boolean().optional().openapi({
+  description: 'With `from_group`: answer 409 NO_ONLINE_PHONE instead of waiting when no phone of the group is online.',
+});
+
+const dryRun = z.boolean().optional().openapi({
+  description:
+    'Answer 200 with what would happen (rendered texts, segments, credits, rejected recipients, balance after) and write nothing.',
+});
+
+const fromPhone = e164.optional().openapi({ description: "A phone of the caller's account (or give `from_group`)." });
+
 export const sendMessageBody = z
   .strictObject({
-    from: e164.openapi({ description: "A phone of the caller's account." }),
+    from: fromPhone,
+    from_group: fromGroup,
+    require_online: requireOnline,
     to: e164,
     content,
     request_id: z
@@ -49,22 +85,82 @@ export const sendMessageBody = z
       .openapi({ description: 'Idempotency key, unique per account: a repeat answers 409 DUPLICATE_REQUEST.' }),
     send_at: sendAt,
     ttl_s: ttl,
+    sim,
+    dry_run: dryRun,
   })
   .openapi('SendMessage');
 
+const templateVars = z
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string().max(MAX_CONTENT_LENGTH), z.number()]))
+  .openapi({ example: { name: 'Ada' }, description: 'Values of the `{{name}}` placeholders in `content`.' });
+
+const bulkRecipient = z.union([
+  e164,
+  z.strictObject({ to: e164, vars: templateVars.optional() }).openapi('BulkRecipient'),
+]);
+
 export const sendBulkBody = z
   .strictObject({
-    from: e164.openapi({ description: "A phone of the caller's account." }),
+    from: fromPhone,
+    from_group: fromGroup,
+    require_online: requireOnline,
     recipients: z
-      .array(e164)
+      .array(bulkRecipient)
       .min(1)
       .max(MAX_BULK_RECIPIENTS)
-      .openapi({ description: `1 to ${MAX_BULK_RECIPIENTS} E.164 numbers; repeats are sent once.` }),
-    content,
+      .openapi({
+        description: `1 to ${MAX_BULK_RECIPIENTS} recipients: E.164 numbers, or \`{ to, vars }\` objects whose vars fill \`{{name}}\` placeholders in content. Repeats are sent once.`,
+      }),
+    content: content.openapi({
+      description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters; may hold \`{{name}}\` placeholders filled from each recipient's vars.`,
+    }),
     send_at: sendAt,
     ttl_s: ttl,
+    sim,
+    dry_run: dryRun,
   })
   .openapi('SendBulkMessage');
+
+export const rejectedRecipientSchema = z
+  .object({
+    index: z.number().int().openapi({ description: 'Position in `recipients` (0 for a single send).' }),
+    to: z.string(),
+    code: z.enum(['VALIDATION_ERROR', 'RECIPIENT_OPTED_OUT', 'DUPLICATE_REQUEST']),
+    detail: z.string(),
+    field: z.string().optional().openapi({ example: 'recipients.3.vars.name' }),
+  })
+  .openapi('RejectedRecipient');
+
+export const dryRunSchema = z
+  .object({
+    dry_run: z.literal(true),
+    messages: z.array(
+      z.object({
+        to: z.string(),
+        from: z.string().openapi({ description: 'The phone that would send it.' }),
+        content: z.string().openapi({ description: 'The rendered text.' }),
+        encoding: z.enum(ENCODINGS),
+        segments: z.number().int(),
+        credits: z.number().int().openapi({ description: 'Always 1: a message costs one credit whatever its length.' }),
+        sim: z.number().int().nullable(),
+      }),
+    ),
+    rejected: z.array(rejectedRecipientSchema),
+    groups: z.array(
+      z.object({
+        group_id: z.number().int(),
+        name: z.string(),
+        credits: z.number().int().openapi({ description: 'Credits the send would take from this group.' }),
+        balance: z.number().int(),
+        balance_after: z
+          .number()
+          .int()
+          .openapi({ description: 'Negative when the group cannot pay (the send would answer 402).' }),
+      }),
+    ),
+    sufficient: z.boolean().openapi({ description: 'Whether the groups can pay for every message.' }),
+  })
+  .openapi('DryRun', { description: 'What the send would do; nothing was written and no credit moved.' });
 
 export const messageIdParams = z.object({ id: z.uuid().openapi({ description: 'Message id.' }) });
 export const bulkIdParams = z.object({ id: z.uuid().openapi({ description: 'Bulk message id.' }) });
@@ -116,6 +212,10 @@ export const statusReportBody = z
   .strictObject({
     status: z.enum(DEVICE_REPORTED_STATUSES),
     error: z.string().max(500).optional().openapi({ description: 'Why the message failed, as the phone saw it.' }),
+    error_code: z.enum(RETRYABLE_ERRORS).optional().openapi({
+      description:
+        "Android SmsManager's result for a failure that another try may fix. A message sent through a group (`from_group`) then moves to another online phone of the group instead of failing.",
+    }),
   })
   .openapi('MessageStatusReport');
 
@@ -152,9 +252,13 @@ export const receivedBody = z
   .openapi('ReceivedMessage');
 
 const historyEntry = z.object({
-  status: z.enum(MESSAGE_STATUSES),
+  status: z.enum(HISTORY_STATUSES).openapi({
+    description: 'A state the message entered, or `rerouted` when a group message moved to another phone.',
+  }),
   at: z.string().openapi({ format: 'date-time' }),
-  error: z.string().optional(),
+  error: z.string().optional().openapi({ description: 'Why it failed; for `rerouted`, why it moved.' }),
+  from: z.string().optional().openapi({ description: 'For `rerouted`: the phone it left.' }),
+  to: z.string().optional().openapi({ description: 'For `rerouted`: the phone it moved to.' }),
 });
 
 export const messageSchema = z
@@ -173,6 +277,15 @@ export const messageSchema = z
     encoding: z.enum(ENCODINGS),
     request_id: z.string().nullable(),
     bulk_id: z.uuid().nullable(),
+    sim: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The SIM slot it is sent from (null: the phone's default)." }),
+    from_group: z.number().int().nullable().openapi({
+      description:
+        'The group it was sent through (`from_group`), whose phones may take it over; null when sent `from` one phone (it never moves).',
+    }),
     send_at: z.string().nullable().openapi({ format: 'date-time' }),
     expires_at: z.string().nullable().openapi({ format: 'date-time' }),
     error: z.string().nullable(),
@@ -187,15 +300,19 @@ export const bulkCreatedSchema = z
     id: z.uuid(),
     count: z.number().int(),
     message_ids: z.array(z.uuid()),
-    segments: z.number().int().openapi({ description: 'Segments of each message.' }),
-    encoding: z.enum(ENCODINGS),
+    segments: z.number().int().openapi({ description: 'Segments of the longest message (templates may differ).' }),
+    encoding: z.enum(ENCODINGS).openapi({ description: '`UCS-2` when any message needs it.' }),
+    rejected: z.array(rejectedRecipientSchema).openapi({
+      description: 'Recipients not sent to and not charged: opted out, or missing a template variable.',
+    }),
   })
   .openapi('BulkMessageCreated');
 
 export const bulkSchema = z
   .object({
     id: z.uuid(),
-    from: z.string(),
+    from: z.string().nullable().openapi({ description: 'The sending phone; null for a bulk sent through a group.' }),
+    from_group: z.number().int().nullable(),
     count: z.number().int(),
     created_at: z.string().openapi({ format: 'date-time' }),
     counts: z.object({

@@ -7,6 +7,7 @@ import { isTransaction, isUniqueViolation } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { toE164 } from '@/lib/phone-number';
+import { chooseGroupPhones, noOnlinePhone, simFitsSql } from './assign';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, presentMessage } from './present';
 import { scheduleOf } from './schedule';
@@ -14,17 +15,29 @@ import { countSegments } from './segments';
 import { senderRefusal } from './sender';
 
 export type SendInput = {
-  from: string;
+  /** The sending phone; exactly one of `from` and `fromGroup`. */
+  from?: string;
+  /** Send through this group: one of its phones is chosen, and the message may move between them. */
+  fromGroup?: number;
+  /** With `fromGroup`: 409 NO_ONLINE_PHONE instead of waiting when no phone of the group is online. */
+  requireOnline?: boolean;
   to: string;
   content: string;
   requestId?: string;
   sendAt?: Date;
   ttlSeconds?: number;
+  /** The SIM slot to send from. */
+  sim?: number;
+  /** Only for the confirmation texted to a number that has just opted out. */
+  ignoreOptOut?: boolean;
 };
 
-function checkInput(input: SendInput): { from: string; to: string } {
-  const from = toE164(input.from);
-  if (!from) throw validationError('from', 'not a valid E.164 phone number');
+function checkInput(input: SendInput): { from: string | undefined; to: string } {
+  if ((input.from === undefined) === (input.fromGroup === undefined)) {
+    throw validationError('from', 'give exactly one of from and from_group');
+  }
+  const from = input.from === undefined ? undefined : toE164(input.from);
+  if (input.from !== undefined && !from) throw validationError('from', 'not a valid E.164 phone number');
   const to = toE164(input.to);
   if (!to) throw validationError('to', 'not a valid E.164 phone number');
   if (input.content.length < 1 || input.content.length > MAX_CONTENT_LENGTH) {
@@ -41,6 +54,9 @@ type Accepted = {
   id: string;
   accountId: string;
   from: string;
+  fromGroup: number | null;
+  sim: number | null;
+  ignoreOptOut: boolean;
   to: string;
   content: string;
   requestId: string | null;
@@ -51,8 +67,8 @@ type Accepted = {
 };
 
 /**
- * Accepts one outbound message: sender ownership (403), request_id idempotency (409), one credit
- * from the sender's group (402), the message, its first history row and the claimers' wake-up,
+ * Accepts one outbound message: sender ownership (403), the SIM slot (400), request_id idempotency
+ * (409), the recipient's opt-out (422), one credit from the sender's group (402), the message, its first history row and the claimers' wake-up,
  * all in ONE statement (see `acceptStatement`), checked in that order.
  */
 export async function sendMessage(executor: Executor, accountId: string, input: SendInput): Promise<MessageWire> {
@@ -62,7 +78,10 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
   const accepted: Accepted = {
     id: randomUUID(),
     accountId,
-    from,
+    from: from ?? (await groupSender(executor, accountId, input, to)),
+    fromGroup: input.fromGroup ?? null,
+    sim: input.sim ?? null,
+    ignoreOptOut: input.ignoreOptOut === true,
     to,
     content: input.content,
     requestId: input.requestId ?? null,
@@ -85,18 +104,39 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
   }
 }
 
+/** The phone of the group that a group send goes to (see chooseGroupPhones). */
+async function groupSender(executor: Executor, accountId: string, input: SendInput, to: string): Promise<string> {
+  const groupId = input.fromGroup as number;
+  const chosen = await chooseGroupPhones(executor, accountId, {
+    groupId,
+    recipients: [to],
+    sim: input.sim,
+    requireOnline: input.requireOnline,
+  });
+  const phone = chosen.get(to);
+  if (!phone) throw noOnlinePhone(groupId);
+  return phone.phone;
+}
+
 type Outcome = {
   sender_id: string;
   sender_group_id: number;
+  sim_ok: boolean;
+  opted_out: boolean;
   existing_id: string | null;
   id: string | null;
 } & Record<string, unknown>;
 
 async function acceptMessage(executor: Executor, message: Accepted): Promise<MessageWire> {
   const [outcome] = await queryRows<Outcome>(executor, acceptStatement(message));
-  if (!outcome) throw await senderRefusal(executor, message.accountId, message.from);
+  if (!outcome) {
+    if (message.fromGroup !== null) throw noOnlinePhone(message.fromGroup);
+    throw await senderRefusal(executor, message.accountId, message.from);
+  }
   if (outcome.id !== null) return presentMessage(messageRowOf(outcome));
+  if (!outcome.sim_ok) throw simNotOnPhone(message.sim, message.from);
   if (outcome.existing_id !== null) throw duplicateOf(message.requestId, outcome.existing_id);
+  if (outcome.opted_out) throw optedOut(message.to);
   // Nothing was charged. A send with this request_id may have committed meanwhile: it comes first.
   const existingId = message.requestId && (await messageWithRequestId(executor, message.accountId, message.requestId));
   if (existingId) throw duplicateOf(message.requestId, existingId);
@@ -138,22 +178,29 @@ function acceptStatement(message: Accepted): SQL {
   // A new queued message needs only its history row: `queued` emits no event and refunds nothing.
   return sql`
     with sender as (
-      select id, group_id from phones
-      where account_id = ${accountId}::uuid and phone = ${message.from}::text and sim_verification <> 'pending'
-      for key share
+      select p.id, p.group_id, ${simFitsSql(message.sim)} as sim_ok from phones p left join devices d on d.id = p.device_id
+      where p.account_id = ${accountId}::uuid and p.phone = ${message.from}::text and p.sim_verification <> 'pending'
+        and ${message.fromGroup === null ? sql`true` : sql`p.group_id = ${message.fromGroup}::int`}
+      for key share of p
     ),
     existing as (
       select id from messages where account_id = ${accountId}::uuid and request_id = ${requestId}::text
     ),
+    opted as (
+      select 1 from opt_outs
+      where ${!message.ignoreOptOut} and account_id = ${accountId}::uuid and phone = ${message.to}::text
+    ),
     charged as (
-      select ${charge} as balance_after from sender where not exists (select 1 from existing)
+      select ${charge} as balance_after from sender
+      where sender.sim_ok and not exists (select 1 from existing) and not exists (select 1 from opted)
     ),
     message as (
       insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
-        encoding, request_id, send_at, expires_at)
+        encoding, request_id, send_at, expires_at, sim, from_group)
       select ${message.id}::uuid, ${accountId}::uuid, sender.id, sender.group_id, 'outbound', ${message.from}::text,
         ${message.to}::text, ${message.content}::text, 'queued', ${message.segments}::int, ${message.encoding}::text,
-        ${requestId}::text, ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz
+        ${requestId}::text, ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz,
+        ${message.sim}::smallint, ${message.fromGroup}::int
       from sender, charged
       where charged.balance_after is not null
       returning *
@@ -164,7 +211,8 @@ function acceptStatement(message: Accepted): SQL {
     woken as (
       select ${outboxNotification(sql`phone_id`)} from message
     )
-    select sender.id as sender_id, sender.group_id as sender_group_id, (select id from existing) as existing_id,
+    select sender.id as sender_id, sender.group_id as sender_group_id, sender.sim_ok,
+      exists (select 1 from opted) as opted_out, (select id from existing) as existing_id,
       (select count(*)::int from woken) as woken, message.*
     from sender left join message on true
   `;
@@ -178,6 +226,16 @@ function messageRowOf(raw: Record<string, unknown>): MessageRow {
     row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
   }
   return row as MessageRow;
+}
+
+export function optedOut(to: string): DomainError {
+  return new DomainError('RECIPIENT_OPTED_OUT', `${to} has opted out of your messages (it texted a stop word).`, {
+    extra: { to },
+  });
+}
+
+function simNotOnPhone(sim: number | null, from: string): DomainError {
+  return validationError('sim', `phone ${from} has reported no SIM in slot ${sim}`);
 }
 
 function duplicateOf(requestId: string | null, messageId: string | undefined): DomainError {

@@ -35,6 +35,8 @@ export type OperationDoc = {
    * Absent for a route that never succeeds (a retired one, which must then be `deprecated`).
    */
   response?: { description: string; schema?: z.ZodType; mediaType?: 'application/json' | 'text/event-stream' };
+  /** Other success answers, with their own status (a dry run's 200 beside a send's 201). */
+  otherResponses?: Array<{ status: number; description: string; schema: z.ZodType }>;
   /** The route's own error codes; authentication, validation and body errors are added from its options. */
   errors?: DocumentedError[];
   deprecated?: boolean;
@@ -108,7 +110,16 @@ function successResponse(spec: DocumentedSpec): RouteConfig['responses'] {
   if (!response) return {};
   const status = spec.status ?? (response.schema ? 200 : 204);
   const content = response.schema ? { [response.mediaType ?? 'application/json']: { schema: response.schema } } : {};
-  return { [status]: { description: response.description, ...(response.schema ? { content } : {}) } };
+  const responses: RouteConfig['responses'] = {
+    [status]: { description: response.description, ...(response.schema ? { content } : {}) },
+  };
+  for (const other of spec.doc.otherResponses ?? []) {
+    responses[other.status] = {
+      description: other.description,
+      content: { 'application/json': { schema: other.schema } },
+    };
+  }
+  return responses;
 }
 
 function requestOf(spec: DocumentedSpec): RouteConfig['request'] {

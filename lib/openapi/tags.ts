@@ -7,6 +7,8 @@ export const TAGS = {
   'Phone groups': 'Groups of phones; each holds its own credits.',
   Credits: 'Balances per group, transfers between groups and the ledger of every movement.',
   Messages: 'Send single and bulk messages, and read them with their state history.',
+  'Opt-outs':
+    'Numbers that texted STOP (or were added by hand): sends to them answer 422 RECIPIENT_OPTED_OUT, charged nothing.',
   'Phone API': 'What a phone running the Simgate device client calls with its device key (`dk_…`).',
   Heartbeats: 'Online status and battery of phones, and their history.',
   Webhooks: 'Signed event deliveries to your endpoints, their log, and the event catalogue.',

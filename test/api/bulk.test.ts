@@ -160,6 +160,7 @@ describe('GET /api/v1/bulk-messages/{id}', () => {
     expect(res.body).toEqual({
       id: created.body.id,
       from: sender.phone,
+      from_group: null,
       count: 4,
       created_at: expect.stringMatching(/Z$/),
       counts: { queued: 2, dispatched: 0, sent: 1, delivered: 0, failed: 1, expired: 0 },

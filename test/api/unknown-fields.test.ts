@@ -130,7 +130,7 @@ describe('POST /api/v1/messages with a field it does not take', () => {
   }
 
   it.each([
-    { field: 'sim', value: 2 },
+    { field: 'shoe_size', value: 2 },
     { field: 'ttl', value: 60 },
   ])('answers 400 naming `$field`, creates nothing and charges nothing', async ({ field, value }) => {
     const before = await counts();
@@ -150,18 +150,18 @@ describe('POST /api/v1/messages with a field it does not take', () => {
 
   it('names every unknown field and every invalid one', async () => {
     const res = await call(send, {
-      body: { from: account.phone, to: 'nope', content: 'Hello', sim: 2, colour: 'red' },
+      body: { from: account.phone, to: 'nope', content: 'Hello', shoe_size: 2, colour: 'red' },
       apiKey: account.apiKey,
     });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(
       expect.arrayContaining([
-        { path: 'sim', message: 'unknown field' },
+        { path: 'shoe_size', message: 'unknown field' },
         { path: 'colour', message: 'unknown field' },
         expect.objectContaining({ path: 'to' }),
       ]),
     );
-    expect(res.body.detail).toMatch(/^Unknown fields "sim", "colour"\. Invalid body: to: /);
+    expect(res.body.detail).toMatch(/^Unknown fields "shoe_size", "colour"\. Invalid body: to: /);
   });
 
   it('still ignores an unknown query parameter (query strings are not bodies)', async () => {

@@ -6,7 +6,9 @@ import { withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import { claimOutbox } from '@/lib/messages/claim';
 import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
+import { isRetryableFailure } from '@/lib/messages/failures';
 import type { MessageRow } from '@/lib/messages/present';
+import { rerouteAfterFailure } from '@/lib/messages/reroute';
 import { canMove, transitionMessage } from '@/lib/messages/state-machine';
 import { type AppState, stateReport } from './schemas';
 
@@ -20,6 +22,7 @@ export function presentForApp(row: MessageRow) {
     message: row.content,
     textMessage: { text: row.content },
     phoneNumbers: [row.to],
+    ...(row.sim !== null ? { simNumber: row.sim } : {}),
     withDeliveryReport: true,
     isEncrypted: false as const,
     validUntil: (row.expiresAt ?? new Date(row.sendAt.getTime() + 86_400_000)).toISOString(),
@@ -99,6 +102,10 @@ export async function applyAppState(
       .where(and(eq(messages.id, report.id), eq(messages.phoneId, phone.id), eq(messages.direction, 'outbound')))
       .for('update');
     let message = found;
+    if (message && report.state === 'Failed' && isRetryableFailure(undefined, error)) {
+      // A group's message goes to another of its phones rather than failing.
+      if (await rerouteAfterFailure(tx, message, error ?? 'Failed on the phone')) return;
+    }
     for (const to of MOVES[report.state]) {
       if (!message || !canMove(message.status, to)) continue;
       message = await transitionMessage(tx, message, to, { error: to === 'failed' ? error : undefined });

@@ -1,7 +1,8 @@
-import { route } from '@/lib/http/route';
+import { json, route } from '@/lib/http/route';
 import { sendBulk } from '@/lib/messages/bulk';
 import { SEND_BULK } from '@/lib/messages/docs';
-import { bulkCreatedSchema, sendBulkBody } from '@/lib/messages/schemas';
+import { dryRunSend } from '@/lib/messages/dry-run';
+import { bulkCreatedSchema, dryRunSchema, sendBulkBody } from '@/lib/messages/schemas';
 
 export const POST = route(
   {
@@ -14,15 +15,20 @@ export const POST = route(
       description: SEND_BULK,
       tags: ['Messages'],
       response: { description: 'The bulk message and its messages.', schema: bulkCreatedSchema },
-      errors: ['FORBIDDEN', 'INSUFFICIENT_CREDITS'],
+      otherResponses: [{ status: 200, description: 'With `dry_run: true`: what would happen.', schema: dryRunSchema }],
+      errors: ['FORBIDDEN', 'GROUP_NOT_FOUND', 'NO_ONLINE_PHONE', 'RECIPIENT_OPTED_OUT', 'INSUFFICIENT_CREDITS'],
     },
   },
-  async ({ db, principal, body }) =>
-    sendBulk(db, principal.accountId, {
+  async ({ db, principal, body }) => {
+    const input = {
       from: body.from,
+      fromGroup: body.from_group,
+      requireOnline: body.require_online,
+      sim: body.sim,
       recipients: body.recipients,
       content: body.content,
-      sendAt: body.send_at,
-      ttlSeconds: body.ttl_s,
-    }),
+    };
+    if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
+    return sendBulk(db, principal.accountId, { ...input, sendAt: body.send_at, ttlSeconds: body.ttl_s });
+  },
 );

@@ -1,7 +1,8 @@
-import { route } from '@/lib/http/route';
+import { json, route } from '@/lib/http/route';
 import { SEND_MESSAGE } from '@/lib/messages/docs';
+import { dryRunSend } from '@/lib/messages/dry-run';
 import { listMessages } from '@/lib/messages/list';
-import { messageListQuery, messageSchema, sendMessageBody } from '@/lib/messages/schemas';
+import { dryRunSchema, messageListQuery, messageSchema, sendMessageBody } from '@/lib/messages/schemas';
 import { sendMessage } from '@/lib/messages/send';
 import { pageOf } from '@/lib/openapi/define';
 
@@ -16,18 +17,37 @@ export const POST = route(
       description: SEND_MESSAGE,
       tags: ['Messages'],
       response: { description: 'The queued message.', schema: messageSchema },
-      errors: ['FORBIDDEN', 'DUPLICATE_REQUEST', 'INSUFFICIENT_CREDITS'],
+      otherResponses: [{ status: 200, description: 'With `dry_run: true`: what would happen.', schema: dryRunSchema }],
+      errors: [
+        'FORBIDDEN',
+        'GROUP_NOT_FOUND',
+        'DUPLICATE_REQUEST',
+        'NO_ONLINE_PHONE',
+        'RECIPIENT_OPTED_OUT',
+        'INSUFFICIENT_CREDITS',
+      ],
     },
   },
-  async ({ db, principal, body }) =>
-    sendMessage(db, principal.accountId, {
-      from: body.from,
+  async ({ db, principal, body }) => {
+    const sender = { from: body.from, fromGroup: body.from_group, requireOnline: body.require_online, sim: body.sim };
+    if (body.dry_run) {
+      const preview = await dryRunSend(db, principal.accountId, {
+        ...sender,
+        recipients: [body.to],
+        content: body.content,
+        requestId: body.request_id,
+      });
+      return json(preview, 200);
+    }
+    return sendMessage(db, principal.accountId, {
+      ...sender,
       to: body.to,
       content: body.content,
       requestId: body.request_id,
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
-    }),
+    });
+  },
 );
 
 export const GET = route(

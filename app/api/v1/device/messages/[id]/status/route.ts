@@ -17,5 +17,10 @@ export const POST = route(
       errors: ['DEVICE_NOT_ACTIVATED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_TRANSITION'],
     },
   },
-  async ({ db, principal, params, body }) => reportMessageStatus(db, principal, params.id, body),
+  async ({ db, principal, params, body }) =>
+    reportMessageStatus(db, principal, params.id, {
+      status: body.status,
+      error: body.error,
+      errorCode: body.error_code,
+    }),
 );

@@ -1,0 +1,175 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '@/db';
+import { optOuts } from '@/db/schema';
+import { DomainError, validationError } from '@/lib/errors';
+import { chooseGroupPhones, simFitsSql } from './assign';
+import { MAX_CONTENT_LENGTH } from './limits';
+import { countSegments, type Encoding } from './segments';
+import { findSenderPhone } from './sender';
+import { renderTemplate, type TemplateVars } from './template';
+
+export type Recipient = string | { to: string; vars?: TemplateVars };
+
+export type OutboundPlanInput = {
+  from?: string;
+  fromGroup?: number;
+  requireOnline?: boolean;
+  sim?: number;
+  recipients: Recipient[];
+  content: string;
+};
+
+/** One message that will go out: its rendered text and the phone chosen for it. */
+export type PlannedMessage = {
+  index: number;
+  to: string;
+  content: string;
+  segments: number;
+  encoding: Encoding;
+  phone: { id: string; phone: string };
+};
+
+export type RejectedRecipient = {
+  index: number;
+  to: string;
+  code: 'VALIDATION_ERROR' | 'RECIPIENT_OPTED_OUT' | 'DUPLICATE_REQUEST';
+  detail: string;
+  /** For VALIDATION_ERROR: the field, e.g. `recipients.3.vars.name`. */
+  field?: string;
+};
+
+export type OutboundPlan = {
+  /** The group charged: the sender's, or `from_group`. */
+  groupId: number;
+  /** The one sending phone of a send `from` a phone; null through a group. */
+  senderPhoneId: string | null;
+  planned: PlannedMessage[];
+  rejected: RejectedRecipient[];
+};
+
+/**
+ * What a single or bulk send would do, before anything is written: the sender (403), the SIM
+ * slot (400), each recipient's rendered text (a missing variable rejects that recipient), the
+ * recipients who opted out (rejected, never charged), and the phone of the group each one goes
+ * to. Repeated recipients are planned once (the first one counts). `lock` takes the phones'
+ * FOR KEY SHARE locks for a transaction that charges next.
+ */
+export async function planOutbound(
+  executor: Executor,
+  accountId: string,
+  input: OutboundPlanInput,
+  options: { lock?: boolean } = {},
+): Promise<OutboundPlan> {
+  if ((input.from === undefined) === (input.fromGroup === undefined)) {
+    throw validationError('from', 'give exactly one of from and from_group');
+  }
+  const sender = input.from === undefined ? undefined : await findSenderPhone(executor, accountId, input.from, options);
+  if (sender && input.sim !== undefined && !(await phoneHasSim(executor, sender.id, input.sim))) {
+    throw validationError('sim', `phone ${sender.phone} has reported no SIM in slot ${input.sim}`);
+  }
+  const rejected: RejectedRecipient[] = [];
+  const rendered: Array<Omit<PlannedMessage, 'phone'>> = [];
+  const seen = new Set<string>();
+  input.recipients.forEach((recipient, index) => {
+    const { to, vars } = typeof recipient === 'string' ? { to: recipient, vars: undefined } : recipient;
+    if (seen.has(to)) return;
+    seen.add(to);
+    const { text, missing } = renderTemplate(input.content, vars);
+    if (text === null) {
+      const field = `recipients.${index}.vars.${missing[0]}`;
+      rejected.push({
+        index,
+        to,
+        code: 'VALIDATION_ERROR',
+        field,
+        detail: `missing template variable ${missing.join(', ')}`,
+      });
+      return;
+    }
+    if (text.length > MAX_CONTENT_LENGTH) {
+      const field = `recipients.${index}`;
+      rejected.push({
+        index,
+        to,
+        code: 'VALIDATION_ERROR',
+        field,
+        detail: `rendered text is over ${MAX_CONTENT_LENGTH} characters`,
+      });
+      return;
+    }
+    rendered.push({ index, to, content: text, ...countSegments(text) });
+  });
+  const optedOut = await optedOutAmong(
+    executor,
+    accountId,
+    rendered.map((message) => message.to),
+  );
+  const sendable = rendered.filter((message) => {
+    if (!optedOut.has(message.to)) return true;
+    rejected.push({
+      index: message.index,
+      to: message.to,
+      code: 'RECIPIENT_OPTED_OUT',
+      detail: `${message.to} has opted out`,
+    });
+    return false;
+  });
+  rejected.sort((a, b) => a.index - b.index);
+  if (sender) {
+    const phone = { id: sender.id, phone: sender.phone };
+    return {
+      groupId: sender.groupId,
+      senderPhoneId: sender.id,
+      planned: sendable.map((m) => ({ ...m, phone })),
+      rejected,
+    };
+  }
+  const groupId = input.fromGroup as number;
+  const chosen =
+    sendable.length === 0
+      ? new Map()
+      : await chooseGroupPhones(executor, accountId, {
+          groupId,
+          recipients: sendable.map((message) => message.to),
+          sim: input.sim,
+          requireOnline: input.requireOnline,
+          lock: options.lock,
+        });
+  const planned = sendable.map((message) => {
+    const phone = chosen.get(message.to);
+    if (!phone) throw new Error('planOutbound: recipient without a phone');
+    return { ...message, phone: { id: phone.id, phone: phone.phone } };
+  });
+  return { groupId, senderPhoneId: null, planned, rejected };
+}
+
+/** The numbers among `numbers` that opted out of the account. */
+export async function optedOutAmong(executor: Executor, accountId: string, numbers: string[]): Promise<Set<string>> {
+  if (numbers.length === 0) return new Set();
+  const rows = await executor
+    .select({ phone: optOuts.phone })
+    .from(optOuts)
+    .where(and(eq(optOuts.accountId, accountId), inArray(optOuts.phone, numbers)));
+  return new Set(rows.map((row) => row.phone));
+}
+
+async function phoneHasSim(executor: Executor, phoneId: string, sim: number): Promise<boolean> {
+  const [row] = await queryRows<{ ok: boolean }>(
+    executor,
+    sql`select ${simFitsSql(sim)} as ok from phones p left join devices d on d.id = p.device_id where p.id = ${phoneId}::uuid`,
+  );
+  return row?.ok === true;
+}
+
+/** Every recipient was rejected: 422 when all opted out, else 400 naming each field. */
+export function nothingToSend(rejected: RejectedRecipient[]): DomainError {
+  if (rejected.every((row) => row.code === 'RECIPIENT_OPTED_OUT')) {
+    return new DomainError('RECIPIENT_OPTED_OUT', 'Every recipient has opted out of your messages.', {
+      extra: { rejected },
+    });
+  }
+  return new DomainError('VALIDATION_ERROR', 'No recipient can be sent to.', {
+    errors: rejected.map((row) => ({ path: row.field ?? `recipients.${row.index}`, message: row.detail })),
+    extra: { rejected },
+  });
+}

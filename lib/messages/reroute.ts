@@ -1,0 +1,145 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { type Database, type Executor, queryRows } from '@/db';
+import { messageStatusHistory, messages } from '@/db/schema';
+import { withTransaction } from '@/lib/db';
+import { emitEvent } from '@/lib/events/emit';
+import { notifyOutbox } from '@/lib/notify/outbox';
+import { type Candidate, groupCandidates, pickCandidate, stickyPhones } from './assign';
+import { type MessageRow, presentMessage } from './present';
+
+const BATCH_SIZE = 500;
+
+/**
+ * Moves one message of a group to `target`: its phone and `from` change, it is `queued` again,
+ * its history gets a `rerouted` row, `message.rerouted` is emitted and the target is woken. The
+ * UPDATE re-checks the phone and the states it may leave, so a message moves at most once however
+ * many sweeps (or instances) try at once. Its charge stays as it was: one credit, once.
+ */
+async function moveMessage(
+  tx: Executor,
+  message: MessageRow,
+  target: Candidate,
+  reason: string,
+  at: Date,
+): Promise<MessageRow | undefined> {
+  const [moved] = await tx
+    .update(messages)
+    .set({ phoneId: target.id, from: target.phone, status: 'queued', updatedAt: at })
+    .where(
+      and(
+        eq(messages.id, message.id),
+        eq(messages.phoneId, message.phoneId),
+        sql`${messages.status} in ('queued', 'dispatched')`,
+        sql`${messages.fromGroup} is not null`,
+      ),
+    )
+    .returning();
+  if (!moved) return undefined;
+  await tx.insert(messageStatusHistory).values({
+    messageId: moved.id,
+    status: 'rerouted',
+    fromPhone: message.from,
+    toPhone: target.phone,
+    error: reason,
+    at,
+  });
+  await emitEvent(tx, {
+    accountId: moved.accountId,
+    type: 'message.rerouted',
+    phone: moved.from,
+    data: { ...presentMessage(moved), rerouted: { from: message.from, to: target.phone, reason } },
+  });
+  await notifyOutbox(tx, target.id);
+  return moved;
+}
+
+/**
+ * A message sent through a group whose phone reported a failure that a retry could fix: it moves
+ * to another online phone of the group (nothing is refunded or emitted as failed). Answers the
+ * moved message, or undefined when no other phone can take it (the failure then stands).
+ */
+export async function rerouteAfterFailure(
+  tx: Executor,
+  message: MessageRow,
+  reason: string,
+): Promise<MessageRow | undefined> {
+  if (message.fromGroup === null || message.status !== 'dispatched') return undefined;
+  const candidates = await groupCandidates(tx, message.accountId, message.fromGroup, {
+    sim: message.sim ?? undefined,
+    exclude: message.phoneId,
+    lock: true,
+  });
+  if (candidates.length === 0) return undefined;
+  const sticky = await stickyPhones(tx, message.accountId, candidates, [message.to]);
+  return moveMessage(tx, message, pickCandidate(candidates, sticky, message.to), reason, new Date());
+}
+
+/**
+ * Queued messages sent through a group whose phone is not online (it went offline, or none was
+ * online when they were sent) move to the group's online phones. Each group's batch is one
+ * transaction: its candidate phones are locked first (phone before messages, as everywhere), then
+ * its stranded messages FOR UPDATE SKIP LOCKED, so concurrent sweeps on several instances share
+ * the work and never move a message twice. Returns how many messages moved.
+ */
+export async function rerouteStranded(db: Database, now: Date = new Date()): Promise<number> {
+  const groups = await queryRows<{ account_id: string; group_id: number }>(
+    db,
+    sql`
+      select distinct m.account_id, m.from_group as group_id
+      from messages m join phones p on p.id = m.phone_id
+      where m.status = 'queued' and m.from_group is not null and p.status <> 'online'
+        and exists (
+          select 1 from phones q
+          where q.account_id = m.account_id and q.group_id = m.from_group and q.status = 'online'
+            and q.sim_verification <> 'pending'
+        )
+    `,
+  );
+  let total = 0;
+  for (const group of groups) {
+    for (;;) {
+      const moved = await withTransaction(db, (tx) =>
+        rerouteGroupBatch(tx, group.account_id, Number(group.group_id), now),
+      );
+      total += moved;
+      if (moved < BATCH_SIZE) break;
+    }
+  }
+  return total;
+}
+
+async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: number, now: Date): Promise<number> {
+  // Locked before the messages: phone before messages, as everywhere.
+  const bySim = new Map<number | null, Candidate[]>();
+  bySim.set(null, await groupCandidates(tx, accountId, groupId, { lock: true }));
+  if (bySim.get(null)?.length === 0) return 0;
+  const stranded = await queryRows<{ id: string }>(
+    tx,
+    sql`
+      select m.id from messages m join phones p on p.id = m.phone_id
+      where m.account_id = ${accountId}::uuid and m.from_group = ${groupId}::int and m.status = 'queued'
+        and p.status <> 'online'
+      order by m.send_at, m.created_at
+      limit ${BATCH_SIZE}
+      for update of m skip locked
+    `,
+  );
+  if (stranded.length === 0) return 0;
+  const rows = await tx
+    .select()
+    .from(messages)
+    .where(sql`${messages.id} = any(${`{${stranded.map((row) => row.id).join(',')}}`}::uuid[])`)
+    .orderBy(messages.sendAt, messages.createdAt);
+  let moved = 0;
+  for (const row of rows) {
+    let candidates = bySim.get(row.sim);
+    if (!candidates) {
+      candidates = await groupCandidates(tx, accountId, groupId, { sim: row.sim ?? undefined });
+      bySim.set(row.sim, candidates);
+    }
+    if (candidates.length === 0) continue;
+    const sticky = await stickyPhones(tx, accountId, candidates, [row.to]);
+    if (await moveMessage(tx, row, pickCandidate(candidates, sticky, row.to), 'phone offline', now)) moved += 1;
+  }
+  return moved;
+}
