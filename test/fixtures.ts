@@ -133,3 +133,41 @@ export async function devInboxCode(db: Database, to: string): Promise<string> {
     { timeout: 5_000, interval: 10 },
   );
 }
+
+export type TestPhone = { phone: string; phoneId: string; deviceKey: string; deviceId: string };
+
+/**
+ * Another phone of the account with its own activated device, in `groupId` (default: the default
+ * group); `online` marks it online as a heartbeat would (without one's history row).
+ */
+export async function addTestPhone(
+  db: Database,
+  account: TestAccount,
+  options: { groupId?: number; online?: boolean } = {},
+): Promise<TestPhone> {
+  const phone = testNumber();
+  const deviceKey = generateKey('device');
+  const [device] = await db
+    .insert(devices)
+    .values({
+      phoneNumber: phone,
+      status: 'activated',
+      accountId: account.accountId,
+      keyHash: deviceKey.hash,
+      keyPrefix: deviceKey.prefix,
+      verifiedAt: new Date(),
+      activatedAt: new Date(),
+    })
+    .returning({ id: devices.id });
+  const [row] = await db
+    .insert(phones)
+    .values({
+      accountId: account.accountId,
+      groupId: options.groupId ?? account.defaultGroupId,
+      phone,
+      deviceId: device!.id,
+      ...(options.online ? { status: 'online' as const, lastHeartbeatAt: new Date() } : {}),
+    })
+    .returning({ id: phones.id });
+  return { phone, phoneId: row!.id, deviceKey: deviceKey.key, deviceId: device!.id };
+}

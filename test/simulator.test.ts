@@ -12,7 +12,7 @@ import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { POST as registerDevice } from '@/app/api/v1/phones/register-device/route';
 import { POST as verifySim } from '@/app/api/v1/phones/verify-sim/route';
-import { messages, phones } from '@/db/schema';
+import { devices, messages, phones } from '@/db/schema';
 import { activateDevice } from '@/lib/device-sim/activate';
 import { DeviceClient, type Fetch } from '@/lib/device-sim/client';
 import { deliver, runDevice } from '@/lib/device-sim/run';
@@ -94,6 +94,44 @@ describe('the device simulator', () => {
     ]);
     const [phone] = await db().select().from(phones).where(eq(phones.id, account.phoneId));
     expect(phone).toMatchObject({ status: 'online', battery: 80 });
+  });
+
+  it('with --sims 2 reports two SIMs, sends for SIM 2, and a third slot is refused', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    const controller = new AbortController();
+    const lines: string[] = [];
+    const running = runDevice(simulatorFor(account), {
+      phone: account.phone,
+      failureRate: 0,
+      delayMs: 0,
+      waitSeconds: 2,
+      limit: 10,
+      heartbeatIntervalMs: 60_000,
+      battery: 80,
+      sims: 2,
+      signal: controller.signal,
+      log: (line) => lines.push(line),
+    });
+    await until(async () => {
+      const [device] = await db()
+        .select({ simCards: devices.simCards })
+        .from(devices)
+        .where(eq(devices.id, account.deviceId));
+      return device?.simCards?.length === 2 ? true : undefined;
+    });
+    const sent = await call(send, {
+      body: { from: account.phone, to: testNumber(), content: 'second SIM', sim: 2 },
+      apiKey: account.apiKey,
+    });
+    await until(async () => ((await statusOf(sent.body.id)) === 'delivered' ? true : undefined));
+    controller.abort();
+    await running;
+    expect(lines).toContain(`delivered: ${sent.body.id} to ${sent.body.to} from SIM 2`);
+    const third = await call(send, {
+      body: { from: account.phone, to: testNumber(), content: 'x', sim: 3 },
+      apiKey: account.apiKey,
+    });
+    expect(third.status).toBe(400);
   });
 
   it('reports failures at its failure rate', async () => {

@@ -570,6 +570,30 @@ describe('messages through the app: pull, PATCH and callbacks', () => {
   });
 });
 
+describe('SIM slots through the app', () => {
+  it('hands a message for SIM 2 out with simNumber 2, and refuses a slot the app did not report', async () => {
+    const account = await createTestAccount(db(), { credits: 10 });
+    const app = await pairVerifiedApp(account);
+    await pullAs(app);
+    await patchAs(app, []);
+    const sent = await sendFrom(account, { sim: 2 });
+    expect(sent.status).toBe(201);
+    const [message] = (await pullAs(app)) as Array<{ id: string; simNumber?: number }>;
+    expect(message).toMatchObject({ id: sent.body.id, simNumber: 2 });
+    const plain = await sendFrom(account);
+    const [withoutSim] = (await pullAs(app)).filter((m) => m.id === plain.body.id);
+    expect(withoutSim).not.toHaveProperty('simNumber');
+    await call(patchDevice, {
+      method: 'PATCH',
+      body: { id: app.deviceId, simCards: [{ slotIndex: 0, simNumber: 1, phoneNumber: '****0100' }] },
+      headers: bearer(app),
+    });
+    const refused = await sendFrom(account, { sim: 2 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ path: 'sim' })]);
+  });
+});
+
 describe('signed callbacks', () => {
   let account: TestAccount;
   let app: PairedApp;

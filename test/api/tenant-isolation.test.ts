@@ -10,6 +10,8 @@ import * as deviceStatus from '@/app/api/v1/device/messages/[id]/status/route';
 import * as heartbeats from '@/app/api/v1/heartbeats/route';
 import * as message from '@/app/api/v1/messages/[id]/route';
 import * as messages from '@/app/api/v1/messages/route';
+import * as optOut from '@/app/api/v1/opt-outs/[phone]/route';
+import * as optOuts from '@/app/api/v1/opt-outs/route';
 import * as group from '@/app/api/v1/phone-groups/[id]/route';
 import * as groups from '@/app/api/v1/phone-groups/route';
 import * as phoneDevice from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
@@ -49,6 +51,8 @@ type Owned = {
 let a: TestAccount;
 let b: TestAccount;
 let owned: Owned;
+/** A number that opted out of account A only. */
+const OPTED_OUT = '+14155550777';
 
 async function ok<T = any>(handler: RouteHandler, options: CallOptions): Promise<T> {
   const res = await call(handler, options);
@@ -73,6 +77,7 @@ beforeAll(async () => {
   const test = await ok(webhookTest.POST, { params: { id: createdHook.id }, apiKey: key });
   const createdKey = await ok(apiKeys.POST, { body: { name: 'second' }, apiKey: key });
   await ok(heartbeats.POST, { body: { phone: a.phone, status: 'online', battery: 50 }, apiKey: key });
+  await ok(optOuts.POST, { body: { phone: OPTED_OUT }, apiKey: key });
   owned = {
     phoneId: a.phoneId,
     groupId: createdGroup.id,
@@ -214,6 +219,24 @@ const probes: Probe[] = [
     expect: FORBIDDEN,
   },
   {
+    name: 'POST message through the other account’s group',
+    handler: messages.POST,
+    options: () => ({ body: { from_group: owned.groupId, to: '+14155550123', content: 'x' } }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'POST bulk through the other account’s group',
+    handler: bulkMessages.POST,
+    options: () => ({ body: { from_group: owned.groupId, recipients: ['+14155550123'], content: 'x' } }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'DELETE the other account’s opt-out',
+    handler: optOut.DELETE,
+    options: () => ({ params: { phone: OPTED_OUT }, method: 'DELETE' }),
+    expect: NOT_FOUND,
+  },
+  {
     name: 'POST heartbeat for the phone',
     handler: heartbeats.POST,
     options: () => ({ body: { phone: a.phone, status: 'offline' } }),
@@ -309,6 +332,7 @@ describe('a second account walking the API with the first account’s ids', () =
       [apiKeys.GET, (row) => row.id, owned.keyId],
       [ledger.GET, (row) => row.group_id, owned.groupId],
       [balance.GET, (row) => row.group_id, owned.groupId],
+      [optOuts.GET, (row) => row.phone, OPTED_OUT],
     ];
     for (const [handler, idOf, foreignId] of lists) {
       const res = await call(handler, { apiKey: b.apiKey, path: '/x?limit=100' });
@@ -333,6 +357,12 @@ describe('a second account walking the API with the first account’s ids', () =
     }>;
     expect(keys.find((k) => k.id === owned.keyId)?.revoked_at ?? null).toBeNull();
     expect((await call(message.GET, { params: { id: owned.messageId }, apiKey: a.apiKey })).body.status).toBe('queued');
+    const aOptOuts = (await call(optOuts.GET, { apiKey: a.apiKey })).body.data as Array<{ phone: string }>;
+    expect(aOptOuts.map((row) => row.phone)).toEqual([OPTED_OUT]);
+    // A's opt-out binds A only: B may text the number.
+    expect(
+      (await call(messages.POST, { body: { from: b.phone, to: OPTED_OUT, content: 'x' }, apiKey: b.apiKey })).status,
+    ).toBe(201);
     const devices = (await call(phoneDevices.GET, { params: { id: owned.phoneId }, apiKey: a.apiKey })).body.data;
     expect(devices).toEqual([expect.objectContaining({ id: a.deviceId, status: 'activated', current: true })]);
   });
