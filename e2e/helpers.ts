@@ -1,4 +1,5 @@
-import { expect } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, test } from '@playwright/test';
 import { activateDevice } from '../lib/device-sim/activate';
 import { DeviceClient } from '../lib/device-sim/client';
 
@@ -30,4 +31,31 @@ export async function codeFor(baseURL: string, to: string, channel: 'sms' | 'ema
     )
     .toBeTruthy();
   return code!;
+}
+
+/** Signs in from /sign-in with a code from the dev inbox. */
+export async function signIn(page: Page, baseURL: string, email: string) {
+  await page.goto('/sign-in');
+  await page.getByRole('textbox', { name: 'Email' }).fill(email);
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByRole('textbox', { name: 'Code' }).fill(await codeFor(baseURL, email));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByTestId('account-email')).toHaveText(email);
+}
+
+/** No serious or critical axe violation, no sideways scroll, and a screenshot kept with the results. */
+export async function check(page: Page, name: string) {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(scrollWidth, `${name} at ${width} px`).toBeLessThanOrEqual(width);
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    await page.screenshot({ path: test.info().outputPath(`${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }

@@ -2,9 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, test } from '@playwright/test';
-import { activatePhone, codeFor } from './helpers';
+import { expect, test } from '@playwright/test';
+import { activatePhone, check, signIn } from './helpers';
 
 /** The device simulator's CLI, playing the SMSGate Android app. */
 function deviceCli(args: string[]): { child: ChildProcess; output: () => string } {
@@ -25,32 +24,6 @@ function deviceCli(args: string[]): { child: ChildProcess; output: () => string 
 async function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return child.exitCode;
   return new Promise((resolve) => child.once('exit', resolve));
-}
-
-async function signIn(page: Page, baseURL: string, email: string) {
-  await page.goto('/sign-in');
-  await page.getByRole('textbox', { name: 'Email' }).fill(email);
-  await page.getByRole('button', { name: 'Email me a code' }).click();
-  await page.getByRole('textbox', { name: 'Code' }).fill(await codeFor(baseURL, email));
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByTestId('account-email')).toHaveText(email);
-}
-
-/** No serious or critical axe violation, no sideways scroll, and a screenshot kept with the results. */
-async function check(page: Page, name: string) {
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    expect(scrollWidth, `${name} at ${width} px`).toBeLessThanOrEqual(width);
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-    await page.screenshot({ path: test.info().outputPath(`${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 test('a real phone: pair the SMSGate app by code, prove its SIM, send and receive through it', async ({

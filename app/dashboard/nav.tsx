@@ -7,6 +7,7 @@ const LINKS = [
   { href: '/dashboard', label: 'Phones' },
   { href: '/dashboard/groups', label: 'Groups & credits' },
   { href: '/dashboard/messages', label: 'Messages' },
+  { href: '/dashboard/opt-outs', label: 'Opt-outs' },
   { href: '/dashboard/settings', label: 'Settings' },
   { href: '/docs', label: 'API reference' },
 ];

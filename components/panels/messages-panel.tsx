@@ -19,6 +19,8 @@ type Message = {
   content: string;
   status: string;
   segments: number;
+  sim: number | null;
+  from_group: number | null;
   created_at: string;
 };
 
@@ -118,6 +120,13 @@ export function MessagesPanel() {
                 <td className="py-2 whitespace-nowrap">{formatTime(m.created_at)}</td>
                 <td className="whitespace-nowrap">
                   {m.from} → {m.to}
+                  {(m.sim !== null || m.from_group !== null) && (
+                    <span className="block text-xs text-slate-500">
+                      {[m.sim !== null && `SIM ${m.sim}`, m.from_group !== null && `via group ${m.from_group}`]
+                        .filter(Boolean)
+                        .join(' · ')}
+                    </span>
+                  )}
                 </td>
                 <td className="max-w-xs truncate" title={m.content}>
                   {m.content}
