@@ -94,10 +94,10 @@ const templateVars = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string().max(MAX_CONTENT_LENGTH), z.number()]))
   .openapi({ example: { name: 'Ada' }, description: 'Values of the `{{name}}` placeholders in `content`.' });
 
-const bulkRecipient = z.union([
-  e164,
-  z.strictObject({ to: e164, vars: templateVars.optional() }).openapi('BulkRecipient'),
-]);
+const bulkRecipient = z.union(
+  [e164, z.strictObject({ to: e164, vars: templateVars.optional() }).openapi('BulkRecipient')],
+  { error: 'not a valid E.164 phone number (e.g. +14155550100), nor { to, vars }' },
+);
 
 export const sendBulkBody = z
   .strictObject({

@@ -1,0 +1,75 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { api } from '../api';
+import { Section } from '../ui/section';
+import { ErrorState, Loading } from '../ui/states';
+
+type Bulk = {
+  id: string;
+  from: string | null;
+  from_group: number | null;
+  count: number;
+  created_at: string;
+  counts: Record<'queued' | 'dispatched' | 'sent' | 'delivered' | 'failed' | 'expired', number>;
+};
+
+const STATES = [
+  { key: 'queued', label: 'Queued', bar: 'bg-slate-400' },
+  { key: 'dispatched', label: 'On the phone', bar: 'bg-sky-500' },
+  { key: 'sent', label: 'Sent', bar: 'bg-indigo-500' },
+  { key: 'delivered', label: 'Delivered', bar: 'bg-green-600' },
+  { key: 'failed', label: 'Failed', bar: 'bg-red-600' },
+  { key: 'expired', label: 'Expired', bar: 'bg-amber-600' },
+] as const;
+
+/** A bulk's messages by state, refreshed every two seconds until none is still on its way. */
+export function BulkProgress({ bulkId }: { bulkId: string }) {
+  const bulk = useQuery({
+    queryKey: ['bulk', bulkId],
+    queryFn: () => api<Bulk>(`/api/v1/bulk-messages/${bulkId}`),
+    refetchInterval: (query) => {
+      const counts = query.state.data?.counts;
+      return counts && counts.queued + counts.dispatched + counts.sent === 0 ? false : 2000;
+    },
+  });
+  if (bulk.isPending) return <Loading />;
+  if (bulk.error) return <ErrorState error={bulk.error} onRetry={() => bulk.refetch()} />;
+  const { counts, count } = bulk.data;
+  const done = counts.delivered + counts.failed + counts.expired;
+  return (
+    <Section title="Bulk progress">
+      <p className="text-sm" aria-live="polite" data-testid="bulk-done">
+        {done} of {count} finished · {counts.delivered} delivered
+      </p>
+      <div
+        className="mt-3 flex h-3 w-full overflow-hidden rounded-full bg-slate-100"
+        role="img"
+        aria-label={STATES.map((state) => `${state.label}: ${counts[state.key]}`).join(', ')}
+      >
+        {STATES.map((state) =>
+          counts[state.key] > 0 ? (
+            <div key={state.key} className={state.bar} style={{ width: `${(counts[state.key] / count) * 100}%` }} />
+          ) : null,
+        )}
+      </div>
+      <dl className="mt-4 grid grid-cols-2 gap-2 text-sm sm:grid-cols-3">
+        {STATES.map((state) => (
+          <div key={state.key} className="flex items-center gap-2">
+            <span className={`inline-block h-2.5 w-2.5 rounded-full ${state.bar}`} aria-hidden="true" />
+            <dt>{state.label}</dt>
+            <dd className="font-semibold" data-testid={`bulk-${state.key}`}>
+              {counts[state.key]}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <p className="mt-4 text-sm">
+        <Link className="underline" href="/dashboard/messages/bulk">
+          Send another bulk
+        </Link>
+      </p>
+    </Section>
+  );
+}
