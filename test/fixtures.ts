@@ -50,24 +50,7 @@ export async function createTestAccount(
   if (options.credits !== undefined) {
     await db.update(phoneGroups).set({ balance: options.credits }).where(eq(phoneGroups.id, group.id));
   }
-  const phone = testNumber();
-  const deviceKey = generateKey('device');
-  const [device] = await db
-    .insert(devices)
-    .values({
-      phoneNumber: phone,
-      status: 'activated',
-      accountId: account.id,
-      keyHash: deviceKey.hash,
-      keyPrefix: deviceKey.prefix,
-      verifiedAt: new Date(),
-      activatedAt: new Date(),
-    })
-    .returning({ id: devices.id });
-  const [phoneRow] = await db
-    .insert(phones)
-    .values({ accountId: account.id, groupId: group.id, phone, deviceId: device!.id })
-    .returning({ id: phones.id });
+  const { phone, phoneId, deviceKey, deviceId } = await insertPhoneWithDevice(db, account.id, group.id);
   const key = generateKey('account');
   const [keyRow] = await db
     .insert(apiKeys)
@@ -78,10 +61,10 @@ export async function createTestAccount(
     email: account.email,
     apiKey: key.key,
     apiKeyId: keyRow!.id,
-    deviceKey: deviceKey.key,
-    deviceId: device!.id,
+    deviceKey,
+    deviceId,
     phone,
-    phoneId: phoneRow!.id,
+    phoneId,
     defaultGroupId: group.id,
   };
 }
@@ -145,6 +128,18 @@ export async function addTestPhone(
   account: TestAccount,
   options: { groupId?: number; online?: boolean } = {},
 ): Promise<TestPhone> {
+  return insertPhoneWithDevice(db, account.accountId, options.groupId ?? account.defaultGroupId, {
+    online: options.online,
+  });
+}
+
+/** A new number with an activated device of the account, as a phone of `groupId`. */
+async function insertPhoneWithDevice(
+  db: Database,
+  accountId: string,
+  groupId: number,
+  options: { online?: boolean } = {},
+): Promise<TestPhone> {
   const phone = testNumber();
   const deviceKey = generateKey('device');
   const [device] = await db
@@ -152,7 +147,7 @@ export async function addTestPhone(
     .values({
       phoneNumber: phone,
       status: 'activated',
-      accountId: account.accountId,
+      accountId,
       keyHash: deviceKey.hash,
       keyPrefix: deviceKey.prefix,
       verifiedAt: new Date(),
@@ -162,12 +157,22 @@ export async function addTestPhone(
   const [row] = await db
     .insert(phones)
     .values({
-      accountId: account.accountId,
-      groupId: options.groupId ?? account.defaultGroupId,
+      accountId,
+      groupId,
       phone,
       deviceId: device!.id,
       ...(options.online ? { status: 'online' as const, lastHeartbeatAt: new Date() } : {}),
     })
     .returning({ id: phones.id });
   return { phone, phoneId: row!.id, deviceKey: deviceKey.key, deviceId: device!.id };
+}
+
+/** A group's balance as stored. */
+export async function balanceOf(db: Database, groupId: number): Promise<number> {
+  const [group] = await db
+    .select({ balance: phoneGroups.balance })
+    .from(phoneGroups)
+    .where(eq(phoneGroups.id, groupId));
+  if (!group) throw new Error(`balanceOf: no group ${groupId}`);
+  return group.balance;
 }

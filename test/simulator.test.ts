@@ -15,7 +15,7 @@ import { POST as verifySim } from '@/app/api/v1/phones/verify-sim/route';
 import { devices, messages, phones } from '@/db/schema';
 import { activateDevice } from '@/lib/device-sim/activate';
 import { DeviceClient, type Fetch } from '@/lib/device-sim/client';
-import { deliver, runDevice } from '@/lib/device-sim/run';
+import { deliver, type RunOptions, runDevice } from '@/lib/device-sim/run';
 import type { RouteHandler } from '@/lib/http/route';
 import { createTestAccount, type TestAccount, testNumber } from './fixtures';
 import { call } from './http';
@@ -62,6 +62,21 @@ async function statusOf(id: string): Promise<string> {
   return row!.status;
 }
 
+/** The simulator's run options for `account`: no failures, no pauses, one heartbeat a minute. */
+function runOptions(account: TestAccount, signal: AbortSignal, extra: Partial<RunOptions> = {}): RunOptions {
+  return {
+    phone: account.phone,
+    failureRate: 0,
+    delayMs: 0,
+    waitSeconds: 2,
+    limit: 10,
+    heartbeatIntervalMs: 60_000,
+    battery: 80,
+    signal,
+    ...extra,
+  };
+}
+
 function simulatorFor(account: TestAccount): DeviceClient {
   return new DeviceClient({ baseUrl: BASE_URL, deviceKey: account.deviceKey, fetch: routedFetch });
 }
@@ -70,16 +85,7 @@ describe('the device simulator', () => {
   it('runs claim → sent → delivered for a message an integrator sends, with heartbeats', async () => {
     const account = await createTestAccount(db(), { credits: 5 });
     const controller = new AbortController();
-    const running = runDevice(simulatorFor(account), {
-      phone: account.phone,
-      failureRate: 0,
-      delayMs: 0,
-      waitSeconds: 2,
-      limit: 10,
-      heartbeatIntervalMs: 60_000,
-      battery: 80,
-      signal: controller.signal,
-    });
+    const running = runDevice(simulatorFor(account), runOptions(account, controller.signal));
     const sent = await sendFrom(account);
     await until(async () => ((await statusOf(sent.body.id)) === 'delivered' ? true : undefined));
     controller.abort();
@@ -100,18 +106,10 @@ describe('the device simulator', () => {
     const account = await createTestAccount(db(), { credits: 5 });
     const controller = new AbortController();
     const lines: string[] = [];
-    const running = runDevice(simulatorFor(account), {
-      phone: account.phone,
-      failureRate: 0,
-      delayMs: 0,
-      waitSeconds: 2,
-      limit: 10,
-      heartbeatIntervalMs: 60_000,
-      battery: 80,
-      sims: 2,
-      signal: controller.signal,
-      log: (line) => lines.push(line),
-    });
+    const running = runDevice(
+      simulatorFor(account),
+      runOptions(account, controller.signal, { sims: 2, log: (line) => lines.push(line) }),
+    );
     await until(async () => {
       const [device] = await db()
         .select({ simCards: devices.simCards })

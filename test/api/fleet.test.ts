@@ -8,10 +8,10 @@ import { POST as heartbeat } from '@/app/api/v1/heartbeats/route';
 import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { openPostgres } from '@/db/client';
-import { creditLedger, events, messageStatusHistory, messages, phoneGroups, phones } from '@/db/schema';
+import { creditLedger, events, messageStatusHistory, messages, phones } from '@/db/schema';
 import { rerouteStranded } from '@/lib/messages/reroute';
 import { onRealPostgres } from '../database';
-import { addTestPhone, createTestAccount, type TestAccount, testNumber } from '../fixtures';
+import { addTestPhone, balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 
@@ -19,14 +19,6 @@ const { db, handle } = withTestDatabase();
 
 function sendAs(who: TestAccount, body: Record<string, unknown>) {
   return call(send, { body: { content: 'Hello', ...body }, apiKey: who.apiKey });
-}
-
-async function balanceOf(groupId: number): Promise<number> {
-  const [group] = await db()
-    .select({ balance: phoneGroups.balance })
-    .from(phoneGroups)
-    .where(eq(phoneGroups.id, groupId));
-  return group!.balance;
 }
 
 async function ledgerOf(messageIds: string[]) {
@@ -69,7 +61,7 @@ describe('SIM slot per message', () => {
     const refused = await sendAs(account, { from: account.phone, to: testNumber(), sim: 2 });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'sim' }] });
-    expect(await balanceOf(account.defaultGroupId)).toBe(9);
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(9);
     expect((await sendAs(account, { from: account.phone, to: testNumber(), sim: 1 })).status).toBe(201);
     const bulk = await call(sendBulk, {
       body: { from: account.phone, recipients: [testNumber()], content: 'x', sim: 2 },
@@ -96,7 +88,7 @@ describe('send through a group', () => {
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'from' }] });
     }
-    expect(await balanceOf(account.defaultGroupId)).toBe(10);
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(10);
   });
 
   it('another account’s group answers 404 GROUP_NOT_FOUND', async () => {
@@ -123,7 +115,7 @@ describe('send through a group', () => {
     const used = [...sentFrom.values()].map((set) => [...set][0]);
     expect(used.filter((from) => from === a.phone).length).toBe(5);
     expect(used.filter((from) => from === b.phone).length).toBe(5);
-    expect(await balanceOf(group)).toBe(80);
+    expect(await balanceOf(db(), group)).toBe(80);
   });
 
   it('with no online phone it waits, or answers 409 NO_ONLINE_PHONE when require_online asks', async () => {
@@ -138,7 +130,7 @@ describe('send through a group', () => {
     });
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: 'NO_ONLINE_PHONE', group_id: account.defaultGroupId });
-    expect(await balanceOf(account.defaultGroupId)).toBe(9);
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(9);
   });
 
   it('a phone going offline hands its queued group messages to the other phone, which delivers them, each charged once', async () => {
@@ -319,7 +311,7 @@ describe('STOP opt-outs', () => {
     const refused = await sendAs(account, { from: account.phone, to: customer });
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ code: 'RECIPIENT_OPTED_OUT', to: customer });
-    expect(await balanceOf(account.defaultGroupId)).toBe(10);
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(10);
     expect((await inbound(account, customer, 'start')).status).toBe(201);
     expect((await sendAs(account, { from: account.phone, to: customer })).status).toBe(201);
     const types = (
@@ -377,7 +369,7 @@ describe('STOP opt-outs', () => {
       expect.objectContaining({ index: 5, to: numbers[5], code: 'RECIPIENT_OPTED_OUT' }),
       expect.objectContaining({ index: 7, to: numbers[7], code: 'VALIDATION_ERROR', field: 'recipients.7.vars.name' }),
     ]);
-    expect(await balanceOf(account.defaultGroupId)).toBe(43);
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(43);
     const rows = await db().select().from(messages).where(inArray(messages.id, res.body.message_ids));
     expect(rows.find((row) => row.to === numbers[0])?.content).toBe('Hi N0!');
   });
@@ -392,7 +384,7 @@ describe('STOP opt-outs', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('RECIPIENT_OPTED_OUT');
-    expect(await balanceOf(account.defaultGroupId)).toBe(10);
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(10);
   });
 
   it('sends the account’s confirmation, when set, from the phone that was texted', async () => {
@@ -411,7 +403,7 @@ describe('STOP opt-outs', () => {
       .from(messages)
       .where(and(eq(messages.to, customer), eq(messages.direction, 'outbound')));
     expect(reply).toMatchObject({ from: account.phone, content: 'You are unsubscribed.', status: 'queued' });
-    expect(await balanceOf(account.defaultGroupId)).toBe(9);
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(9);
   });
 });
 
@@ -432,7 +424,7 @@ describe('dry run', () => {
     });
     const written = await db().select().from(messages).where(eq(messages.accountId, account.accountId));
     expect(written).toHaveLength(0);
-    expect(await balanceOf(account.defaultGroupId)).toBe(3);
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(3);
   });
 
   it('a bulk previews rendered texts, rejections and an insufficient balance, writing no row and moving no credit', async () => {
@@ -463,6 +455,6 @@ describe('dry run', () => {
       .from(messages)
       .where(and(eq(messages.accountId, account.accountId), eq(messages.direction, 'outbound')));
     expect(written).toHaveLength(0);
-    expect(await balanceOf(account.defaultGroupId)).toBe(1);
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(1);
   });
 });
