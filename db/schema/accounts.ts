@@ -1,8 +1,15 @@
-import { integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { check, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { checkIn } from './check-in';
 
 export const PLANS = ['free', 'pro'] as const;
 export type PlanName = (typeof PLANS)[number];
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+/** Quiet hours: normal-priority messages are handed to phones only inside this window. */
+export type SendWindow = { time_zone: string; days: Weekday[]; start: string; end: string };
+export const MAX_ATTEMPTS_RANGE = { min: 1, max: 5, default: 2 } as const;
 
 export const accounts = pgTable(
   'accounts',
@@ -16,11 +23,19 @@ export const accounts = pgTable(
     sessionVersion: integer('session_version').notNull().default(0),
     // Sent back to a number that texts a stop word (null: no confirmation, the default).
     optOutReply: text('opt_out_reply'),
+    // Sending settings (GET/PATCH /api/v1/settings/sending); a group may override each.
+    sendWindow: jsonb('send_window').$type<SendWindow>(),
+    maxAttempts: smallint('max_attempts').notNull().default(MAX_ATTEMPTS_RANGE.default),
+    allowedCountries: text('allowed_countries').array(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
     // Binding an email that exists joins its account: the lookup and the race both rest here.
     uniqueIndex('accounts_email_key').on(t.email),
     checkIn('accounts_plan_check', t.plan, PLANS),
+    check(
+      'accounts_max_attempts_range',
+      sql`${t.maxAttempts} between ${sql.raw(String(MAX_ATTEMPTS_RANGE.min))} and ${sql.raw(String(MAX_ATTEMPTS_RANGE.max))}`,
+    ),
   ],
 );

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'message.delivered',
   'message.failed',
   'message.expired',
+  'message.cancelled',
   'message.rerouted',
   'recipient.opted_out',
   'recipient.opted_in',

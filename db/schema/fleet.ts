@@ -5,6 +5,7 @@ import {
   check,
   index,
   integer,
+  jsonb,
   pgTable,
   serial,
   smallint,
@@ -13,7 +14,15 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { accounts } from './accounts';
+import { accounts, type SendWindow } from './accounts';
+
+/** What a group overrides of its account's sending settings: a key present wins, absent inherits. */
+export type SendingOverrides = {
+  send_window?: SendWindow | null;
+  max_attempts?: number;
+  allowed_countries?: string[] | null;
+};
+
 import { checkIn } from './check-in';
 import { devices } from './devices';
 
@@ -31,6 +40,7 @@ export const phoneGroups = pgTable(
     isDefault: boolean('is_default').notNull().default(false),
     // Cached sum of the group's ledger rows; the CHECK is the last line against overdraft.
     balance: integer('balance').notNull().default(0),
+    sendingOverrides: jsonb('sending_overrides').$type<SendingOverrides>().notNull().default({}),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [

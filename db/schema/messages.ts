@@ -15,7 +15,16 @@ import { accounts } from './accounts';
 import { checkIn } from './check-in';
 import { phones } from './fleet';
 
-export const MESSAGE_STATUSES = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'received'] as const;
+export const MESSAGE_STATUSES = [
+  'queued',
+  'dispatched',
+  'sent',
+  'delivered',
+  'failed',
+  'expired',
+  'cancelled',
+  'received',
+] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
@@ -23,10 +32,14 @@ export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
 export const MESSAGE_KINDS = ['message', 'sim_check'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 /**
- * A history row is a state the message entered, or `rerouted`: a message sent through a group
- * (`from_group`) moved from one phone of the group to another (its from_phone and to_phone).
+ * A history row is a state the message entered; `rerouted`: a message sent through a group
+ * (`from_group`) moved from one phone of the group to another (its from_phone and to_phone);
+ * `retrying`: an attempt failed in a way a retry may fix, and another is scheduled.
  */
-export const HISTORY_STATUSES = [...MESSAGE_STATUSES, 'rerouted'] as const;
+export const HISTORY_STATUSES = [...MESSAGE_STATUSES, 'rerouted', 'retrying'] as const;
+/** `high` goes out before `normal` and ignores send windows (never pacing). Ordered so that `high` sorts first. */
+export const MESSAGE_PRIORITIES = ['high', 'normal'] as const;
+export type MessagePriority = (typeof MESSAGE_PRIORITIES)[number];
 export type HistoryStatus = (typeof HISTORY_STATUSES)[number];
 /** SIM slots a message may name: dual-SIM phones are the most a gateway phone has. */
 export const SIM_SLOTS = [1, 2] as const;
@@ -80,6 +93,9 @@ export const messages = pgTable(
     sim: smallint('sim'),
     // Set when sent through a group: the message may move to another phone of that group.
     fromGroup: integer('from_group'),
+    priority: text('priority', { enum: MESSAGE_PRIORITIES }).notNull().default('normal'),
+    // Tries so far (automatic retries count up to the group's or account's max_attempts).
+    attempts: smallint('attempts').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
@@ -89,8 +105,8 @@ export const messages = pgTable(
     uniqueIndex('messages_phone_device_message_id_key')
       .on(t.phoneId, t.deviceMessageId)
       .where(sql`${t.deviceMessageId} is not null`),
-    // Claims: the oldest due queued messages of one phone.
-    index('messages_claim_idx').on(t.phoneId, t.sendAt, t.createdAt).where(sql`${t.status} = 'queued'`),
+    // Claims: a phone's due queued messages, high priority first ('high' < 'normal'), oldest first.
+    index('messages_claim_idx').on(t.phoneId, t.priority, t.sendAt, t.createdAt).where(sql`${t.status} = 'queued'`),
     // Lists: newest first per account.
     index('messages_account_created_idx').on(t.accountId, t.createdAt, t.id),
     index('messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
@@ -105,6 +121,7 @@ export const messages = pgTable(
     checkIn('messages_status_check', t.status, MESSAGE_STATUSES),
     checkIn('messages_encoding_check', t.encoding, ENCODINGS),
     checkIn('messages_kind_check', t.kind, MESSAGE_KINDS),
+    checkIn('messages_priority_check', t.priority, MESSAGE_PRIORITIES),
   ],
 );
 

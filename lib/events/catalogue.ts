@@ -62,6 +62,8 @@ function sampleMessage(overrides: Record<string, unknown>): Record<string, unkno
     bulk_id: null,
     sim: null,
     from_group: null,
+    priority: 'normal',
+    attempts: 1,
     send_at: SAMPLE_TIME,
     expires_at: '2025-01-16T10:30:00.000Z',
     error: null,
@@ -127,6 +129,13 @@ export const EVENT_CATALOGUE = {
     subscribable: true,
     schema: messageEventData,
     sample: sampleMessage({ status: 'expired' }),
+  },
+  'message.cancelled': {
+    description:
+      'A queued message (scheduled or not) was cancelled through the API or the dashboard before a phone was handed it; its credit is refunded.',
+    subscribable: true,
+    schema: messageEventData,
+    sample: sampleMessage({ status: 'cancelled' }),
   },
   'message.rerouted': {
     description:

@@ -4,7 +4,10 @@ export const CREATE_GROUP =
   'Counts toward the plan’s group maximum, the default group included.';
 
 export const RENAME_GROUP =
-  'The default group cannot be renamed, and no group can be renamed `Default` or made the default.';
+  'The default group cannot be renamed, and no group can be renamed `Default` or made the default. ' +
+  '`sending` overrides the account’s sending settings (send window, max attempts, allowed countries) for ' +
+  'this group’s phones and sends; `"inherit"` drops one override. The default group is locked (400 ' +
+  'DEFAULT_GROUP_LOCKED): its settings are the account’s, at /api/v1/settings/sending.';
 
 export const DELETE_GROUP =
   'Its phones and its credits move to the default group in one transaction (the ledger records the ' +

@@ -20,6 +20,7 @@ export function presentGroup(group: GroupView): GroupWire {
     is_default: group.isDefault,
     balance: group.balance,
     phone_count: group.phoneCount,
+    sending: group.sendingOverrides,
     created_at: iso(group.createdAt) as string,
   };
 }

@@ -3,11 +3,16 @@ import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { isUniqueViolation, withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
+import { updateGroupSending } from '@/lib/settings/settings';
 import { defaultGroupLocked, duplicateName, groupNameOf } from './names';
 import type { GroupView } from './present';
 import { getGroup } from './read';
 
-export type RenameGroupInput = { name?: string; isDefault?: boolean };
+export type RenameGroupInput = {
+  name?: string;
+  isDefault?: boolean;
+  sending?: Parameters<typeof updateGroupSending>[3];
+};
 
 /** Renames a group. The default group is locked, and so is making another group the default. */
 export async function renameGroup(
@@ -20,7 +25,11 @@ export async function renameGroup(
     const group = await getGroup(tx, accountId, groupId);
     if (group.isDefault) throw defaultGroupLocked('The default group cannot be renamed.');
     if (input.isDefault) throw defaultGroupLocked('An account has exactly one default group; another cannot be made.');
-    if (input.name === undefined) throw validationError('name', 'required');
+    if (input.sending !== undefined) await updateGroupSending(tx, accountId, groupId, input.sending);
+    if (input.name === undefined) {
+      if (input.sending !== undefined) return getGroup(tx, accountId, groupId);
+      throw validationError('name', 'required');
+    }
     const { name, nameKey } = groupNameOf(input.name);
     try {
       await tx.transaction((savepoint) =>

@@ -1,4 +1,5 @@
 import { pageQuery } from '@/lib/pagination';
+import { groupSendingBody, sendWindowSchema } from '@/lib/settings/schemas';
 import { z } from '@/lib/zod';
 import { groupId } from './ids';
 
@@ -21,7 +22,7 @@ export const groupIdParams = z.object({ id: groupId });
 export const createGroupBody = z.strictObject({ name: groupName, is_default: isDefault }).openapi('CreatePhoneGroup');
 
 export const updateGroupBody = z
-  .strictObject({ name: groupName.optional(), is_default: isDefault })
+  .strictObject({ name: groupName.optional(), is_default: isDefault, sending: groupSendingBody.optional() })
   .openapi('UpdatePhoneGroup');
 
 export const groupListQuery = pageQuery;
@@ -33,6 +34,13 @@ export const groupSchema = z
     is_default: z.boolean(),
     balance: z.number().int().openapi({ description: 'Credits shared by the group’s phones.' }),
     phone_count: z.number().int(),
+    sending: z
+      .object({
+        send_window: sendWindowSchema.nullable().optional(),
+        max_attempts: z.number().int().optional(),
+        allowed_countries: z.array(z.string()).nullable().optional(),
+      })
+      .openapi({ description: 'The account’s sending settings this group overrides (absent keys inherit).' }),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('PhoneGroup');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { bulkMessages, messages, phones } from '@/db/schema';
+import { bulkMessages, type MessagePriority, messages, phones } from '@/db/schema';
 import { chargeMessages } from '@/lib/credits/ledger';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
@@ -12,7 +12,7 @@ import { scheduleOf } from './schedule';
 import type { Encoding } from './segments';
 import { afterTransition } from './state-machine';
 
-export type BulkInput = OutboundPlanInput & { sendAt?: Date; ttlSeconds?: number };
+export type BulkInput = OutboundPlanInput & { sendAt?: Date; ttlSeconds?: number; priority?: MessagePriority };
 export type BulkCreated = {
   id: string;
   count: number;
@@ -65,6 +65,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
           encoding: message.encoding,
           bulkId: bulk.id,
           sim: input.sim ?? null,
+          priority: input.priority ?? 'normal',
           fromGroup: input.fromGroup ?? null,
           sendAt: schedule.sendAt,
           expiresAt: schedule.expiresAt,
@@ -86,7 +87,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
   });
 }
 
-const COUNTED = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired'] as const;
+const COUNTED = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'cancelled'] as const;
 
 export async function getBulk(executor: Executor, accountId: string, bulkId: string) {
   const [bulk] = await executor

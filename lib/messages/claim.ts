@@ -72,6 +72,8 @@ async function claimOnce(
       .from(messages)
       .where(due)
       .orderBy(
+        // 'high' sorts before 'normal': the priority lane first, then oldest (or newest) first.
+        asc(messages.priority),
         ...(order === 'oldest'
           ? [asc(messages.sendAt), asc(messages.createdAt)]
           : [desc(messages.sendAt), desc(messages.createdAt)]),
@@ -87,7 +89,9 @@ async function claimOnce(
     await afterTransition(tx, claimed, { at: now });
     const direction = order === 'oldest' ? 1 : -1;
     claimed.sort(
-      (a, b) => direction * (a.sendAt.getTime() - b.sendAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime()),
+      (a, b) =>
+        a.priority.localeCompare(b.priority) ||
+        direction * (a.sendAt.getTime() - b.sendAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime()),
     );
     return { claimed };
   });

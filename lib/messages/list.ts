@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
+import { type MessagePriority, type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
 import { notFound } from '@/lib/errors';
 import { keysetPage, type Page, toPage } from '@/lib/pagination';
 import { type MessageWire, presentMessage } from './present';
@@ -9,6 +9,7 @@ export type MessageListQuery = {
   limit: number;
   cursor?: string;
   status?: MessageStatus;
+  priority?: MessagePriority;
   direction?: 'outbound' | 'inbound';
   phone?: string;
   created_after?: Date;
@@ -25,6 +26,7 @@ export async function listMessages(
   const filters: (SQL | undefined)[] = [eq(messages.accountId, accountId)];
   if (query.status) filters.push(eq(messages.status, query.status));
   if (query.direction) filters.push(eq(messages.direction, query.direction));
+  if (query.priority) filters.push(eq(messages.priority, query.priority));
   if (query.created_after) filters.push(gte(messages.createdAt, query.created_after));
   if (query.created_before) filters.push(lt(messages.createdAt, query.created_before));
   if (query.phone) {

@@ -2,6 +2,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { optOuts } from '@/db/schema';
 import { DomainError, validationError } from '@/lib/errors';
+import { countryOf } from '@/lib/phone-number';
+import { effectiveSending } from '@/lib/settings/settings';
 import { chooseGroupPhones, simFitsSql } from './assign';
 import { MAX_CONTENT_LENGTH } from './limits';
 import { countSegments, type Encoding } from './segments';
@@ -32,7 +34,7 @@ export type PlannedMessage = {
 export type RejectedRecipient = {
   index: number;
   to: string;
-  code: 'VALIDATION_ERROR' | 'RECIPIENT_OPTED_OUT' | 'DUPLICATE_REQUEST';
+  code: 'VALIDATION_ERROR' | 'RECIPIENT_OPTED_OUT' | 'RECIPIENT_COUNTRY_NOT_ALLOWED' | 'DUPLICATE_REQUEST';
   detail: string;
   /** For VALIDATION_ERROR: the field, e.g. `recipients.3.vars.name`. */
   field?: string;
@@ -104,15 +106,32 @@ export async function planOutbound(
     accountId,
     rendered.map((message) => message.to),
   );
+  const { allowed_countries: allowed } = await effectiveSending(
+    executor,
+    accountId,
+    sender ? sender.groupId : (input.fromGroup as number),
+  );
   const sendable = rendered.filter((message) => {
-    if (!optedOut.has(message.to)) return true;
-    rejected.push({
-      index: message.index,
-      to: message.to,
-      code: 'RECIPIENT_OPTED_OUT',
-      detail: `${message.to} has opted out`,
-    });
-    return false;
+    if (optedOut.has(message.to)) {
+      rejected.push({
+        index: message.index,
+        to: message.to,
+        code: 'RECIPIENT_OPTED_OUT',
+        detail: `${message.to} has opted out`,
+      });
+      return false;
+    }
+    const country = countryOf(message.to);
+    if (allowed && !(country && allowed.includes(country))) {
+      rejected.push({
+        index: message.index,
+        to: message.to,
+        code: 'RECIPIENT_COUNTRY_NOT_ALLOWED',
+        detail: `${country ?? 'its country'} is not among the allowed countries`,
+      });
+      return false;
+    }
+    return true;
   });
   rejected.sort((a, b) => a.index - b.index);
   if (sender) {
@@ -161,12 +180,13 @@ async function phoneHasSim(executor: Executor, phoneId: string, sim: number): Pr
   return row?.ok === true;
 }
 
-/** Every recipient was rejected: 422 when all opted out, else 400 naming each field. */
+/** Every recipient was rejected: 422 when all for one such reason (opt-out, country), else 400 naming each field. */
 export function nothingToSend(rejected: RejectedRecipient[]): DomainError {
-  if (rejected.every((row) => row.code === 'RECIPIENT_OPTED_OUT')) {
-    return new DomainError('RECIPIENT_OPTED_OUT', 'Every recipient has opted out of your messages.', {
-      extra: { rejected },
-    });
+  for (const [code, detail] of [
+    ['RECIPIENT_OPTED_OUT', 'Every recipient has opted out of your messages.'],
+    ['RECIPIENT_COUNTRY_NOT_ALLOWED', 'No recipient is in a country this account (or group) allows.'],
+  ] as const) {
+    if (rejected.every((row) => row.code === code)) return new DomainError(code, detail, { extra: { rejected } });
   }
   return new DomainError('VALIDATION_ERROR', 'No recipient can be sent to.', {
     errors: rejected.map((row) => ({ path: row.field ?? `recipients.${row.index}`, message: row.detail })),

@@ -24,6 +24,8 @@ export type MessageWire = {
   bulk_id: string | null;
   sim: number | null;
   from_group: number | null;
+  priority: MessageRow['priority'];
+  attempts: number;
   send_at: string | null;
   expires_at: string | null;
   error: string | null;
@@ -54,6 +56,8 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
     bulk_id: row.bulkId,
     sim: row.sim,
     from_group: row.fromGroup,
+    priority: row.priority,
+    attempts: row.attempts,
     send_at: iso(row.sendAt),
     expires_at: iso(row.expiresAt),
     error: row.error,

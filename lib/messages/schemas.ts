@@ -3,6 +3,7 @@ import {
   HISTORY_STATUSES,
   MESSAGE_DIRECTIONS,
   MESSAGE_KINDS,
+  MESSAGE_PRIORITIES,
   MESSAGE_STATUSES,
   SIM_SLOTS,
 } from '@/db/schema';
@@ -68,6 +69,11 @@ const dryRun = z.boolean().optional().openapi({
     'Answer 200 with what would happen (rendered texts, segments, credits, rejected recipients, balance after) and write nothing.',
 });
 
+const priority = z.enum(MESSAGE_PRIORITIES).optional().openapi({
+  description:
+    "`high` is handed to the phone before every `normal` message (oldest first within each) and ignores send windows; it still obeys the phone's pacing. Default `normal`.",
+});
+
 const fromPhone = e164.optional().openapi({ description: "A phone of the caller's account (or give `from_group`)." });
 
 export const sendMessageBody = z
@@ -86,6 +92,7 @@ export const sendMessageBody = z
     send_at: sendAt,
     ttl_s: ttl,
     sim,
+    priority,
     dry_run: dryRun,
   })
   .openapi('SendMessage');
@@ -117,6 +124,7 @@ export const sendBulkBody = z
     send_at: sendAt,
     ttl_s: ttl,
     sim,
+    priority,
     dry_run: dryRun,
   })
   .openapi('SendBulkMessage');
@@ -125,7 +133,7 @@ export const rejectedRecipientSchema = z
   .object({
     index: z.number().int().openapi({ description: 'Position in `recipients` (0 for a single send).' }),
     to: z.string(),
-    code: z.enum(['VALIDATION_ERROR', 'RECIPIENT_OPTED_OUT', 'DUPLICATE_REQUEST']),
+    code: z.enum(['VALIDATION_ERROR', 'RECIPIENT_OPTED_OUT', 'RECIPIENT_COUNTRY_NOT_ALLOWED', 'DUPLICATE_REQUEST']),
     detail: z.string(),
     field: z.string().optional().openapi({ example: 'recipients.3.vars.name' }),
   })
@@ -178,6 +186,7 @@ const queryTimestamp = z.preprocess(restorePlus, timestamp);
 
 export const messageListQuery = pageQuery.extend({
   status: z.enum(MESSAGE_STATUSES).optional(),
+  priority: z.enum(MESSAGE_PRIORITIES).optional(),
   direction: z.enum(MESSAGE_DIRECTIONS).optional(),
   phone: queryPhone.optional().openapi({ description: 'Only messages of this phone of the account (E.164).' }),
   created_after: queryTimestamp.optional().openapi({ description: 'Only messages created at or after this time.' }),
@@ -286,6 +295,11 @@ export const messageSchema = z
       description:
         'The group it was sent through (`from_group`), whose phones may take it over; null when sent `from` one phone (it never moves).',
     }),
+    priority: z.enum(MESSAGE_PRIORITIES),
+    attempts: z
+      .number()
+      .int()
+      .openapi({ description: 'Tries so far; automatic retries raise it up to `max_attempts`.' }),
     send_at: z.string().nullable().openapi({ format: 'date-time' }),
     expires_at: z.string().nullable().openapi({ format: 'date-time' }),
     error: z.string().nullable(),
@@ -322,8 +336,17 @@ export const bulkSchema = z
       delivered: z.number().int(),
       failed: z.number().int(),
       expired: z.number().int(),
+      cancelled: z.number().int(),
     }),
   })
   .openapi('BulkMessage');
 
 export const claimAnswerSchema = z.object({ data: z.array(messageSchema) }).openapi('ClaimAnswer');
+
+export const bulkCancelledSchema = z
+  .object({
+    id: z.uuid(),
+    cancelled: z.number().int().openapi({ description: 'Messages cancelled by this call.' }),
+    not_cancellable: z.number().int().openapi({ description: 'Messages already on a phone or done.' }),
+  })
+  .openapi('BulkCancelled');

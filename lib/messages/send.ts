@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
-import { messages } from '@/db/schema';
+import { type MessagePriority, messages } from '@/db/schema';
 import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
 import { isTransaction, isUniqueViolation } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { outboxNotification } from '@/lib/notify/outbox';
-import { toE164 } from '@/lib/phone-number';
+import { countryOf, toE164 } from '@/lib/phone-number';
 import { chooseGroupPhones, noOnlinePhone, simFitsSql } from './assign';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, presentMessage } from './present';
@@ -28,6 +28,7 @@ export type SendInput = {
   ttlSeconds?: number;
   /** The SIM slot to send from. */
   sim?: number;
+  priority?: MessagePriority;
   /** Only for the confirmation texted to a number that has just opted out. */
   ignoreOptOut?: boolean;
 };
@@ -56,6 +57,7 @@ type Accepted = {
   from: string;
   fromGroup: number | null;
   sim: number | null;
+  priority: MessagePriority;
   ignoreOptOut: boolean;
   to: string;
   content: string;
@@ -68,7 +70,7 @@ type Accepted = {
 
 /**
  * Accepts one outbound message: sender ownership (403), the SIM slot (400), request_id idempotency
- * (409), the recipient's opt-out (422), one credit from the sender's group (402), the message, its first history row and the claimers' wake-up,
+ * (409), the recipient's opt-out and country (422), one credit from the sender's group (402), the message, its first history row and the claimers' wake-up,
  * all in ONE statement (see `acceptStatement`), checked in that order.
  */
 export async function sendMessage(executor: Executor, accountId: string, input: SendInput): Promise<MessageWire> {
@@ -81,6 +83,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     from: from ?? (await groupSender(executor, accountId, input, to)),
     fromGroup: input.fromGroup ?? null,
     sim: input.sim ?? null,
+    priority: input.priority ?? 'normal',
     ignoreOptOut: input.ignoreOptOut === true,
     to,
     content: input.content,
@@ -123,6 +126,7 @@ type Outcome = {
   sender_group_id: number;
   sim_ok: boolean;
   opted_out: boolean;
+  country_ok: boolean;
   existing_id: string | null;
   id: string | null;
 } & Record<string, unknown>;
@@ -137,6 +141,7 @@ async function acceptMessage(executor: Executor, message: Accepted): Promise<Mes
   if (!outcome.sim_ok) throw simNotOnPhone(message.sim, message.from);
   if (outcome.existing_id !== null) throw duplicateOf(message.requestId, outcome.existing_id);
   if (outcome.opted_out) throw optedOut(message.to);
+  if (!outcome.country_ok) throw countryNotAllowed(message.to);
   // Nothing was charged. A send with this request_id may have committed meanwhile: it comes first.
   const existingId = message.requestId && (await messageWithRequestId(executor, message.accountId, message.requestId));
   if (existingId) throw duplicateOf(message.requestId, existingId);
@@ -168,6 +173,7 @@ async function acceptMessage(executor: Executor, message: Accepted): Promise<Mes
  */
 function acceptStatement(message: Accepted): SQL {
   const { accountId, requestId } = message;
+  const country = countryOf(message.to) ?? null;
   const charge = creditMovementCall({
     accountId,
     groupId: sql`sender.group_id`,
@@ -186,6 +192,15 @@ function acceptStatement(message: Accepted): SQL {
     existing as (
       select id from messages where account_id = ${accountId}::uuid and request_id = ${requestId}::text
     ),
+    country as (
+      select case
+        when jsonb_exists(g.sending_overrides, 'allowed_countries')
+          then jsonb_typeof(g.sending_overrides->'allowed_countries') = 'null'
+            or jsonb_exists(g.sending_overrides->'allowed_countries', ${country}::text)
+        else a.allowed_countries is null or ${country}::text = any(a.allowed_countries)
+      end as ok
+      from sender join phone_groups g on g.id = sender.group_id join accounts a on a.id = ${accountId}::uuid
+    ),
     opted as (
       select 1 from opt_outs
       where ${!message.ignoreOptOut} and account_id = ${accountId}::uuid and phone = ${message.to}::text
@@ -193,14 +208,15 @@ function acceptStatement(message: Accepted): SQL {
     charged as (
       select ${charge} as balance_after from sender
       where sender.sim_ok and not exists (select 1 from existing) and not exists (select 1 from opted)
+        and (select ok from country)
     ),
     message as (
       insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
-        encoding, request_id, send_at, expires_at, sim, from_group)
+        encoding, request_id, send_at, expires_at, sim, from_group, priority)
       select ${message.id}::uuid, ${accountId}::uuid, sender.id, sender.group_id, 'outbound', ${message.from}::text,
         ${message.to}::text, ${message.content}::text, 'queued', ${message.segments}::int, ${message.encoding}::text,
         ${requestId}::text, ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz,
-        ${message.sim}::smallint, ${message.fromGroup}::int
+        ${message.sim}::smallint, ${message.fromGroup}::int, ${message.priority}::text
       from sender, charged
       where charged.balance_after is not null
       returning *
@@ -212,7 +228,8 @@ function acceptStatement(message: Accepted): SQL {
       select ${outboxNotification(sql`phone_id`)} from message
     )
     select sender.id as sender_id, sender.group_id as sender_group_id, sender.sim_ok,
-      exists (select 1 from opted) as opted_out, (select id from existing) as existing_id,
+      exists (select 1 from opted) as opted_out, (select ok from country) as country_ok,
+      (select id from existing) as existing_id,
       (select count(*)::int from woken) as woken, message.*
     from sender left join message on true
   `;
@@ -226,6 +243,15 @@ function messageRowOf(raw: Record<string, unknown>): MessageRow {
     row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
   }
   return row as MessageRow;
+}
+
+export function countryNotAllowed(to: string): DomainError {
+  const country = countryOf(to) ?? 'unknown';
+  return new DomainError(
+    'RECIPIENT_COUNTRY_NOT_ALLOWED',
+    `${to} is in ${country}, which is not among the countries this account (or group) allows.`,
+    { extra: { to, country } },
+  );
 }
 
 export function optedOut(to: string): DomainError {

@@ -11,12 +11,13 @@ import { type MessageRow, presentMessage } from './present';
  * moves are legal, what a move costs or refunds, and which event it emits.
  */
 const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
-  queued: ['dispatched', 'expired', 'failed'],
+  queued: ['dispatched', 'expired', 'failed', 'cancelled'],
   dispatched: ['sent', 'expired', 'failed'],
   sent: ['delivered', 'failed'],
   delivered: [],
   failed: [],
   expired: [],
+  cancelled: [],
   received: [],
 };
 
@@ -25,11 +26,12 @@ const EVENT_OF: Partial<Record<MessageStatus, EventType>> = {
   delivered: 'message.delivered',
   failed: 'message.failed',
   expired: 'message.expired',
+  cancelled: 'message.cancelled',
   received: 'message.received',
 };
 
-/** Final states that give the message's credit back. */
-const REFUNDED: ReadonlySet<MessageStatus> = new Set(['failed', 'expired']);
+/** Final states that give the message's credit back (once: the ledger's unique key). */
+const REFUNDED: ReadonlySet<MessageStatus> = new Set(['failed', 'expired', 'cancelled']);
 
 /**
  * `messages.id` among the rows a `SELECT … LIMIT n FOR UPDATE SKIP LOCKED` picks. As `IN (subquery)`

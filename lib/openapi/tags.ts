@@ -7,6 +7,8 @@ export const TAGS = {
   'Phone groups': 'Groups of phones; each holds its own credits.',
   Credits: 'Balances per group, transfers between groups and the ledger of every movement.',
   Messages: 'Send single and bulk messages, and read them with their state history.',
+  'Sending settings':
+    'Quiet hours, automatic retries and the destination-country allow-list, for the account and per group.',
   'Opt-outs':
     'Numbers that texted STOP (or were added by hand): sends to them answer 422 RECIPIENT_OPTED_OUT, charged nothing.',
   'Phone API': 'What a phone running the Simgate device client calls with its device key (`dk_…`).',

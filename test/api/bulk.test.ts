@@ -163,7 +163,7 @@ describe('GET /api/v1/bulk-messages/{id}', () => {
       from_group: null,
       count: 4,
       created_at: expect.stringMatching(/Z$/),
-      counts: { queued: 2, dispatched: 0, sent: 1, delivered: 0, failed: 1, expired: 0 },
+      counts: { queued: 2, dispatched: 0, sent: 1, delivered: 0, failed: 1, expired: 0, cancelled: 0 },
     });
   });
 

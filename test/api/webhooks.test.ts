@@ -262,6 +262,7 @@ describe('GET /api/v1/webhooks/events', () => {
       'message.delivered',
       'message.failed',
       'message.expired',
+      'message.cancelled',
       'message.rerouted',
       'recipient.opted_out',
       'recipient.opted_in',

@@ -29,6 +29,11 @@ export const POST = route(
       content: body.content,
     };
     if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
-    return sendBulk(db, principal.accountId, { ...input, sendAt: body.send_at, ttlSeconds: body.ttl_s });
+    return sendBulk(db, principal.accountId, {
+      ...input,
+      sendAt: body.send_at,
+      ttlSeconds: body.ttl_s,
+      priority: body.priority,
+    });
   },
 );

@@ -30,6 +30,7 @@ export const POST = route(
   },
   async ({ db, principal, body }) => {
     const sender = { from: body.from, fromGroup: body.from_group, requireOnline: body.require_online, sim: body.sim };
+    const priority = body.priority;
     if (body.dry_run) {
       const preview = await dryRunSend(db, principal.accountId, {
         ...sender,
@@ -46,6 +47,7 @@ export const POST = route(
       requestId: body.request_id,
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
+      priority,
     });
   },
 );

@@ -17,42 +17,45 @@ import * as route13 from '@/app/api/v1/auth/login/route';
 import * as route14 from '@/app/api/v1/auth/register/route';
 import * as route15 from '@/app/api/v1/auth/sessions/route';
 import * as route16 from '@/app/api/v1/auth/sign-in/request-code/route';
-import * as route17 from '@/app/api/v1/bulk-messages/[id]/route';
-import * as route18 from '@/app/api/v1/bulk-messages/route';
-import * as route19 from '@/app/api/v1/credits/balance/route';
-import * as route20 from '@/app/api/v1/credits/ledger/route';
-import * as route21 from '@/app/api/v1/credits/transfer/route';
-import * as route22 from '@/app/api/v1/device/messages/[id]/status/route';
-import * as route23 from '@/app/api/v1/device/messages/received/route';
-import * as route24 from '@/app/api/v1/device/outbox/claim/route';
-import * as route25 from '@/app/api/v1/heartbeats/route';
-import * as route26 from '@/app/api/v1/messages/[id]/route';
-import * as route27 from '@/app/api/v1/messages/route';
-import * as route28 from '@/app/api/v1/openapi.json/route';
-import * as route29 from '@/app/api/v1/opt-outs/[phone]/route';
-import * as route30 from '@/app/api/v1/opt-outs/route';
-import * as route31 from '@/app/api/v1/opt-outs/settings/route';
-import * as route32 from '@/app/api/v1/phone-groups/[id]/route';
-import * as route33 from '@/app/api/v1/phone-groups/route';
-import * as route34 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
-import * as route35 from '@/app/api/v1/phones/[id]/devices/route';
-import * as route36 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route37 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route38 from '@/app/api/v1/phones/[id]/route';
-import * as route39 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route40 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route41 from '@/app/api/v1/phones/register-device/route';
-import * as route42 from '@/app/api/v1/phones/route';
-import * as route43 from '@/app/api/v1/phones/verify-sim/route';
-import * as route44 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route45 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route46 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route47 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route48 from '@/app/api/v1/webhooks/[id]/route';
-import * as route49 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route50 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route51 from '@/app/api/v1/webhooks/events/route';
-import * as route52 from '@/app/api/v1/webhooks/route';
+import * as route17 from '@/app/api/v1/bulk-messages/[id]/cancel/route';
+import * as route18 from '@/app/api/v1/bulk-messages/[id]/route';
+import * as route19 from '@/app/api/v1/bulk-messages/route';
+import * as route20 from '@/app/api/v1/credits/balance/route';
+import * as route21 from '@/app/api/v1/credits/ledger/route';
+import * as route22 from '@/app/api/v1/credits/transfer/route';
+import * as route23 from '@/app/api/v1/device/messages/[id]/status/route';
+import * as route24 from '@/app/api/v1/device/messages/received/route';
+import * as route25 from '@/app/api/v1/device/outbox/claim/route';
+import * as route26 from '@/app/api/v1/heartbeats/route';
+import * as route27 from '@/app/api/v1/messages/[id]/cancel/route';
+import * as route28 from '@/app/api/v1/messages/[id]/route';
+import * as route29 from '@/app/api/v1/messages/route';
+import * as route30 from '@/app/api/v1/openapi.json/route';
+import * as route31 from '@/app/api/v1/opt-outs/[phone]/route';
+import * as route32 from '@/app/api/v1/opt-outs/route';
+import * as route33 from '@/app/api/v1/opt-outs/settings/route';
+import * as route34 from '@/app/api/v1/phone-groups/[id]/route';
+import * as route35 from '@/app/api/v1/phone-groups/route';
+import * as route36 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as route37 from '@/app/api/v1/phones/[id]/devices/route';
+import * as route38 from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as route39 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route40 from '@/app/api/v1/phones/[id]/route';
+import * as route41 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route42 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route43 from '@/app/api/v1/phones/register-device/route';
+import * as route44 from '@/app/api/v1/phones/route';
+import * as route45 from '@/app/api/v1/phones/verify-sim/route';
+import * as route46 from '@/app/api/v1/settings/sending/route';
+import * as route47 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route48 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route49 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route50 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route51 from '@/app/api/v1/webhooks/[id]/route';
+import * as route52 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route53 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route54 from '@/app/api/v1/webhooks/events/route';
+import * as route55 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -73,40 +76,43 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/auth/register', module: route14 },
   { path: '/api/v1/auth/sessions', module: route15 },
   { path: '/api/v1/auth/sign-in/request-code', module: route16 },
-  { path: '/api/v1/bulk-messages/{id}', module: route17 },
-  { path: '/api/v1/bulk-messages', module: route18 },
-  { path: '/api/v1/credits/balance', module: route19 },
-  { path: '/api/v1/credits/ledger', module: route20 },
-  { path: '/api/v1/credits/transfer', module: route21 },
-  { path: '/api/v1/device/messages/{id}/status', module: route22 },
-  { path: '/api/v1/device/messages/received', module: route23 },
-  { path: '/api/v1/device/outbox/claim', module: route24 },
-  { path: '/api/v1/heartbeats', module: route25 },
-  { path: '/api/v1/messages/{id}', module: route26 },
-  { path: '/api/v1/messages', module: route27 },
-  { path: '/api/v1/openapi.json', module: route28 },
-  { path: '/api/v1/opt-outs/{phone}', module: route29 },
-  { path: '/api/v1/opt-outs', module: route30 },
-  { path: '/api/v1/opt-outs/settings', module: route31 },
-  { path: '/api/v1/phone-groups/{id}', module: route32 },
-  { path: '/api/v1/phone-groups', module: route33 },
-  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route34 },
-  { path: '/api/v1/phones/{id}/devices', module: route35 },
-  { path: '/api/v1/phones/{id}/heartbeats', module: route36 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route37 },
-  { path: '/api/v1/phones/{id}', module: route38 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route39 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route40 },
-  { path: '/api/v1/phones/register-device', module: route41 },
-  { path: '/api/v1/phones', module: route42 },
-  { path: '/api/v1/phones/verify-sim', module: route43 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route44 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route45 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route46 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route47 },
-  { path: '/api/v1/webhooks/{id}', module: route48 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route49 },
-  { path: '/api/v1/webhooks/{id}/test', module: route50 },
-  { path: '/api/v1/webhooks/events', module: route51 },
-  { path: '/api/v1/webhooks', module: route52 },
+  { path: '/api/v1/bulk-messages/{id}/cancel', module: route17 },
+  { path: '/api/v1/bulk-messages/{id}', module: route18 },
+  { path: '/api/v1/bulk-messages', module: route19 },
+  { path: '/api/v1/credits/balance', module: route20 },
+  { path: '/api/v1/credits/ledger', module: route21 },
+  { path: '/api/v1/credits/transfer', module: route22 },
+  { path: '/api/v1/device/messages/{id}/status', module: route23 },
+  { path: '/api/v1/device/messages/received', module: route24 },
+  { path: '/api/v1/device/outbox/claim', module: route25 },
+  { path: '/api/v1/heartbeats', module: route26 },
+  { path: '/api/v1/messages/{id}/cancel', module: route27 },
+  { path: '/api/v1/messages/{id}', module: route28 },
+  { path: '/api/v1/messages', module: route29 },
+  { path: '/api/v1/openapi.json', module: route30 },
+  { path: '/api/v1/opt-outs/{phone}', module: route31 },
+  { path: '/api/v1/opt-outs', module: route32 },
+  { path: '/api/v1/opt-outs/settings', module: route33 },
+  { path: '/api/v1/phone-groups/{id}', module: route34 },
+  { path: '/api/v1/phone-groups', module: route35 },
+  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route36 },
+  { path: '/api/v1/phones/{id}/devices', module: route37 },
+  { path: '/api/v1/phones/{id}/heartbeats', module: route38 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route39 },
+  { path: '/api/v1/phones/{id}', module: route40 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route41 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route42 },
+  { path: '/api/v1/phones/register-device', module: route43 },
+  { path: '/api/v1/phones', module: route44 },
+  { path: '/api/v1/phones/verify-sim', module: route45 },
+  { path: '/api/v1/settings/sending', module: route46 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route47 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route48 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route49 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route50 },
+  { path: '/api/v1/webhooks/{id}', module: route51 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route52 },
+  { path: '/api/v1/webhooks/{id}/test', module: route53 },
+  { path: '/api/v1/webhooks/events', module: route54 },
+  { path: '/api/v1/webhooks', module: route55 },
 ];

@@ -37,7 +37,11 @@ export const PATCH = route(
   },
   async ({ db, principal, params, body }) =>
     presentGroup(
-      await renameGroup(db, principal.accountId, params.id, { name: body.name, isDefault: body.is_default }),
+      await renameGroup(db, principal.accountId, params.id, {
+        name: body.name,
+        isDefault: body.is_default,
+        sending: body.sending,
+      }),
     ),
 );
 

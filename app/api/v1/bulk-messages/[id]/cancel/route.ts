@@ -1,0 +1,20 @@
+import { route } from '@/lib/http/route';
+import { cancelBulk } from '@/lib/messages/cancel';
+import { bulkCancelledSchema, bulkIdParams } from '@/lib/messages/schemas';
+
+export const POST = route(
+  {
+    auth: 'account',
+    params: bulkIdParams,
+    doc: {
+      operationId: 'cancelBulkMessage',
+      summary: 'Cancel what is still queued of a bulk',
+      description:
+        'Every message of the bulk that is still `queued` becomes `cancelled` (refunded, `message.cancelled` each); the answer counts them and the messages already on a phone or done. Safe to repeat.',
+      tags: ['Messages'],
+      response: { description: 'The counts.', schema: bulkCancelledSchema },
+      errors: ['NOT_FOUND'],
+    },
+  },
+  async ({ db, principal, params }) => cancelBulk(db, principal.accountId, params.id),
+);

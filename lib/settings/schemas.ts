@@ -1,0 +1,85 @@
+import { MAX_ATTEMPTS_RANGE, WEEKDAYS } from '@/db/schema';
+import { isKnownCountryCode } from '@/lib/phone-number';
+import { z } from '@/lib/zod';
+import { isTimeZone } from './window';
+
+const hhmm = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time of day as HH:MM (00:00 to 23:59)')
+  .openapi({ example: '08:00' });
+
+export const sendWindowSchema = z
+  .strictObject({
+    time_zone: z
+      .string()
+      .refine(isTimeZone, 'not an IANA time zone name (e.g. Europe/Berlin)')
+      .openapi({ example: 'America/New_York' }),
+    days: z
+      .array(z.enum(WEEKDAYS))
+      .min(1, 'at least one day')
+      .refine((days) => new Set(days).size === days.length, 'a day appears twice')
+      .openapi({ example: ['mon', 'tue', 'wed', 'thu', 'fri'] }),
+    start: hhmm,
+    end: hhmm.openapi({ example: '21:00' }),
+  })
+  .refine((window) => window.start < window.end, { message: 'must be after start', path: ['end'] })
+  .openapi('SendWindow', {
+    description:
+      'Quiet hours: outside this window a phone is handed no `normal`-priority message (a long-polling phone sleeps until it opens); `high` priority ignores it. A message’s TTL still counts from its `send_at`, so a message that waits through the night may expire.',
+  });
+
+const countries = z
+  .array(
+    z
+      .string()
+      .transform((code) => code.toUpperCase())
+      .refine(isKnownCountryCode, 'not an ISO 3166-1 alpha-2 country code'),
+  )
+  .min(1)
+  .max(250)
+  .transform((list) => [...new Set(list)])
+  .openapi({
+    example: ['US', 'CA'],
+    description:
+      'Countries a message may be sent to (ISO 3166-1 alpha-2); others answer 422 RECIPIENT_COUNTRY_NOT_ALLOWED and charge nothing. null: any country.',
+  });
+
+const maxAttempts = z
+  .number()
+  .int()
+  .min(MAX_ATTEMPTS_RANGE.min)
+  .max(MAX_ATTEMPTS_RANGE.max)
+  .openapi({
+    description: `Tries per message when a failure may be fixed by retrying (${MAX_ATTEMPTS_RANGE.min} to ${MAX_ATTEMPTS_RANGE.max}, default ${MAX_ATTEMPTS_RANGE.default}).`,
+  });
+
+export const sendingSettingsSchema = z
+  .object({
+    send_window: sendWindowSchema.nullable(),
+    max_attempts: maxAttempts,
+    allowed_countries: z.array(z.string()).nullable(),
+  })
+  .openapi('SendingSettings');
+
+export type SendingSettings = z.infer<typeof sendingSettingsSchema>;
+
+export const sendingSettingsBody = z
+  .strictObject({
+    send_window: sendWindowSchema.nullable().optional(),
+    max_attempts: maxAttempts.optional(),
+    allowed_countries: countries.nullable().optional(),
+  })
+  .openapi('UpdateSendingSettings');
+
+/** A group's overrides: a key set to `"inherit"` drops the override, so the account's setting applies. */
+const inherit = z.literal('inherit');
+export const groupSendingBody = z
+  .strictObject({
+    send_window: z.union([sendWindowSchema.nullable(), inherit]).optional(),
+    max_attempts: z.union([maxAttempts, inherit]).optional(),
+    allowed_countries: z.union([countries.nullable(), inherit]).optional(),
+  })
+  .openapi('GroupSendingOverrides', {
+    description:
+      'Overrides of the account’s sending settings for this group (not the default group): a key given wins for the group’s phones and sends, `"inherit"` removes the override.',
+  });

@@ -1,0 +1,88 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { accounts, phoneGroups, type SendingOverrides } from '@/db/schema';
+import { withTransaction } from '@/lib/db';
+import { defaultGroupLocked } from '@/lib/groups/names';
+import { getGroup } from '@/lib/groups/read';
+import type { SendingSettings } from './schemas';
+
+/** The account's own sending settings. */
+export async function accountSending(executor: Executor, accountId: string): Promise<SendingSettings> {
+  const [account] = await executor
+    .select({
+      sendWindow: accounts.sendWindow,
+      maxAttempts: accounts.maxAttempts,
+      allowedCountries: accounts.allowedCountries,
+    })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!account) throw new Error(`accountSending: no account ${accountId}`);
+  return {
+    send_window: account.sendWindow ?? null,
+    max_attempts: account.maxAttempts,
+    allowed_countries: account.allowedCountries ?? null,
+  };
+}
+
+/** What applies to a group's phones and sends: its overrides over the account's settings. */
+export async function effectiveSending(
+  executor: Executor,
+  accountId: string,
+  groupId: number | null,
+): Promise<SendingSettings> {
+  const base = await accountSending(executor, accountId);
+  if (groupId === null) return base;
+  const [group] = await executor
+    .select({ overrides: phoneGroups.sendingOverrides })
+    .from(phoneGroups)
+    .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId)));
+  return { ...base, ...(group?.overrides ?? {}) } as SendingSettings;
+}
+
+export async function updateAccountSending(
+  executor: Executor,
+  accountId: string,
+  body: Partial<SendingSettings>,
+): Promise<SendingSettings> {
+  const changes = {
+    ...(body.send_window !== undefined ? { sendWindow: body.send_window } : {}),
+    ...(body.max_attempts !== undefined ? { maxAttempts: body.max_attempts } : {}),
+    ...(body.allowed_countries !== undefined ? { allowedCountries: body.allowed_countries } : {}),
+  };
+  if (Object.keys(changes).length > 0) await executor.update(accounts).set(changes).where(eq(accounts.id, accountId));
+  return accountSending(executor, accountId);
+}
+
+type OverrideChange = { [K in keyof SendingOverrides]?: SendingOverrides[K] | 'inherit' };
+
+/** Sets or drops a group's overrides; the default group is the account's own settings, so it is locked. */
+export async function updateGroupSending(
+  executor: Executor,
+  accountId: string,
+  groupId: number,
+  change: OverrideChange,
+): Promise<void> {
+  await withTransaction(executor, async (tx) => {
+    const group = await getGroup(tx, accountId, groupId);
+    if (group.isDefault) {
+      throw defaultGroupLocked(
+        'The default group uses the account’s sending settings: change them in /api/v1/settings/sending.',
+      );
+    }
+    const [current] = await tx
+      .select({ overrides: phoneGroups.sendingOverrides })
+      .from(phoneGroups)
+      .where(eq(phoneGroups.id, groupId))
+      .for('update');
+    const next: Record<string, unknown> = { ...(current?.overrides ?? {}) };
+    for (const [key, value] of Object.entries(change)) {
+      if (value === undefined) continue;
+      if (value === 'inherit') delete next[key];
+      else next[key] = value;
+    }
+    await tx
+      .update(phoneGroups)
+      .set({ sendingOverrides: next as SendingOverrides })
+      .where(eq(phoneGroups.id, groupId));
+  });
+}
