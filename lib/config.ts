@@ -52,6 +52,9 @@ export const config = {
   get heartbeatSweepIntervalSeconds() {
     return readSetting('HEARTBEAT_SWEEP_INTERVAL_S');
   },
+  get retryBackoffSeconds() {
+    return readSetting('RETRY_BACKOFF_SECONDS');
+  },
   get messageExpirySweepSeconds() {
     return readSetting('MESSAGE_EXPIRY_SWEEP_S');
   },

@@ -28,6 +28,14 @@ function variable<T>(read: Reader<T>) {
 
 const text: Reader<string> = (raw) => raw;
 
+const secondsList: Reader<number[]> = (raw) => {
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length > 10 || parts.some((part) => !/^\d+$/.test(part) || Number(part) > 86_400)) {
+    throw new Error(`must be 1 to 10 comma-separated whole seconds (each at most 86400), got "${raw}".`);
+  }
+  return parts.map(Number);
+};
+
 const wholeNumber =
   (min = 0): Reader<number> =>
   (raw) => {
@@ -137,6 +145,8 @@ export const envSchema = z.object({
   HEARTBEAT_TIMEOUT_S: variable(wholeNumber()).default(300),
   HEARTBEAT_SWEEP_INTERVAL_S: variable(wholeNumber(1)).default(30),
   MESSAGE_EXPIRY_SWEEP_S: variable(wholeNumber(1)).default(30),
+  /** Waits before each automatic retry of a failed message, in seconds: the n-th retry waits the n-th (the last repeats). */
+  RETRY_BACKOFF_SECONDS: variable(secondsList).default([60, 300]),
   API_KEY_RATE_LIMIT: variable(wholeNumber()).default(200),
   KEY_CACHE_TTL_MS: variable(wholeNumber()).default(5000),
   VERIFICATION_SENDER_PHONE: variable((raw) => raw.trim()),

@@ -5,6 +5,8 @@ import type { DevicePrincipal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
 import { subscribeOutbox } from '@/lib/notify/outbox';
 import { untilShutdown } from '@/lib/server/shutdown';
+import { effectiveSending } from '@/lib/settings/settings';
+import { msUntilOpen } from '@/lib/settings/window';
 import { type DevicePhone, findDevicePhone } from './device-phone';
 import { pacingOf } from './pacing';
 import type { MessageRow } from './present';
@@ -53,14 +55,18 @@ async function claimOnce(
   return withTransaction(db, async (tx) => {
     // Serialises this phone's claims (not its sends), so pacing counts every concurrent claim.
     const [locked] = await tx
-      .select({ messagesPerMinute: phones.messagesPerMinute, dailyCap: phones.dailyCap })
+      .select({ messagesPerMinute: phones.messagesPerMinute, dailyCap: phones.dailyCap, groupId: phones.groupId })
       .from(phones)
       .where(eq(phones.id, phone.id))
       .for('no key update');
     if (!locked) return { claimed: [] };
     const pacing = await pacingOf(tx, { id: phone.id, ...locked }, now);
     if (pacing.allowance === 0) return { claimed: [], retryInMs: pacing.refillInMs };
+    // Outside the send window (quiet hours) only the high-priority lane is handed out.
+    const { send_window: window } = await effectiveSending(tx, phone.accountId, locked.groupId);
+    const opensInMs = msUntilOpen(window, now);
     const due = and(
+      opensInMs > 0 ? eq(messages.priority, 'high') : undefined,
       eq(messages.phoneId, phone.id),
       eq(messages.status, 'queued'),
       lte(messages.sendAt, now),
@@ -85,7 +91,10 @@ async function claimOnce(
       .set({ status: 'dispatched', updatedAt: now })
       .where(and(idIn(picked), inArray(messages.status, sourcesOf('dispatched'))))
       .returning();
-    if (claimed.length === 0) return { claimed, retryInMs: await nextDueInMs(tx, phone.id, now) };
+    if (claimed.length === 0) {
+      const nextDue = await nextDueInMs(tx, phone.id, now);
+      return { claimed, retryInMs: earliest(nextDue, opensInMs > 0 ? opensInMs : undefined) };
+    }
     await afterTransition(tx, claimed, { at: now });
     const direction = order === 'oldest' ? 1 : -1;
     claimed.sort(
@@ -95,6 +104,11 @@ async function claimOnce(
     );
     return { claimed };
   });
+}
+
+function earliest(...delays: Array<number | undefined>): number | undefined {
+  const known = delays.filter((delay): delay is number => delay !== undefined);
+  return known.length > 0 ? Math.min(...known) : undefined;
 }
 
 /** Time until the phone's next scheduled message falls due, if one does. */

@@ -2,7 +2,9 @@
 export const STATES =
   'Delivery states: `queued` → `dispatched` (claimed by the phone) → `sent` (handed to the carrier) → ' +
   '`delivered` | `failed`; `queued`/`dispatched` → `expired` after the TTL; `queued`/`dispatched`/`sent` → ' +
-  '`failed`. `delivered`, `failed` and `expired` are final; a failed or expired message is refunded. ' +
+  '`failed`; `queued` → `cancelled` (POST …/cancel). `delivered`, `failed`, `expired` and `cancelled` are final; ' +
+  'a failed, expired or cancelled message is refunded. A failure a retry may fix (`error_code`) queues the ' +
+  'message again after a backoff, up to `max_attempts` (a `retrying` history entry each); it is charged once. ' +
   'Inbound messages are `received`.';
 
 const FLEET =
@@ -39,7 +41,8 @@ export const CLAIM_OUTBOX =
   'Hands the phone its oldest due queued messages, now `dispatched`; concurrent claims never share one. ' +
   '`?wait=N` (seconds, at most 30) long-polls while none is queued and answers as soon as one is sent. ' +
   'Pacing holds: never more than the phone’s `messages_per_minute` in a rolling minute, nor past its ' +
-  '`daily_cap` per UTC day. The body is optional.';
+  '`daily_cap` per UTC day. `high`-priority messages come first. Outside the send window of the phone’s group ' +
+  '(or account) only `high` ones are handed out, and a long-poll sleeps until the window opens. The body is optional.';
 
 export const REPORT_STATUS = `Moves a message of this phone to \`sent\`, \`delivered\` or \`failed\`. ${STATES}`;
 

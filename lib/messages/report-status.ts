@@ -5,9 +5,8 @@ import type { DevicePrincipal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { findDevicePhone } from './device-phone';
-import { isRetryableFailure } from './failures';
 import { type MessageWire, presentMessage } from './present';
-import { rerouteAfterFailure } from './reroute';
+import { failOrRetry } from './retry';
 import type { DEVICE_REPORTED_STATUSES } from './schemas';
 import { transitionMessage } from './state-machine';
 
@@ -39,12 +38,10 @@ export async function reportMessageStatus(
         ),
       );
     if (!message) throw notFound('Message');
-    const error = report.status === 'failed' ? (report.error ?? report.errorCode ?? 'failed on the phone') : undefined;
-    if (report.status === 'failed' && isRetryableFailure(report.errorCode, report.error)) {
-      // A group's message goes to another of its phones rather than failing.
-      const moved = await rerouteAfterFailure(tx, message, error ?? 'failed on the phone');
-      if (moved) return presentMessage(moved);
+    if (report.status === 'failed') {
+      const error = report.error ?? report.errorCode ?? 'failed on the phone';
+      return presentMessage(await failOrRetry(tx, message, { error, errorCode: report.errorCode }));
     }
-    return presentMessage(await transitionMessage(tx, message, report.status, { error }));
+    return presentMessage(await transitionMessage(tx, message, report.status));
   });
 }

@@ -21,10 +21,17 @@ async function moveMessage(
   target: Candidate,
   reason: string,
   at: Date,
+  options: { attempt?: boolean } = {},
 ): Promise<MessageRow | undefined> {
   const [moved] = await tx
     .update(messages)
-    .set({ phoneId: target.id, from: target.phone, status: 'queued', updatedAt: at })
+    .set({
+      phoneId: target.id,
+      from: target.phone,
+      status: 'queued',
+      updatedAt: at,
+      ...(options.attempt ? { attempts: sql`${messages.attempts} + 1` } : {}),
+    })
     .where(
       and(
         eq(messages.id, message.id),
@@ -71,7 +78,7 @@ export async function rerouteAfterFailure(
   });
   if (candidates.length === 0) return undefined;
   const sticky = await stickyPhones(tx, message.accountId, candidates, [message.to]);
-  return moveMessage(tx, message, pickCandidate(candidates, sticky, message.to), reason, new Date());
+  return moveMessage(tx, message, pickCandidate(candidates, sticky, message.to), reason, new Date(), { attempt: true });
 }
 
 /**

@@ -5,7 +5,7 @@ import { isTimeZone } from './window';
 
 const hhmm = z
   .string()
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time of day as HH:MM (00:00 to 23:59)')
+  .regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'a time of day as HH:MM (00:00 to 24:00)')
   .openapi({ example: '08:00' });
 
 export const sendWindowSchema = z
@@ -23,7 +23,7 @@ export const sendWindowSchema = z
     end: hhmm.openapi({ example: '21:00' }),
   })
   .refine((window) => window.start < window.end, { message: 'must be after start', path: ['end'] })
-  .openapi('SendWindow', {
+  .openapi({
     description:
       'Quiet hours: outside this window a phone is handed no `normal`-priority message (a long-polling phone sleeps until it opens); `high` priority ignores it. A message’s TTL still counts from its `send_at`, so a message that waits through the night may expire.',
   });
@@ -75,9 +75,9 @@ export const sendingSettingsBody = z
 const inherit = z.literal('inherit');
 export const groupSendingBody = z
   .strictObject({
-    send_window: z.union([sendWindowSchema.nullable(), inherit]).optional(),
+    send_window: z.union([sendWindowSchema, z.null(), inherit]).optional(),
     max_attempts: z.union([maxAttempts, inherit]).optional(),
-    allowed_countries: z.union([countries.nullable(), inherit]).optional(),
+    allowed_countries: z.union([countries, z.null(), inherit]).optional(),
   })
   .openapi('GroupSendingOverrides', {
     description:

@@ -8,7 +8,7 @@ import { POST as heartbeat } from '@/app/api/v1/heartbeats/route';
 import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { openPostgres } from '@/db/client';
-import { creditLedger, events, messageStatusHistory, messages, phones } from '@/db/schema';
+import { accounts, creditLedger, events, messageStatusHistory, messages, phones } from '@/db/schema';
 import { rerouteStranded } from '@/lib/messages/reroute';
 import { onRealPostgres } from '../database';
 import { addTestPhone, balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
@@ -223,8 +223,9 @@ describe('send through a group', () => {
     ).toEqual(['message_charge', 'refund']);
   });
 
-  it('a retryable failure of a message sent from one phone fails as before', async () => {
+  it('a retryable failure of a message sent from one phone, with no attempt left, fails', async () => {
     const { account, a } = await groupOfTwo();
+    await db().update(accounts).set({ maxAttempts: 1 }).where(eq(accounts.id, account.accountId));
     const res = await sendAs(account, { from: a.phone, to: testNumber() });
     await call(claim, { body: { limit: 5 }, apiKey: a.deviceKey });
     const failed = await call(reportStatus, {

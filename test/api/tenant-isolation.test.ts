@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as apiKey from '@/app/api/v1/auth/api-keys/[id]/route';
 import * as apiKeys from '@/app/api/v1/auth/api-keys/route';
+import * as bulkCancel from '@/app/api/v1/bulk-messages/[id]/cancel/route';
 import * as bulkMessage from '@/app/api/v1/bulk-messages/[id]/route';
 import * as bulkMessages from '@/app/api/v1/bulk-messages/route';
 import * as balance from '@/app/api/v1/credits/balance/route';
@@ -8,6 +9,7 @@ import * as ledger from '@/app/api/v1/credits/ledger/route';
 import * as transfer from '@/app/api/v1/credits/transfer/route';
 import * as deviceStatus from '@/app/api/v1/device/messages/[id]/status/route';
 import * as heartbeats from '@/app/api/v1/heartbeats/route';
+import * as messageCancel from '@/app/api/v1/messages/[id]/cancel/route';
 import * as message from '@/app/api/v1/messages/[id]/route';
 import * as messages from '@/app/api/v1/messages/route';
 import * as optOut from '@/app/api/v1/opt-outs/[phone]/route';
@@ -228,6 +230,24 @@ const probes: Probe[] = [
     name: 'POST bulk through the other account’s group',
     handler: bulkMessages.POST,
     options: () => ({ body: { from_group: owned.groupId, recipients: ['+14155550123'], content: 'x' } }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'POST cancel of the message',
+    handler: messageCancel.POST,
+    options: () => ({ params: { id: owned.messageId }, method: 'POST' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST cancel of the bulk',
+    handler: bulkCancel.POST,
+    options: () => ({ params: { id: owned.bulkId }, method: 'POST' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'PATCH the other account’s group’s sending settings',
+    handler: group.PATCH,
+    options: () => ({ params: { id: String(owned.groupId) }, body: { sending: { max_attempts: 5 } }, method: 'PATCH' }),
     expect: GROUP_NOT_FOUND,
   },
   {

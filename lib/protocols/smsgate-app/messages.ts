@@ -6,9 +6,8 @@ import { withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import { claimOutbox } from '@/lib/messages/claim';
 import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
-import { isRetryableFailure } from '@/lib/messages/failures';
 import type { MessageRow } from '@/lib/messages/present';
-import { rerouteAfterFailure } from '@/lib/messages/reroute';
+import { failOrRetry } from '@/lib/messages/retry';
 import { canMove, transitionMessage } from '@/lib/messages/state-machine';
 import { type AppState, stateReport } from './schemas';
 
@@ -102,9 +101,10 @@ export async function applyAppState(
       .where(and(eq(messages.id, report.id), eq(messages.phoneId, phone.id), eq(messages.direction, 'outbound')))
       .for('update');
     let message = found;
-    if (message && report.state === 'Failed' && isRetryableFailure(undefined, error)) {
-      // A group's message goes to another of its phones rather than failing.
-      if (await rerouteAfterFailure(tx, message, error ?? 'Failed on the phone')) return;
+    if (message && report.state === 'Failed' && message.status === 'dispatched') {
+      // Retried (or moved to another phone of its group) when the failure may be fixed by a retry.
+      await failOrRetry(tx, message, { error: error ?? 'Failed on the phone' });
+      return;
     }
     for (const to of MOVES[report.state]) {
       if (!message || !canMove(message.status, to)) continue;

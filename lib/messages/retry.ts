@@ -1,0 +1,61 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { messageStatusHistory, messages } from '@/db/schema';
+import { config } from '@/lib/config';
+import { notifyOutbox } from '@/lib/notify/outbox';
+import { effectiveSending } from '@/lib/settings/settings';
+import { isRetryableFailure } from './failures';
+import type { MessageRow } from './present';
+import { rerouteAfterFailure } from './reroute';
+import { transitionMessage } from './state-machine';
+
+export type FailureReport = { error: string; errorCode?: string };
+
+/**
+ * A phone reports that a message it was handed failed. A failure a retry may fix (failures.ts),
+ * while the message has attempts left (`max_attempts` of its group or account), is tried again:
+ * a message sent through a group goes to another online phone of the group at once, any other
+ * is queued again on its phone after the backoff (RETRY_BACKOFF_SECONDS). Each retry is a
+ * `retrying` history row and one more attempt; the charge stays one. The last failure, or a final
+ * one, is `failed` as before: refunded once, `message.failed` once, with its `attempts`.
+ */
+export async function failOrRetry(tx: Executor, message: MessageRow, report: FailureReport): Promise<MessageRow> {
+  if (message.status === 'dispatched' && isRetryableFailure(report.errorCode, report.error)) {
+    const { max_attempts: maxAttempts } = await effectiveSending(tx, message.accountId, message.groupId);
+    if (message.attempts < maxAttempts) {
+      const retried = (await rerouteAfterFailure(tx, message, report.error)) ?? (await retryLater(tx, message, report));
+      if (retried) return retried;
+    }
+  }
+  return transitionMessage(tx, message, 'failed', { error: report.error });
+}
+
+function backoffMs(attempt: number): number {
+  const steps = config.retryBackoffSeconds;
+  return (steps[Math.min(attempt - 1, steps.length - 1)] ?? 60) * 1000;
+}
+
+async function retryLater(tx: Executor, message: MessageRow, report: FailureReport): Promise<MessageRow | undefined> {
+  const now = new Date();
+  const [retried] = await tx
+    .update(messages)
+    .set({
+      status: 'queued',
+      attempts: sql`${messages.attempts} + 1`,
+      sendAt: new Date(now.getTime() + backoffMs(message.attempts)),
+      error: report.error,
+      updatedAt: now,
+    })
+    .where(and(eq(messages.id, message.id), eq(messages.status, 'dispatched')))
+    .returning();
+  if (!retried) return undefined;
+  await tx.insert(messageStatusHistory).values({
+    messageId: retried.id,
+    status: 'retrying',
+    error: `attempt ${message.attempts} failed: ${report.error}; retrying at ${retried.sendAt.toISOString()}`,
+    at: now,
+  });
+  // A phone long-polling now learns when the retry falls due.
+  await notifyOutbox(tx, retried.phoneId);
+  return retried;
+}
