@@ -5,10 +5,8 @@ import { checkIn } from './check-in';
 export const PLANS = ['free', 'pro'] as const;
 export type PlanName = (typeof PLANS)[number];
 
-export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
-/** Quiet hours: normal-priority messages are handed to phones only inside this window. */
-export type SendWindow = { time_zone: string; days: Weekday[]; start: string; end: string };
+/** Quiet hours: normal-priority messages are handed to phones only inside this window (lib/settings). */
+export type SendWindow = { time_zone: string; days: string[]; start: string; end: string };
 export const MAX_ATTEMPTS_RANGE = { min: 1, max: 5, default: 2 } as const;
 
 export const accounts = pgTable(

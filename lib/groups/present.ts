@@ -20,7 +20,8 @@ export function presentGroup(group: GroupView): GroupWire {
     is_default: group.isDefault,
     balance: group.balance,
     phone_count: group.phoneCount,
-    sending: group.sendingOverrides,
+    // Written only through groupSendingBody (lib/settings/schemas.ts).
+    sending: group.sendingOverrides as GroupWire['sending'],
     created_at: iso(group.createdAt) as string,
   };
 }

@@ -1,7 +1,7 @@
-import { MAX_ATTEMPTS_RANGE, WEEKDAYS } from '@/db/schema';
+import { MAX_ATTEMPTS_RANGE } from '@/db/schema';
 import { isKnownCountryCode } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
-import { isTimeZone } from './window';
+import { isTimeZone, WEEKDAYS } from './window';
 
 const hhmm = z
   .string()

@@ -18,7 +18,8 @@ export async function accountSending(executor: Executor, accountId: string): Pro
     .where(eq(accounts.id, accountId));
   if (!account) throw new Error(`accountSending: no account ${accountId}`);
   return {
-    send_window: account.sendWindow ?? null,
+    // Written only through sendWindowSchema, so its days are weekdays.
+    send_window: (account.sendWindow as SendingSettings['send_window']) ?? null,
     max_attempts: account.maxAttempts,
     allowed_countries: account.allowedCountries ?? null,
   };

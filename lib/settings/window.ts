@@ -1,4 +1,7 @@
-import type { SendWindow, Weekday } from '@/db/schema';
+import type { SendWindow } from '@/db/schema';
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
 
 const WEEKDAY_OF: Record<string, Weekday> = {
   Mon: 'mon',
@@ -9,7 +12,7 @@ const WEEKDAY_OF: Record<string, Weekday> = {
   Sat: 'sat',
   Sun: 'sun',
 };
-const ORDER: Weekday[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+const ORDER: readonly Weekday[] = WEEKDAYS;
 
 /** Whether `timeZone` is an IANA name this runtime knows. */
 export function isTimeZone(timeZone: string): boolean {

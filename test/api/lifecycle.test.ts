@@ -53,6 +53,7 @@ describe('the delivery state machine', () => {
       'queued>dispatched',
       'queued>expired',
       'queued>failed',
+      'queued>cancelled',
       'dispatched>sent',
       'dispatched>expired',
       'dispatched>failed',
