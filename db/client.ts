@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -35,9 +36,9 @@ const MIGRATION_LOCK_ID = 72_201_977;
 
 export async function openPglite(dataDirOrMemory?: string, options?: { loadDataDir?: Blob }): Promise<DatabaseHandle> {
   if (dataDirOrMemory) fs.mkdirSync(dataDirOrMemory, { recursive: true });
-  const client = dataDirOrMemory
-    ? new PGlite(dataDirOrMemory, { loadDataDir: options?.loadDataDir })
-    : new PGlite({ loadDataDir: options?.loadDataDir });
+  // pg_trgm: the message search index (migration 0009).
+  const pgliteOptions = { loadDataDir: options?.loadDataDir, extensions: { pg_trgm } };
+  const client = dataDirOrMemory ? new PGlite(dataDirOrMemory, pgliteOptions) : new PGlite(pgliteOptions);
   await client.waitReady;
   const db = drizzlePglite({ client, schema }) as unknown as Database;
   return { db, driver: { kind: 'pglite', client }, close: () => client.close() };

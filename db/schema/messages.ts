@@ -114,7 +114,8 @@ export const messages = pgTable(
     index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched')`),
     // Pacing counts what a phone was handed recently.
     index('messages_phone_updated_idx').on(t.phoneId, t.updatedAt).where(sql`${t.direction} = 'outbound'`),
-    // Sticky group sends: which phone last wrote to this recipient.
+    // Search by content: messages_content_trgm_idx, a pg_trgm GIN index (hand-written migration 0009).
+    // Sticky group sends, and search by the counterpart number: which phone last wrote to this recipient.
     index('messages_account_to_idx').on(t.accountId, t.to, t.createdAt).where(sql`${t.direction} = 'outbound'`),
     check('messages_sim_check', sql`${t.sim} is null or ${t.sim} in (${sql.raw(SIM_SLOTS.join(', '))})`),
     checkIn('messages_direction_check', t.direction, MESSAGE_DIRECTIONS),

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, ilike, like, lt, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessagePriority, type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
 import { notFound } from '@/lib/errors';
@@ -10,11 +10,33 @@ export type MessageListQuery = {
   cursor?: string;
   status?: MessageStatus;
   priority?: MessagePriority;
+  q?: string;
   direction?: 'outbound' | 'inbound';
   phone?: string;
   created_after?: Date;
   created_before?: Date;
 };
+
+/** LIKE's own characters in `text`, escaped so that they match themselves. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Content containing `q`, any case (messages_content_trgm_idx), or, for something that looks like
+ * the start of a number, a counterpart number starting with it.
+ */
+function searchFilter(q: string): SQL {
+  const contains = ilike(messages.content, `%${likeLiteral(q)}%`);
+  const digits = q.replace(/[\s()-]/g, '');
+  if (!/^\+?\d+$/.test(digits)) return contains;
+  const prefix = `${digits.startsWith('+') ? '' : '+'}${likeLiteral(digits)}%`;
+  return or(
+    contains,
+    and(eq(messages.direction, 'outbound'), like(messages.to, prefix)),
+    and(eq(messages.direction, 'inbound'), like(messages.from, prefix)),
+  ) as SQL;
+}
 
 /** The account's messages, newest first, filtered and keyset-paginated on (created_at, id). */
 export async function listMessages(
@@ -27,6 +49,7 @@ export async function listMessages(
   if (query.status) filters.push(eq(messages.status, query.status));
   if (query.direction) filters.push(eq(messages.direction, query.direction));
   if (query.priority) filters.push(eq(messages.priority, query.priority));
+  if (query.q) filters.push(searchFilter(query.q));
   if (query.created_after) filters.push(gte(messages.createdAt, query.created_after));
   if (query.created_before) filters.push(lt(messages.createdAt, query.created_before));
   if (query.phone) {

@@ -187,6 +187,10 @@ const queryTimestamp = z.preprocess(restorePlus, timestamp);
 export const messageListQuery = pageQuery.extend({
   status: z.enum(MESSAGE_STATUSES).optional(),
   priority: z.enum(MESSAGE_PRIORITIES).optional(),
+  q: z.string().trim().min(1).max(100).optional().openapi({
+    description:
+      'Search: messages whose content contains `q` (any case), or whose counterpart number (the recipient of an outbound message, the sender of an inbound one) starts with it. Combines with the other filters and the cursor.',
+  }),
   direction: z.enum(MESSAGE_DIRECTIONS).optional(),
   phone: queryPhone.optional().openapi({ description: 'Only messages of this phone of the account (E.164).' }),
   created_after: queryTimestamp.optional().openapi({ description: 'Only messages created at or after this time.' }),
