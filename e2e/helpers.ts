@@ -51,7 +51,15 @@ export async function check(page: Page, name: string) {
   ] as const) {
     await page.setViewportSize({ width, height });
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    expect(scrollWidth, `${name} at ${width} px`).toBeLessThanOrEqual(width);
+    // Named in the failure: the innermost elements that stick out past the viewport.
+    const wide = await page.evaluate((limit) => {
+      const out = [...document.body.querySelectorAll('*')].filter((el) => el.getBoundingClientRect().right > limit + 1);
+      return out
+        .filter((el) => !out.some((other) => other !== el && el.contains(other)))
+        .slice(0, 5)
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`.slice(0, 120));
+    }, width);
+    expect(scrollWidth, `${name} at ${width} px: ${wide.join(' | ')}`).toBeLessThanOrEqual(width);
     const { violations } = await new AxeBuilder({ page }).analyze();
     const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);

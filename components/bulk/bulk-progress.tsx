@@ -1,8 +1,11 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useState } from 'react';
 import { api } from '../api';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/confirm';
 import { Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
 
@@ -12,7 +15,7 @@ type Bulk = {
   from_group: number | null;
   count: number;
   created_at: string;
-  counts: Record<'queued' | 'dispatched' | 'sent' | 'delivered' | 'failed' | 'expired', number>;
+  counts: Record<'queued' | 'dispatched' | 'sent' | 'delivered' | 'failed' | 'expired' | 'cancelled', number>;
 };
 
 const STATES = [
@@ -22,6 +25,7 @@ const STATES = [
   { key: 'delivered', label: 'Delivered', bar: 'bg-green-600' },
   { key: 'failed', label: 'Failed', bar: 'bg-red-600' },
   { key: 'expired', label: 'Expired', bar: 'bg-amber-600' },
+  { key: 'cancelled', label: 'Cancelled', bar: 'bg-slate-700' },
 ] as const;
 
 /** A bulk's messages by state, refreshed every two seconds until none is still on its way. */
@@ -34,10 +38,18 @@ export function BulkProgress({ bulkId }: { bulkId: string }) {
       return counts && counts.queued + counts.dispatched + counts.sent === 0 ? false : 2000;
     },
   });
+  const [confirming, setConfirming] = useState(false);
+  const cancel = useMutation({
+    mutationFn: () => api(`/api/v1/bulk-messages/${bulkId}/cancel`, { method: 'POST' }),
+    onSuccess: () => {
+      setConfirming(false);
+      return bulk.refetch();
+    },
+  });
   if (bulk.isPending) return <Loading />;
   if (bulk.error) return <ErrorState error={bulk.error} onRetry={() => bulk.refetch()} />;
   const { counts, count } = bulk.data;
-  const done = counts.delivered + counts.failed + counts.expired;
+  const done = counts.delivered + counts.failed + counts.expired + counts.cancelled;
   return (
     <Section title="Bulk progress">
       <p className="text-sm" aria-live="polite" data-testid="bulk-done">
@@ -65,6 +77,24 @@ export function BulkProgress({ bulkId }: { bulkId: string }) {
           </div>
         ))}
       </dl>
+      {counts.queued > 0 && (
+        <div className="mt-4">
+          <Button variant="secondary" onClick={() => setConfirming(true)}>
+            Cancel the {counts.queued} queued message(s)
+          </Button>
+        </div>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title={`Cancel ${counts.queued} queued message(s)?`}
+        confirmLabel="Cancel them"
+        pending={cancel.isPending}
+        onConfirm={() => cancel.mutate()}
+        onCancel={() => setConfirming(false)}
+      >
+        They will not be sent and their credits go back. Messages a phone already took still go out.
+        {cancel.error && <ErrorState error={cancel.error} />}
+      </ConfirmDialog>
       <p className="mt-4 text-sm">
         <Link className="underline" href="/dashboard/messages/bulk">
           Send another bulk

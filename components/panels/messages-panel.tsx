@@ -1,9 +1,11 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useEffect, useState } from 'react';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
 import { ListView, Table } from '../ui/list-view';
 import { formatTime, Section } from '../ui/section';
@@ -21,18 +23,45 @@ type Message = {
   segments: number;
   sim: number | null;
   from_group: number | null;
+  priority: 'high' | 'normal';
   created_at: string;
 };
 
-const STATUSES = ['', 'queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'received'];
+const STATUSES = ['', 'queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'cancelled', 'received'];
+
+/** The search box's text, kept in the URL (`?q=`) once typing pauses. */
+function useSearchInUrl(): [string, string, (value: string) => void] {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const applied = params.get('q') ?? '';
+  const [typed, setTyped] = useState(applied);
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      if (typed.trim() === applied) return;
+      const next = new URLSearchParams(params.toString());
+      if (typed.trim()) next.set('q', typed.trim());
+      else next.delete('q');
+      router.replace(`${pathname}${next.size > 0 ? `?${next}` : ''}`, { scroll: false });
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [typed, applied, params, pathname, router]);
+  return [typed, applied, setTyped];
+}
 
 export function MessagesPanel() {
   const refresh = useRefresh();
   const [status, setStatus] = useState('');
   const [direction, setDirection] = useState('');
-  const query = new URLSearchParams({ ...(status ? { status } : {}), ...(direction ? { direction } : {}) }).toString();
+  const [typed, search, setTyped] = useSearchInUrl();
+  const [cancelling, setCancelling] = useState<Message | null>(null);
+  const query = new URLSearchParams({
+    ...(status ? { status } : {}),
+    ...(direction ? { direction } : {}),
+    ...(search ? { q: search } : {}),
+  }).toString();
   const messages = usePagedList<Message>(
-    ['messages', status, direction],
+    ['messages', status, direction, search],
     `/api/v1/messages${query ? `?${query}` : ''}`,
   );
   const [form, setForm] = useState({ from: '', to: '', content: '' });
@@ -44,6 +73,13 @@ export function MessagesPanel() {
     },
   });
   const problem = send.error instanceof ApiProblem ? send.error : undefined;
+  const cancel = useMutation({
+    mutationFn: (id: string) => api(`/api/v1/messages/${id}/cancel`, { method: 'POST' }),
+    onSuccess: () => {
+      setCancelling(null);
+      return refresh('messages', 'balance', 'ledger', 'groups');
+    },
+  });
 
   return (
     <Section title="Messages">
@@ -84,7 +120,18 @@ export function MessagesPanel() {
         </Button>
       </form>
       {problem && problem.errors.length === 0 && <ErrorState error={problem} />}
-      <div className="mb-4 flex gap-4 text-sm">
+      <div className="mb-4 flex flex-wrap gap-4 text-sm">
+        <label className="flex items-center gap-2">
+          Search
+          <input
+            type="search"
+            className="rounded-md border border-slate-300 px-2 py-1"
+            placeholder="Text or +1415…"
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            maxLength={100}
+          />
+        </label>
         <label className="flex items-center gap-2">
           Status
           <select
@@ -114,7 +161,7 @@ export function MessagesPanel() {
       </div>
       <ListView list={messages} empty={<EmptyState title="No messages" />}>
         {(items) => (
-          <Table columns={['When', 'From → To', 'Message', 'Status']}>
+          <Table columns={['When', 'From → To', 'Message', 'Status', '']}>
             {items.map((m) => (
               <tr key={m.id} className="border-t border-slate-100 align-top">
                 <td className="py-2 whitespace-nowrap">{formatTime(m.created_at)}</td>
@@ -131,12 +178,37 @@ export function MessagesPanel() {
                 <td className="max-w-xs truncate" title={m.content}>
                   {m.content}
                 </td>
-                <td>{m.status}</td>
+                <td>
+                  {m.status}
+                  {m.priority === 'high' && <span className="block text-xs font-semibold text-amber-800">high</span>}
+                </td>
+                <td className="text-right">
+                  {m.status === 'queued' && (
+                    <Button
+                      variant="secondary"
+                      onClick={() => setCancelling(m)}
+                      aria-label={`Cancel message to ${m.to}`}
+                    >
+                      Cancel
+                    </Button>
+                  )}
+                </td>
               </tr>
             ))}
           </Table>
         )}
       </ListView>
+      <ConfirmDialog
+        open={cancelling !== null}
+        title={`Cancel the message to ${cancelling?.to ?? ''}?`}
+        confirmLabel="Cancel message"
+        pending={cancel.isPending}
+        onConfirm={() => cancelling && cancel.mutate(cancelling.id)}
+        onCancel={() => setCancelling(null)}
+      >
+        It will not be sent, and its credit goes back to its group. A phone that already took it cannot be stopped.
+        {cancel.error && <ErrorState error={cancel.error} />}
+      </ConfirmDialog>
     </Section>
   );
 }

@@ -25,20 +25,26 @@ export function ListView<T>({
   );
 }
 
-/** A table with a header row; an empty column label names the actions column for screen readers. */
+/**
+ * A table with a header row; an empty column label names the actions column for screen readers.
+ * On a narrow screen the table scrolls inside its own box, never the page.
+ */
 export function Table({ columns, children }: { columns: string[]; children: ReactNode }) {
   return (
-    <table className="w-full text-left text-sm">
-      <thead className="text-slate-500">
-        <tr>
-          {columns.map((label, index) => (
-            <th key={label || `actions-${index}`} className="py-2">
-              {label || <span className="sr-only">Actions</span>}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{children}</tbody>
-    </table>
+    // `relative`: the header's screen-reader-only label is absolutely placed and must stay inside the scroller.
+    <div className="relative overflow-x-auto">
+      <table className="w-full text-left text-sm">
+        <thead className="text-slate-500">
+          <tr>
+            {columns.map((label, index) => (
+              <th key={label || `actions-${index}`} className="py-2">
+                {label || <span className="sr-only">Actions</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { Suspense } from 'react';
 import { MessagesPanel } from '@/components/panels/messages-panel';
 
 export const metadata: Metadata = { title: 'Messages · Simgate' };
@@ -13,7 +14,9 @@ export default function MessagesPage() {
           Bulk send: paste numbers or upload a CSV
         </Link>
       </p>
-      <MessagesPanel />
+      <Suspense>
+        <MessagesPanel />
+      </Suspense>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { ApiKeysPanel } from '@/components/panels/api-keys-panel';
 import { WebhooksPanel } from '@/components/panels/webhooks-panel';
 import { AuditLogPanel } from '@/components/security/audit-log-panel';
@@ -10,6 +11,11 @@ export default function SettingsPage() {
   return (
     <>
       <h1 className="text-2xl font-bold tracking-tight">Settings</h1>
+      <p className="mt-2 text-sm">
+        <Link className="font-medium underline" href="/dashboard/settings/sending">
+          Sending: quiet hours, automatic retry, allowed countries
+        </Link>
+      </p>
       <ApiKeysPanel />
       <WebhooksPanel />
       <SecurityPanel />

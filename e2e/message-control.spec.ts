@@ -1,0 +1,55 @@
+import { expect, test } from '@playwright/test';
+import { activatePhone, check, signIn } from './helpers';
+
+test('message control: quiet hours, retries and allowed countries set in Settings → Sending; search and cancel a queued message', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  test.setTimeout(90_000);
+  const email = `control-${Date.now()}@example.test`;
+  const device = await activatePhone(baseURL!, email);
+  const headers = { 'x-api-key': device.apiKey };
+
+  await signIn(page, baseURL!, email);
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: /Sending: quiet hours/ }).click();
+  await page.getByLabel(/Hand normal-priority messages/).check();
+  await page.getByLabel('Time zone (IANA name)').fill('UTC');
+  const start = (new Date().getUTCHours() + 2) % 24;
+  await page.getByLabel('From').fill(`${String(start).padStart(2, '0')}:00`);
+  await page.getByLabel('until').fill(`${String(start).padStart(2, '0')}:30`);
+  for (const day of ['sat', 'sun']) await page.getByLabel(day, { exact: true }).check();
+  await page.getByLabel(/Tries per message/).fill('3');
+  await page.getByRole('button', { name: 'Only my phones’ countries' }).click();
+  await expect(page.getByLabel(/Country codes/)).toHaveValue('US');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await check(page, 'settings-sending');
+
+  const settings = await (await request.get('/api/v1/settings/sending', { headers })).json();
+  expect(settings).toMatchObject({ max_attempts: 3, allowed_countries: ['US'], send_window: { time_zone: 'UTC' } });
+  const abroad = await request.post('/api/v1/messages', {
+    headers,
+    data: { from: device.phone, to: '+33612345678', content: 'Bonjour' },
+  });
+  expect(abroad.status()).toBe(422);
+  const sent = await request.post('/api/v1/messages', {
+    headers,
+    data: { from: device.phone, to: '+14155550142', content: 'Your parcel is waiting' },
+  });
+  expect(sent.status()).toBe(201);
+
+  await page.getByRole('link', { name: 'Messages' }).click();
+  await page.getByRole('searchbox').fill('parcel');
+  await expect(page).toHaveURL(/\?q=parcel/);
+  const row = page.getByRole('row', { name: /Your parcel is waiting/ });
+  await expect(row).toBeVisible();
+  await check(page, 'messages-search');
+  await row.getByRole('button', { name: 'Cancel message to +14155550142' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Cancel the message to +14155550142?' });
+  await dialog.getByRole('button', { name: 'Cancel message' }).click();
+  await expect(row.getByRole('cell', { name: 'cancelled' })).toBeVisible();
+  const message = await (await request.get(`/api/v1/messages/${(await sent.json()).id}`, { headers })).json();
+  expect(message.status).toBe('cancelled');
+});
