@@ -2,6 +2,8 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
+import type { Balances as Balance, LedgerEntry as LedgerRow } from '@/components/wire';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
@@ -11,20 +13,13 @@ import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
-type Balance = { data: Array<{ group_id: number; name: string; balance: number }>; total: number };
-type LedgerRow = {
-  id: number;
-  group_id: number;
-  kind: string;
-  amount: number;
-  balance_after: number;
-  created_at: string;
-};
-
 export function CreditsPanel() {
   const refresh = useRefresh();
-  const balance = useQuery({ queryKey: ['balance'], queryFn: () => api<Balance>('/api/v1/credits/balance') });
-  const ledger = usePagedList<LedgerRow>(['ledger'], '/api/v1/credits/ledger');
+  const balance = useQuery({
+    queryKey: queryKeys.balance.root,
+    queryFn: () => api<Balance>('/api/v1/credits/balance'),
+  });
+  const ledger = usePagedList<LedgerRow>(queryKeys.ledger.list(), '/api/v1/credits/ledger');
   const [form, setForm] = useState({ from_group: '', to_group: '', amount: '' });
   const transfer = useMutation({
     mutationFn: () =>

@@ -2,6 +2,8 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
+import type { Message } from '@/components/wire';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
@@ -11,17 +13,6 @@ import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
-type Message = {
-  id: string;
-  direction: 'outbound' | 'inbound';
-  from: string;
-  to: string;
-  content: string;
-  status: string;
-  segments: number;
-  created_at: string;
-};
-
 const STATUSES = ['', 'queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'received'];
 
 export function MessagesPanel() {
@@ -30,7 +21,7 @@ export function MessagesPanel() {
   const [direction, setDirection] = useState('');
   const query = new URLSearchParams({ ...(status ? { status } : {}), ...(direction ? { direction } : {}) }).toString();
   const messages = usePagedList<Message>(
-    ['messages', status, direction],
+    queryKeys.messages.list({ status, direction }),
     `/api/v1/messages${query ? `?${query}` : ''}`,
   );
   const [form, setForm] = useState({ from: '', to: '', content: '' });

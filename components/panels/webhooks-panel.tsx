@@ -2,6 +2,8 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
+import type { CatalogueEntry, Phone, Webhook } from '@/components/wire';
 import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
@@ -14,18 +16,7 @@ import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 import { WebhookDeliveries } from './webhook-deliveries';
 
-type Webhook = {
-  id: string;
-  url: string;
-  events: string[];
-  phone_filters: string[];
-  description: string | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  created_at: string;
-};
-type CatalogueEntry = { type: string; description: string; subscribable: boolean };
-type PhoneOption = { id: string; phone: string; label: string | null };
+type PhoneOption = Pick<Phone, 'id' | 'phone' | 'label'>;
 
 function toggle(list: string[], value: string): string[] {
   return list.includes(value) ? list.filter((v) => v !== value) : [...list, value];
@@ -33,14 +24,14 @@ function toggle(list: string[], value: string): string[] {
 
 export function WebhooksPanel() {
   const refreshAll = useRefresh();
-  const webhooks = usePagedList<Webhook>(['webhooks'], '/api/v1/webhooks');
+  const webhooks = usePagedList<Webhook>(queryKeys.webhooks.list(), '/api/v1/webhooks');
   const catalogue = useQuery({
-    queryKey: ['webhook-events'],
+    queryKey: queryKeys.webhookEvents.root,
     queryFn: () => api<{ data: CatalogueEntry[] }>('/api/v1/webhooks/events'),
     staleTime: Number.POSITIVE_INFINITY,
   });
   const phones = useQuery({
-    queryKey: ['phones', 'all'],
+    queryKey: queryKeys.phones.options(),
     queryFn: () => api<Page<PhoneOption>>('/api/v1/phones?limit=100'),
   });
   const [form, setForm] = useState({ url: '', description: '', events: [] as string[], phone_filters: [] as string[] });

@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
 import { ApiProblem, api, type Page } from '../api';
 import type { Group } from '../panels/groups-panel';
 import type { Phone } from '../panels/phones-panel';
@@ -64,7 +65,7 @@ export function PhoneDetail({ phoneId }: { phoneId: string }) {
 
 function PhoneView({ phone }: { phone: Phone }) {
   const groups = useQuery({
-    queryKey: ['groups', 'all'],
+    queryKey: queryKeys.groups.options(),
     queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
   });
   const groupName = groups.data?.data.find((g) => g.id === phone.group_id)?.name ?? `#${phone.group_id}`;
