@@ -22,6 +22,7 @@ export function ApiKeysPanel() {
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
 
   const create = useMutation({
+    meta: { success: 'API key created' },
     mutationFn: (keyName: string) => api<{ key: string }>('/api/v1/auth/api-keys', { body: { name: keyName } }),
     onSuccess: (result) => {
       setCreated(result.key);
@@ -29,6 +30,7 @@ export function ApiKeysPanel() {
     },
   });
   const revoke = useMutation({
+    meta: { success: 'API key revoked' },
     mutationFn: (id: string) => api(`/api/v1/auth/api-keys/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setRevoking(null);

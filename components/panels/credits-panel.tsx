@@ -22,6 +22,7 @@ export function CreditsPanel() {
   const ledger = usePagedList<LedgerRow>(queryKeys.ledger.list(), '/api/v1/credits/ledger');
   const [form, setForm] = useState({ from_group: '', to_group: '', amount: '' });
   const transfer = useMutation({
+    meta: { success: 'Credits transferred' },
     mutationFn: () =>
       api('/api/v1/credits/transfer', {
         body: {

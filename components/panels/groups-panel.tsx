@@ -21,12 +21,14 @@ export function GroupsPanel() {
   const refresh = () => refreshAll('groups', 'balance', 'phones', 'ledger');
 
   const create = useMutation({
+    meta: { success: 'Group created' },
     mutationFn: (groupName: string) => api('/api/v1/phone-groups', { body: { name: groupName } }),
     onSuccess: () => {
       return refresh();
     },
   });
   const remove = useMutation({
+    meta: { success: 'Group deleted' },
     mutationFn: (id: number) => api(`/api/v1/phone-groups/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setDeleting(null);

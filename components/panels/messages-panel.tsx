@@ -26,6 +26,7 @@ export function MessagesPanel() {
   );
   const [form, setForm] = useState({ from: '', to: '', content: '' });
   const send = useMutation({
+    meta: { success: 'Message queued' },
     mutationFn: () => api('/api/v1/messages', { body: form }),
     onSuccess: () => {
       setForm({ ...form, to: '', content: '' });

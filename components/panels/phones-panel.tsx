@@ -28,6 +28,7 @@ export function PhonesPanel() {
   const refreshAll = useRefresh();
   const refresh = () => refreshAll('phones', 'groups');
   const create = useMutation({
+    meta: { success: 'Phone added' },
     mutationFn: () =>
       api('/api/v1/phones', { body: { phone: form.phone, ...(form.label ? { label: form.label } : {}) } }),
     onSuccess: () => {
@@ -36,11 +37,13 @@ export function PhonesPanel() {
     },
   });
   const move = useMutation({
+    meta: { success: 'Phone moved' },
     mutationFn: ({ id, groupId }: { id: string; groupId: number }) =>
       api(`/api/v1/phones/${id}`, { method: 'PATCH', body: { group_id: groupId } }),
     onSuccess: refresh,
   });
   const remove = useMutation({
+    meta: { success: 'Phone deleted' },
     mutationFn: (id: string) => api(`/api/v1/phones/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setDeleting(null);

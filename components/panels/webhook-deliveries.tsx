@@ -19,6 +19,7 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
     `/api/v1/webhooks/${webhookId}/deliveries`,
   );
   const resend = useMutation({
+    meta: { success: 'Delivery queued again' },
     mutationFn: (id: string) => api(`/api/v1/webhooks/${webhookId}/deliveries/${id}/resend`, { method: 'POST' }),
     onSuccess: () => refresh('deliveries'),
   });

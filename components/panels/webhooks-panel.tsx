@@ -41,6 +41,7 @@ export function WebhooksPanel() {
   const refresh = () => refreshAll('webhooks');
 
   const create = useMutation({
+    meta: { success: 'Webhook created' },
     mutationFn: () =>
       api<Webhook & { secret: string }>('/api/v1/webhooks', {
         body: { ...form, description: form.description || undefined },
@@ -61,6 +62,7 @@ export function WebhooksPanel() {
     onSuccess: (result) => setSecret({ label: 'Signing secret', value: result.secret }),
   });
   const test = useMutation({
+    meta: { success: 'Test event queued' },
     mutationFn: (id: string) => api(`/api/v1/webhooks/${id}/test`, { method: 'POST' }),
     onSuccess: (_result, id) => {
       setOpenDeliveries(id);
