@@ -1,13 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
-import { activatePhone, codeFor } from './helpers';
-
-async function signIn(page: Page, baseURL: string, email: string) {
-  await page.getByRole('textbox', { name: 'Email' }).fill(email);
-  await page.getByRole('button', { name: 'Email me a code' }).click();
-  await page.getByRole('textbox', { name: 'Code' }).fill(await codeFor(baseURL, email));
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByTestId('account-email')).toHaveText(email);
-}
+import { expect, test } from '@playwright/test';
+import { activatePhone, checkPage, signIn } from './helpers';
 
 test('an account holder signs in by emailed code and manages phones, groups, credits, messages, keys and webhooks', async ({
   page,
@@ -21,17 +13,23 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await page.goto('/dashboard');
   await expect(page).toHaveURL(/\/sign-in$/);
   await signIn(page, baseURL!, email);
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+  await checkPage(page, 'overview');
 
   // Phones: the activated phone is listed with its device.
+  await page.getByRole('link', { name: 'Phones', exact: true }).click();
   await expect(page.getByRole('cell', { name: device.phone, exact: true })).toBeVisible();
+  await checkPage(page, 'phones');
 
   // Groups and credits: create a group, move credits into it.
-  await page.getByRole('link', { name: 'Groups & credits' }).click();
+  await page.getByRole('link', { name: 'Groups', exact: true }).click();
   await page.getByLabel('New group name').fill('Marketing');
   await page.getByRole('button', { name: 'Create group' }).click();
   await expect(
     page.getByRole('region', { name: 'Phone groups' }).getByRole('cell', { name: /^Marketing/ }),
   ).toBeVisible();
+  await checkPage(page, 'groups');
+  await page.getByRole('link', { name: 'Credits', exact: true }).click();
   await expect(page.getByRole('region', { name: 'Credits' })).toContainText('across 2 group(s)');
   await page.getByLabel('To group').selectOption({ label: 'Marketing (0)' });
   await page.getByLabel('Amount').fill('25');
@@ -45,6 +43,7 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await page.getByRole('button', { name: 'Transfer' }).click();
   // Scoped to the credits region: Next's route announcer is an alert too (shared/notes/stack.md).
   await expect(page.getByRole('region', { name: 'Credits' }).getByRole('alert')).toContainText('credit');
+  await checkPage(page, 'credits');
 
   // Messages: send one from the account's phone.
   await page.getByRole('link', { name: 'Messages' }).click();
@@ -53,9 +52,11 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sent from the dashboard');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(page.getByRole('cell', { name: 'Sent from the dashboard' })).toBeVisible();
+  await expect(page.getByText('Message queued')).toBeVisible();
+  await checkPage(page, 'messages');
 
   // Settings → API keys: create one (shown once), then revoke it after confirming.
-  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'API keys', exact: true }).click();
   await page.getByLabel('New key name').fill('CI server');
   await page.getByRole('button', { name: 'Create key' }).click();
   const created = await page.getByTestId('secret-value').textContent();
@@ -68,8 +69,10 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await expect(page.getByRole('button', { name: 'Revoke CI server' })).toHaveCount(0);
   const revoked = await request.get('/api/v1/phones', { headers: { 'x-api-key': created! } });
   expect(revoked.status()).toBe(401);
+  await checkPage(page, 'api-keys');
 
   // Settings → Webhooks: a bad URL is refused with the field named, a good one shows its secret.
+  await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
   await page.getByLabel('URL (https)').fill('http://hooks.example.test/simgate');
   await page.getByRole('checkbox', { name: /message\.received/ }).check();
   await page.getByRole('button', { name: 'Create webhook' }).click();
@@ -79,6 +82,9 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await expect(page.getByTestId('secret-value')).toHaveText(/^whsec_/);
   await page.getByRole('button', { name: 'Done' }).click();
   await expect(page.getByText('https://hooks.example.test/simgate')).toBeVisible();
+  await checkPage(page, 'webhooks');
+  await page.getByRole('link', { name: 'Settings', exact: true }).click();
+  await checkPage(page, 'settings');
 
   // Sign out ends the session.
   await page.getByRole('button', { name: 'Sign out', exact: true }).click();

@@ -1,4 +1,5 @@
-import { expect } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, test } from '@playwright/test';
 import { activateDevice } from '../lib/device-sim/activate';
 import { DeviceClient } from '../lib/device-sim/client';
 
@@ -30,4 +31,33 @@ export async function codeFor(baseURL: string, to: string, channel: 'sms' | 'ema
     )
     .toBeTruthy();
   return code!;
+}
+
+/** Signs in through the sign-in form with the code the dev inbox received. */
+export async function signIn(page: Page, baseURL: string, email: string) {
+  await page.getByRole('textbox', { name: 'Email' }).fill(email);
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByRole('textbox', { name: 'Code' }).fill(await codeFor(baseURL, email));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByTestId('account-email')).toHaveText(email);
+}
+
+/**
+ * At 1280×800 and 390×844: no sideways scroll, no serious or critical axe violation, and a full-page
+ * screenshot kept with the test's results. Leaves the page at 1280×800.
+ */
+export async function checkPage(page: Page, name: string) {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(scrollWidth, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(width);
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${name} at ${width} px: ${v.id}: ${v.help}`)).toEqual([]);
+    await page.screenshot({ path: test.info().outputPath(`${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }

@@ -66,6 +66,7 @@ test('a real phone: pair the SMSGate app by code, prove its SIM, send and receiv
   const common = ['--base-url', baseURL!, '--state', state];
 
   await signIn(page, baseURL!, email);
+  await page.getByRole('link', { name: 'Phones', exact: true }).click();
   await page.getByRole('link', { name: phone, exact: true }).click();
   await expect(page.getByRole('heading', { name: phone })).toBeVisible();
   const phoneId = page.url().split('/').pop();

@@ -46,7 +46,7 @@ export function PhoneDetail({ phoneId }: { phoneId: string }) {
             There is no such phone in this account. It may have been removed.
           </p>
           <p className="mt-4">
-            <Link href="/dashboard" className={BACK_LINK}>
+            <Link href="/dashboard/phones" className={BACK_LINK}>
               Back to phones
             </Link>
           </p>
@@ -74,7 +74,7 @@ function PhoneView({ phone }: { phone: Phone }) {
   return (
     <>
       <div>
-        <Link href="/dashboard" className={BACK_LINK}>
+        <Link href="/dashboard/phones" className={BACK_LINK}>
           ← All phones
         </Link>
         <div className="mt-3 flex flex-wrap items-center gap-x-3 gap-y-2">

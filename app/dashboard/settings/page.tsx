@@ -1,6 +1,4 @@
 import type { Metadata } from 'next';
-import { ApiKeysPanel } from '@/components/panels/api-keys-panel';
-import { WebhooksPanel } from '@/components/panels/webhooks-panel';
 import { AuditLogPanel } from '@/components/security/audit-log-panel';
 import { SecurityPanel } from '@/components/security/security-panel';
 
@@ -10,8 +8,6 @@ export default function SettingsPage() {
   return (
     <>
       <h1 className="text-2xl font-bold tracking-tight">Settings</h1>
-      <ApiKeysPanel />
-      <WebhooksPanel />
       <SecurityPanel />
       <AuditLogPanel />
     </>
