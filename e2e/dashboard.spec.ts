@@ -47,8 +47,12 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
 
   // Messages: send one from the account's phone.
   await page.getByRole('link', { name: 'Messages' }).click();
-  await page.getByLabel('From (your phone)').fill(device.phone);
+  await expect(page.getByLabel('From (your phone)')).toHaveValue(device.phone);
   await page.getByLabel('To', { exact: true }).fill('+14155550123');
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sent from the dashboard');
+  await expect(page.getByTestId('segment-count')).toContainText('GSM-7 · 1 segment');
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sent from the dashboard ✓');
+  await expect(page.getByTestId('segment-count')).toContainText('UCS-2 · 1 segment');
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sent from the dashboard');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(page.getByRole('cell', { name: 'Sent from the dashboard' })).toBeVisible();

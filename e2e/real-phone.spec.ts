@@ -114,7 +114,7 @@ test('a real phone: pair the SMSGate app by code, prove its SIM, send and receiv
 
     // Compose from the dashboard: the message goes out through the app and is delivered.
     await page.getByRole('link', { name: 'Messages' }).click();
-    await page.getByLabel('From (your phone)').fill(phone);
+    await page.getByLabel('From (your phone)').selectOption(phone);
     await page.getByLabel('To', { exact: true }).fill('+14155550123');
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello through the SMSGate app');
     await page.getByRole('button', { name: 'Send' }).click();
