@@ -21,6 +21,7 @@ export const queryKeys = {
   messages: {
     root: ['messages'],
     list: (filters: Record<string, string>) => ['messages', 'list', filters],
+    one: (id: string) => ['messages', 'one', id],
   },
   webhooks: { root: ['webhooks'], list: () => ['webhooks', 'list'] },
   webhookEvents: { root: ['webhook-events'] },

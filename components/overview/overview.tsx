@@ -17,6 +17,7 @@ const ONBOARDING_INTERVAL_MS = 3_000;
 function attentionReasons(phone: Phone): string[] {
   const reasons: string[] = [];
   if (phone.status === 'offline') reasons.push('offline');
+  if (phone.status === 'unknown') reasons.push('no heartbeat yet');
   if (phone.battery !== null && phone.battery < LOW_BATTERY) reasons.push(`battery ${phone.battery}%`);
   if (phone.sim_verification !== 'verified') reasons.push('SIM not verified');
   if (!phone.device_connected) reasons.push('no device connected');
@@ -68,7 +69,7 @@ function Onboarding({ phones, messages }: { phones: Phone[]; messages: Message[]
             </Link>{' '}
             page and pair the SMSGate app, or try it with the device simulator:
           </p>
-          <pre className="overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100">
+          <pre className="whitespace-pre-wrap break-all rounded bg-slate-900 p-3 text-xs text-slate-100">
             <code>
               {
                 'npm run device -- register --phone +14155550100 --email you@example.com\nnpm run device -- run --phone +14155550100'
@@ -143,7 +144,9 @@ export function Overview() {
       <Section title="Phones needing attention">
         {attention.length === 0 ? (
           <p className="text-sm text-slate-600">
-            {list.length === 0 ? 'No phones yet.' : 'Every phone is online, charged and verified.'}
+            {list.length === 0
+              ? 'No phones yet: add one on the Phones page.'
+              : 'Every phone is online, charged and verified.'}
           </p>
         ) : (
           <ul className="divide-y divide-slate-200 text-sm">

@@ -1,5 +1,6 @@
 'use client';
 
+import Link from 'next/link';
 import { useState } from 'react';
 import { ComposeForm } from '@/components/messages/compose-form';
 import { MESSAGE_STATUSES, MessageStatusBadge } from '@/components/messages/status-badge';
@@ -61,7 +62,9 @@ export function MessagesPanel() {
                   {m.from} → {m.to}
                 </td>
                 <td className="max-w-xs truncate" title={m.content}>
-                  {m.content}
+                  <Link href={`/dashboard/messages/${m.id}`} className="underline">
+                    {m.content}
+                  </Link>
                 </td>
                 <td>
                   <MessageStatusBadge status={m.status} />
