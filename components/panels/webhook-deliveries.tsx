@@ -48,6 +48,10 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
                 <td className="text-right">
                   <Button variant="secondary" onClick={() => resend.mutate(d.id)} disabled={resend.isPending}>
                     Resend
+                    <span className="sr-only">
+                      {' '}
+                      {d.event_type} delivery of {formatTime(d.created_at)}
+                    </span>
                   </Button>
                 </td>
               </tr>

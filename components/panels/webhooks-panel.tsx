@@ -192,15 +192,19 @@ export function WebhooksPanel() {
                         onChange={(e) => update.mutate({ id: webhook.id, enabled: e.target.checked })}
                       />
                       Enabled
+                      <span className="sr-only"> {webhook.url}</span>
                     </label>
                     <Button variant="secondary" onClick={() => test.mutate(webhook.id)}>
                       Send test
+                      <span className="sr-only"> of {webhook.url}</span>
                     </Button>
                     <Button variant="secondary" onClick={() => reveal.mutate(webhook.id)}>
                       Show secret
+                      <span className="sr-only"> of {webhook.url}</span>
                     </Button>
                     <Button variant="secondary" onClick={() => setConfirming({ kind: 'rotate', webhook })}>
                       Rotate secret
+                      <span className="sr-only"> of {webhook.url}</span>
                     </Button>
                     <Button
                       variant="secondary"
@@ -208,9 +212,11 @@ export function WebhooksPanel() {
                       onClick={() => setOpenDeliveries(openDeliveries === webhook.id ? null : webhook.id)}
                     >
                       Deliveries
+                      <span className="sr-only"> of {webhook.url}</span>
                     </Button>
                     <Button variant="danger" onClick={() => setConfirming({ kind: 'delete', webhook })}>
                       Delete
+                      <span className="sr-only"> {webhook.url}</span>
                     </Button>
                   </div>
                 </div>
