@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { activatePhone, checkPage, signIn } from './helpers';
+import { activatePhone, checkPage, navigate, signIn } from './helpers';
 
 test('an account holder signs in by emailed code and manages phones, groups, credits, messages, keys and webhooks', async ({
   page,
@@ -17,22 +17,24 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await checkPage(page, 'overview');
 
   // Phones: the activated phone is listed with its device.
-  await page.getByRole('link', { name: 'Phones', exact: true }).click();
+  await navigate(page, 'Phones');
   await expect(page.getByRole('cell', { name: device.phone, exact: true })).toBeVisible();
   await checkPage(page, 'phones');
 
   // Groups and credits: create a group, move credits into it.
-  await page.getByRole('link', { name: 'Groups', exact: true }).click();
+  await navigate(page, 'Groups');
   await page.getByLabel('New group name').fill('Marketing');
   await page.getByRole('button', { name: 'Create group' }).click();
   await expect(
     page.getByRole('region', { name: 'Phone groups' }).getByRole('cell', { name: /^Marketing/ }),
   ).toBeVisible();
   await checkPage(page, 'groups');
-  await page.getByRole('link', { name: 'Credits', exact: true }).click();
+  await navigate(page, 'Credits');
   await expect(page.getByRole('region', { name: 'Credits' })).toContainText('across 2 group(s)');
   await page.getByLabel('To group').selectOption({ label: 'Marketing (0)' });
   await page.getByLabel('Amount').fill('25');
+  await expect(page.getByTestId('transfer-preview')).toContainText('Default 100 → 75');
+  await expect(page.getByTestId('transfer-preview')).toContainText('Marketing 0 → 25');
   await page.getByRole('button', { name: 'Transfer' }).click();
   await expect(page.getByRole('cell', { name: 'transfer in' })).toBeVisible();
   await expect(page.getByTestId('credits-total')).toHaveText('100');
@@ -40,13 +42,14 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   // A refused transfer shows the API's reason.
   await page.getByLabel('To group').selectOption({ label: 'Marketing (25)' });
   await page.getByLabel('Amount').fill('1000');
+  await expect(page.getByTestId('transfer-preview')).toContainText('does not have that many credits');
   await page.getByRole('button', { name: 'Transfer' }).click();
   // Scoped to the credits region: Next's route announcer is an alert too (shared/notes/stack.md).
   await expect(page.getByRole('region', { name: 'Credits' }).getByRole('alert')).toContainText('credit');
   await checkPage(page, 'credits');
 
   // Messages: send one from the account's phone.
-  await page.getByRole('link', { name: 'Messages' }).click();
+  await navigate(page, 'Messages');
   await expect(page.getByLabel('From (your phone)')).toHaveValue(device.phone);
   await page.getByLabel('To', { exact: true }).fill('+14155550123');
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sent from the dashboard');
@@ -58,9 +61,12 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await expect(page.getByRole('cell', { name: 'Sent from the dashboard' })).toBeVisible();
   await expect(page.getByText('Message queued')).toBeVisible();
   await checkPage(page, 'messages');
+  await page.getByRole('link', { name: 'Sent from the dashboard' }).click();
+  await expect(page.getByRole('region', { name: 'Timeline' }).getByText('queued')).toBeVisible();
+  await checkPage(page, 'message');
 
   // Settings → API keys: create one (shown once), then revoke it after confirming.
-  await page.getByRole('link', { name: 'API keys', exact: true }).click();
+  await navigate(page, 'API keys');
   await page.getByLabel('New key name').fill('CI server');
   await page.getByRole('button', { name: 'Create key' }).click();
   const created = await page.getByTestId('secret-value').textContent();
@@ -76,7 +82,7 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await checkPage(page, 'api-keys');
 
   // Settings → Webhooks: a bad URL is refused with the field named, a good one shows its secret.
-  await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+  await navigate(page, 'Webhooks');
   await page.getByLabel('URL (https)').fill('http://hooks.example.test/simgate');
   await page.getByRole('checkbox', { name: /message\.received/ }).check();
   await page.getByRole('button', { name: 'Create webhook' }).click();
@@ -87,8 +93,15 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await page.getByRole('button', { name: 'Done' }).click();
   await expect(page.getByText('https://hooks.example.test/simgate')).toBeVisible();
   await checkPage(page, 'webhooks');
-  await page.getByRole('link', { name: 'Settings', exact: true }).click();
+  await navigate(page, 'Settings');
   await checkPage(page, 'settings');
+
+  // At phone width the navigation folds behind a menu that still reaches every screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await navigate(page, 'Groups');
+  await expect(page).toHaveURL(/\/dashboard\/groups$/);
+  await expect(page.getByRole('button', { name: /^Menu/ })).toHaveAttribute('aria-expanded', 'false');
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   // Sign out ends the session.
   await page.getByRole('button', { name: 'Sign out', exact: true }).click();

@@ -61,3 +61,11 @@ export async function checkPage(page: Page, name: string) {
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 }
+
+/** Follows a link of the dashboard's navigation, opening the phone-width menu first when it is folded. */
+export async function navigate(page: Page, label: string) {
+  const nav = page.getByRole('navigation', { name: 'Dashboard' });
+  const menu = nav.getByRole('button', { name: /^Menu/ });
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) === 'false') await menu.click();
+  await nav.getByRole('link', { name: label, exact: true }).click();
+}

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
-import { activatePhone, codeFor } from './helpers';
+import { activatePhone, codeFor, navigate } from './helpers';
 
 /** The device simulator's CLI, playing the SMSGate Android app. */
 function deviceCli(args: string[]): { child: ChildProcess; output: () => string } {
@@ -66,7 +66,7 @@ test('a real phone: pair the SMSGate app by code, prove its SIM, send and receiv
   const common = ['--base-url', baseURL!, '--state', state];
 
   await signIn(page, baseURL!, email);
-  await page.getByRole('link', { name: 'Phones', exact: true }).click();
+  await navigate(page, 'Phones');
   await page.getByRole('link', { name: phone, exact: true }).click();
   await expect(page.getByRole('heading', { name: phone })).toBeVisible();
   const phoneId = page.url().split('/').pop();
@@ -113,7 +113,7 @@ test('a real phone: pair the SMSGate app by code, prove its SIM, send and receiv
     await check(page, 'phone-connected');
 
     // Compose from the dashboard: the message goes out through the app and is delivered.
-    await page.getByRole('link', { name: 'Messages' }).click();
+    await navigate(page, 'Messages');
     await page.getByLabel('From (your phone)').selectOption(phone);
     await page.getByLabel('To', { exact: true }).fill('+14155550123');
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello through the SMSGate app');
