@@ -10,6 +10,7 @@ export const queryKeys = {
     options: () => ['phones', 'options'],
     one: (id: string) => ['phones', 'one', id],
     devices: (id: string) => ['phones', 'one', id, 'devices'],
+    heartbeats: (id: string) => ['phones', 'one', id, 'heartbeats'],
   },
   groups: {
     root: ['groups'],

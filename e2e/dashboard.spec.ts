@@ -21,6 +21,19 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await expect(page.getByRole('cell', { name: device.phone, exact: true })).toBeVisible();
   await checkPage(page, 'phones');
 
+  // Its page draws the battery from its heartbeats.
+  for (const battery of [81, 78]) {
+    const beat = await request.post('/api/v1/heartbeats', {
+      headers: { 'x-api-key': device.apiKey },
+      data: { phone: device.phone, status: 'online', battery },
+    });
+    expect(beat.status()).toBeLessThan(300);
+  }
+  await page.getByRole('link', { name: device.phone, exact: true }).click();
+  await expect(page.getByTestId('battery-chart')).toHaveAttribute('data-points', '2');
+  await expect(page.locator('[data-testid="battery-chart"] .recharts-line-dot')).toHaveCount(2);
+  await checkPage(page, 'phone');
+
   // Groups and credits: create a group, move credits into it.
   await navigate(page, 'Groups');
   await page.getByLabel('New group name').fill('Marketing');

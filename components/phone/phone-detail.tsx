@@ -10,6 +10,7 @@ import type { Phone } from '../panels/phones-panel';
 import { formatTime, Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
 import { SimBadge, StatusBadge } from './badges';
+import { BatterySection } from './battery-section';
 import { ConnectPanel } from './connect-panel';
 import { DevicesSection } from './devices-section';
 import { usePhone } from './queries';
@@ -107,6 +108,7 @@ function PhoneView({ phone }: { phone: Phone }) {
         </dl>
       </Section>
 
+      <BatterySection phoneId={phone.id} />
       {phone.sim_verification === 'pending' && <SimCheckPanel phone={phone} />}
       <ConnectPanel phone={phone} />
       <DevicesSection phone={phone} />

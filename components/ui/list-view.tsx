@@ -25,11 +25,18 @@ export function ListView<T>({
   );
 }
 
+/**
+ * Below `sm` a table does not fit 390 px: each row stacks its cells as a card instead of scrolling
+ * sideways (the header row stays for screen readers).
+ */
+const STACKED =
+  'max-sm:block max-sm:[&_tbody]:block max-sm:[&_tbody_tr]:block max-sm:[&_tbody_tr]:py-2 max-sm:[&_td]:block max-sm:[&_td]:max-w-full max-sm:[&_td]:py-0.5 max-sm:[&_td]:whitespace-normal max-sm:[&_td]:break-words max-sm:[&_td]:text-left';
+
 /** A table with a header row; an empty column label names the actions column for screen readers. */
 export function Table({ columns, children }: { columns: string[]; children: ReactNode }) {
   return (
-    <table className="w-full text-left text-sm">
-      <thead className="text-slate-500">
+    <table className={`w-full text-left text-sm ${STACKED}`}>
+      <thead className="text-slate-500 max-sm:sr-only">
         <tr>
           {columns.map((label, index) => (
             <th key={label || `actions-${index}`} className="py-2">
