@@ -18,6 +18,7 @@ export const queryKeys = {
     options: () => ['groups', 'options'],
   },
   balance: { root: ['balance'] },
+  bulks: { root: ['bulks'], one: (id: string) => ['bulks', 'one', id] },
   ledger: { root: ['ledger'], list: () => ['ledger', 'list'] },
   messages: {
     root: ['messages'],

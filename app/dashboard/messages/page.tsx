@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { MessagesPanel } from '@/components/panels/messages-panel';
 
 export const metadata: Metadata = { title: 'Messages · Simgate' };
@@ -7,6 +8,11 @@ export default function MessagesPage() {
   return (
     <>
       <h1 className="sr-only">Messages</h1>
+      <p className="text-sm">
+        <Link href="/dashboard/messages/bulk" className="font-medium underline">
+          Send one text to many numbers (bulk, CSV upload)
+        </Link>
+      </p>
       <MessagesPanel />
     </>
   );
