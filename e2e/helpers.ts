@@ -66,7 +66,9 @@ export async function checkPage(page: Page, name: string) {
     expect(scrollWidth, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(width);
     const { violations } = await new AxeBuilder({ page }).analyze();
     const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${name} at ${width} px: ${v.id}: ${v.help}`)).toEqual([]);
+    expect(
+      serious.map((v) => `${name} at ${width} px: ${v.id}: ${v.nodes.map((node) => node.target.join(' ')).join(', ')}`),
+    ).toEqual([]);
     await page.screenshot({ path: test.info().outputPath(`${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 800 });

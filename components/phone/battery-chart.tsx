@@ -12,7 +12,7 @@ function time(value: number): string {
 export default function BatteryChart({ points }: { points: BatteryPoint[] }) {
   return (
     <ResponsiveContainer width="100%" height={220}>
-      <LineChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+      <LineChart accessibilityLayer={false} data={points} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
         <CartesianGrid stroke="#e2e8f0" strokeDasharray="3 3" />
         <XAxis
           dataKey="at"
