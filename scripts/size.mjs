@@ -17,7 +17,8 @@ if (!fs.existsSync(appDir)) {
 }
 
 const buildManifest = JSON.parse(fs.readFileSync(path.join(dist, 'build-manifest.json'), 'utf8'));
-const rootFiles = [...(buildManifest.rootMainFiles ?? []), ...(buildManifest.polyfillFiles ?? [])];
+// Polyfills load with `nomodule`: a current browser never fetches them, so they are not counted.
+const rootFiles = buildManifest.rootMainFiles ?? [];
 
 const gzipCache = new Map();
 function gzipSize(file) {

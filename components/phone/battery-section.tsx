@@ -40,8 +40,13 @@ export function BatterySection({ phoneId }: { phoneId: string }) {
           No battery readings yet: they arrive with the phone's heartbeats once a device is connected.
         </p>
       ) : (
-        <figure>
-          <div aria-hidden="true" data-testid="battery-chart" data-points={points.length}>
+        <figure className="m-0 min-w-0">
+          <div
+            aria-hidden="true"
+            className="w-full min-w-0 overflow-hidden"
+            data-testid="battery-chart"
+            data-points={points.length}
+          >
             <BatteryChart points={points} />
           </div>
           <figcaption className="mt-2 text-sm text-slate-600">
