@@ -64,6 +64,15 @@ export async function checkPage(page: Page, name: string) {
     await page.setViewportSize({ width, height });
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(scrollWidth, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(width);
+    // A toast fading in or out is half transparent: measure contrast once transitions have ended
+    // (endless ones, the loading skeletons' pulse, excepted).
+    await page.waitForFunction(() =>
+      document
+        .getAnimations()
+        .every(
+          (a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY,
+        ),
+    );
     const { violations } = await new AxeBuilder({ page }).analyze();
     const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(
