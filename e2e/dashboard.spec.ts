@@ -104,7 +104,7 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await page.getByRole('button', { name: 'Create webhook' }).click();
   await expect(page.getByTestId('secret-value')).toHaveText(/^whsec_/);
   await page.getByRole('button', { name: 'Done' }).click();
-  await expect(page.getByText('https://hooks.example.test/simgate')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Send test of https://hooks.example.test/simgate' })).toBeVisible();
   await checkPage(page, 'webhooks');
   await navigate(page, 'Settings');
   await checkPage(page, 'settings');
