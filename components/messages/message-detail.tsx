@@ -65,8 +65,8 @@ export function MessageDetail({ messageId }: { messageId: string }) {
       <Section title="Timeline">
         {m.history && m.history.length > 0 ? (
           <ol className="space-y-3 border-l-2 border-slate-200 pl-4 text-sm">
-            {m.history.map((entry, index) => (
-              <li key={`${entry.status}-${index}`} className="space-y-1">
+            {m.history.map((entry) => (
+              <li key={`${entry.status}-${entry.at}`} className="space-y-1">
                 <div className="flex flex-wrap items-center gap-2">
                   <MessageStatusBadge status={entry.status} />
                   <time dateTime={entry.at} className="text-slate-700">
