@@ -1,13 +1,5 @@
-import { expect, type Page, test } from '@playwright/test';
-import { activatePhone, codeFor } from './helpers';
-
-async function signIn(page: Page, baseURL: string, email: string) {
-  await page.getByRole('textbox', { name: 'Email' }).fill(email);
-  await page.getByRole('button', { name: 'Email me a code' }).click();
-  await page.getByRole('textbox', { name: 'Code' }).fill(await codeFor(baseURL, email));
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByTestId('account-email')).toHaveText(email);
-}
+import { expect, test } from '@playwright/test';
+import { activatePhone, checkPage, navigate, signIn } from './helpers';
 
 test('an account holder signs in by emailed code and manages phones, groups, credits, messages, keys and webhooks', async ({
   page,
@@ -21,20 +13,41 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await page.goto('/dashboard');
   await expect(page).toHaveURL(/\/sign-in$/);
   await signIn(page, baseURL!, email);
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+  await checkPage(page, 'overview');
 
   // Phones: the activated phone is listed with its device.
+  await navigate(page, 'Phones');
   await expect(page.getByRole('cell', { name: device.phone, exact: true })).toBeVisible();
+  await checkPage(page, 'phones');
+
+  // Its page draws the battery from its heartbeats.
+  for (const battery of [81, 78]) {
+    const beat = await request.post('/api/v1/heartbeats', {
+      headers: { 'x-api-key': device.apiKey },
+      data: { phone: device.phone, status: 'online', battery },
+    });
+    expect(beat.status()).toBeLessThan(300);
+  }
+  await page.getByRole('link', { name: device.phone, exact: true }).click();
+  await expect(page.getByTestId('battery-chart')).toHaveAttribute('data-points', '2');
+  await expect(page.locator('[data-testid="battery-chart"] .recharts-line-dot')).toHaveCount(2);
+  await checkPage(page, 'phone');
 
   // Groups and credits: create a group, move credits into it.
-  await page.getByRole('link', { name: 'Groups & credits' }).click();
+  await navigate(page, 'Groups');
   await page.getByLabel('New group name').fill('Marketing');
   await page.getByRole('button', { name: 'Create group' }).click();
   await expect(
     page.getByRole('region', { name: 'Phone groups' }).getByRole('cell', { name: /^Marketing/ }),
   ).toBeVisible();
+  await checkPage(page, 'groups');
+  await navigate(page, 'Credits');
   await expect(page.getByRole('region', { name: 'Credits' })).toContainText('across 2 group(s)');
   await page.getByLabel('To group').selectOption({ label: 'Marketing (0)' });
   await page.getByLabel('Amount').fill('25');
+  await expect(page.getByTestId('transfer-preview')).toContainText('Default 100 → 75');
+  await expect(page.getByTestId('transfer-preview')).toContainText('Marketing 0 → 25');
   await page.getByRole('button', { name: 'Transfer' }).click();
   await expect(page.getByRole('cell', { name: 'transfer in' })).toBeVisible();
   await expect(page.getByTestId('credits-total')).toHaveText('100');
@@ -42,20 +55,31 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   // A refused transfer shows the API's reason.
   await page.getByLabel('To group').selectOption({ label: 'Marketing (25)' });
   await page.getByLabel('Amount').fill('1000');
+  await expect(page.getByTestId('transfer-preview')).toContainText('does not have that many credits');
   await page.getByRole('button', { name: 'Transfer' }).click();
   // Scoped to the credits region: Next's route announcer is an alert too (shared/notes/stack.md).
   await expect(page.getByRole('region', { name: 'Credits' }).getByRole('alert')).toContainText('credit');
+  await checkPage(page, 'credits');
 
   // Messages: send one from the account's phone.
-  await page.getByRole('link', { name: 'Messages' }).click();
-  await page.getByLabel('From (your phone)').fill(device.phone);
+  await navigate(page, 'Messages');
+  await expect(page.getByLabel('From (your phone)')).toHaveValue(device.phone);
   await page.getByLabel('To', { exact: true }).fill('+14155550123');
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sent from the dashboard');
+  await expect(page.getByTestId('segment-count')).toContainText('GSM-7 · 1 segment');
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sent from the dashboard ✓');
+  await expect(page.getByTestId('segment-count')).toContainText('UCS-2 · 1 segment');
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Sent from the dashboard');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(page.getByRole('cell', { name: 'Sent from the dashboard' })).toBeVisible();
+  await expect(page.getByText('Message queued')).toBeVisible();
+  await checkPage(page, 'messages');
+  await page.getByRole('link', { name: 'Sent from the dashboard' }).click();
+  await expect(page.getByRole('region', { name: 'Timeline' }).getByText('queued')).toBeVisible();
+  await checkPage(page, 'message');
 
   // Settings → API keys: create one (shown once), then revoke it after confirming.
-  await page.getByRole('link', { name: 'Settings' }).click();
+  await navigate(page, 'API keys');
   await page.getByLabel('New key name').fill('CI server');
   await page.getByRole('button', { name: 'Create key' }).click();
   const created = await page.getByTestId('secret-value').textContent();
@@ -68,8 +92,10 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await expect(page.getByRole('button', { name: 'Revoke CI server' })).toHaveCount(0);
   const revoked = await request.get('/api/v1/phones', { headers: { 'x-api-key': created! } });
   expect(revoked.status()).toBe(401);
+  await checkPage(page, 'api-keys');
 
   // Settings → Webhooks: a bad URL is refused with the field named, a good one shows its secret.
+  await navigate(page, 'Webhooks');
   await page.getByLabel('URL (https)').fill('http://hooks.example.test/simgate');
   await page.getByRole('checkbox', { name: /message\.received/ }).check();
   await page.getByRole('button', { name: 'Create webhook' }).click();
@@ -78,7 +104,17 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
   await page.getByRole('button', { name: 'Create webhook' }).click();
   await expect(page.getByTestId('secret-value')).toHaveText(/^whsec_/);
   await page.getByRole('button', { name: 'Done' }).click();
-  await expect(page.getByText('https://hooks.example.test/simgate')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Send test of https://hooks.example.test/simgate' })).toBeVisible();
+  await checkPage(page, 'webhooks');
+  await navigate(page, 'Settings');
+  await checkPage(page, 'settings');
+
+  // At phone width the navigation folds behind a menu that still reaches every screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await navigate(page, 'Groups');
+  await expect(page).toHaveURL(/\/dashboard\/groups$/);
+  await expect(page.getByRole('button', { name: /^Menu/ })).toHaveAttribute('aria-expanded', 'false');
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   // Sign out ends the session.
   await page.getByRole('button', { name: 'Sign out', exact: true }).click();

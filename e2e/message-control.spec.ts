@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { activatePhone, check, signIn } from './helpers';
+import { activatePhone, checkPage as check, signIn } from './helpers';
 
 test('message control: quiet hours, retries and allowed countries set in Settings → Sending; search and cancel a queued message', async ({
   page,

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { DeviceClient } from '../lib/device-sim/client';
-import { activatePhone, check, signIn, uniqueNumber } from './helpers';
+import { activatePhone, checkPage as check, signIn, uniqueNumber } from './helpers';
 
 test('opt-outs: a STOP texted to a phone shows up, sends to it are refused, and a number is added and removed by hand', async ({
   page,

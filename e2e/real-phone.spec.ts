@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { activatePhone, check, signIn } from './helpers';
+import { activatePhone, checkPage as check, navigate, signIn } from './helpers';
 
 /** The device simulator's CLI, playing the SMSGate Android app. */
 function deviceCli(args: string[]): { child: ChildProcess; output: () => string } {
@@ -39,6 +39,7 @@ test('a real phone: pair the SMSGate app by code, prove its SIM, send and receiv
   const common = ['--base-url', baseURL!, '--state', state];
 
   await signIn(page, baseURL!, email);
+  await navigate(page, 'Phones');
   await page.getByRole('link', { name: phone, exact: true }).click();
   await expect(page.getByRole('heading', { name: phone })).toBeVisible();
   const phoneId = page.url().split('/').pop();
@@ -85,8 +86,8 @@ test('a real phone: pair the SMSGate app by code, prove its SIM, send and receiv
     await check(page, 'phone-connected');
 
     // Compose from the dashboard: the message goes out through the app and is delivered.
-    await page.getByRole('link', { name: 'Messages' }).click();
-    await page.getByLabel('From (your phone)').fill(phone);
+    await navigate(page, 'Messages');
+    await page.getByLabel('From (your phone)').selectOption(phone);
     await page.getByLabel('To', { exact: true }).fill('+14155550123');
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello through the SMSGate app');
     await page.getByRole('button', { name: 'Send' }).click();

@@ -13,7 +13,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   if (!account) redirect('/sign-in');
   return (
     <Providers>
-      <div className="mx-auto max-w-5xl px-6 py-8">
+      <div className="mx-auto max-w-5xl px-4 py-6 sm:px-6 sm:py-8">
         <header className="flex flex-wrap items-center justify-between gap-4 border-b border-slate-200 pb-4">
           <div>
             <p className="text-xl font-bold tracking-tight">Simgate</p>

@@ -1,13 +1,13 @@
 import type { Metadata } from 'next';
-import { PhonesPanel } from '@/components/panels/phones-panel';
+import { Overview } from '@/components/overview/overview';
 
-export const metadata: Metadata = { title: 'Phones · Simgate' };
+export const metadata: Metadata = { title: 'Overview · Simgate' };
 
-export default function PhonesPage() {
+export default function OverviewPage() {
   return (
     <>
-      <h1 className="sr-only">Phones</h1>
-      <PhonesPanel />
+      <h1 className="text-2xl font-bold tracking-tight">Overview</h1>
+      <Overview />
     </>
   );
 }

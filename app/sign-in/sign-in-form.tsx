@@ -3,6 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { signIn } from 'next-auth/react';
 import { type FormEvent, useState } from 'react';
+import { ApiProblem, api } from '@/components/api';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 
@@ -18,13 +19,10 @@ function signInError(error: string | null | undefined, fallback: string): string
   return (error && SIGN_IN_ERRORS[error]) ?? 'Signing in failed. Try again.';
 }
 
-async function problemDetail(res: Response): Promise<string> {
-  try {
-    const body = (await res.json()) as { detail?: string; errors?: Array<{ message: string }> };
-    return body.errors?.[0]?.message ?? body.detail ?? `Request failed (${res.status}).`;
-  } catch {
-    return `Request failed (${res.status}).`;
-  }
+/** The API's reason (the first field error, else the detail); a network failure has none. */
+function problemDetail(error: unknown): string {
+  if (error instanceof ApiProblem) return error.errors[0]?.message ?? error.message;
+  return 'The server could not be reached. Try again.';
 }
 
 function StatusLine({ status }: { status: Status }) {
@@ -65,17 +63,12 @@ function EmailCodeForm() {
     event?.preventDefault();
     setStatus({ kind: 'busy', label: 'Sending a code…' });
     try {
-      const res = await fetch('/api/v1/auth/sign-in/request-code', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email }),
-      });
-      if (!res.ok) return setStatus({ kind: 'error', message: await problemDetail(res) });
+      await api('/api/v1/auth/sign-in/request-code', { body: { email } });
       setSentTo(email.trim().toLowerCase());
       setCode('');
       setStatus({ kind: 'idle' });
-    } catch {
-      setStatus({ kind: 'error', message: 'The server could not be reached. Try again.' });
+    } catch (error) {
+      setStatus({ kind: 'error', message: problemDetail(error) });
     }
   }
 

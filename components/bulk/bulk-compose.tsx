@@ -5,6 +5,7 @@ import Papa from 'papaparse';
 import { useId, useMemo, useState } from 'react';
 import { countSegments } from '@/lib/messages/segments';
 import { ApiProblem, api, type Page } from '../api';
+import { queryKeys } from '../query-keys';
 import { Button } from '../ui/button';
 import { Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
@@ -33,9 +34,12 @@ function senderOf(value: string): { from?: string; from_group?: number } {
 
 export function BulkCompose({ onSent }: { onSent: (bulkId: string) => void }) {
   const ids = useId();
-  const phones = useQuery({ queryKey: ['phones', 'all'], queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100') });
+  const phones = useQuery({
+    queryKey: queryKeys.phones.options(),
+    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
+  });
   const groups = useQuery({
-    queryKey: ['groups', 'all'],
+    queryKey: queryKeys.groups.options(),
     queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
   });
   const [sender, setSender] = useState('');

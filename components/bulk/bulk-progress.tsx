@@ -4,6 +4,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { api } from '../api';
+import { queryKeys } from '../query-keys';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Section } from '../ui/section';
@@ -31,7 +32,7 @@ const STATES = [
 /** A bulk's messages by state, refreshed every two seconds until none is still on its way. */
 export function BulkProgress({ bulkId }: { bulkId: string }) {
   const bulk = useQuery({
-    queryKey: ['bulk', bulkId],
+    queryKey: queryKeys.bulks.one(bulkId),
     queryFn: () => api<Bulk>(`/api/v1/bulk-messages/${bulkId}`),
     refetchInterval: (query) => {
       const counts = query.state.data?.counts;

@@ -4,6 +4,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { OptOutWire } from '@/lib/opt-outs/schemas';
 import { ApiProblem, api } from '../api';
+import { queryKeys } from '../query-keys';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
@@ -19,18 +20,18 @@ type OptOutSettings = { confirmation_reply: string | null; stop_words: string[];
 const SOURCE_LABEL: Record<OptOutWire['source'], string> = { inbound: 'Texted a stop word', manual: 'Added by hand' };
 
 export function OptOutsPanel() {
-  const list = usePagedList<OptOutWire>(['opt-outs'], '/api/v1/opt-outs?limit=50');
+  const list = usePagedList<OptOutWire>(queryKeys.optOuts.list(), '/api/v1/opt-outs?limit=50');
   const [removing, setRemoving] = useState<OptOutWire | null>(null);
   const refresh = useRefresh();
   const add = useMutation({
     mutationFn: (phone: string) => api('/api/v1/opt-outs', { body: { phone: phone.replace(/[\s()-]/g, '') } }),
-    onSuccess: () => refresh('opt-outs'),
+    onSuccess: () => refresh('optOuts'),
   });
   const remove = useMutation({
     mutationFn: (phone: string) => api(`/api/v1/opt-outs/${encodeURIComponent(phone)}`, { method: 'DELETE' }),
     onSuccess: () => {
       setRemoving(null);
-      return refresh('opt-outs');
+      return refresh('optOuts');
     },
   });
   const addError = add.error instanceof ApiProblem ? (add.error.fieldError('phone') ?? add.error.message) : undefined;
@@ -105,7 +106,7 @@ export function OptOutsPanel() {
 
 export function OptOutSettingsPanel() {
   const settings = useQuery({
-    queryKey: ['opt-out-settings'],
+    queryKey: queryKeys.optOutSettings.root,
     queryFn: () => api<OptOutSettings>('/api/v1/opt-outs/settings'),
   });
   return (
@@ -127,7 +128,7 @@ function ReplyForm({ initial }: { initial: string }) {
   const save = useMutation({
     mutationFn: (value: string | null) =>
       api<OptOutSettings>('/api/v1/opt-outs/settings', { method: 'PATCH', body: { confirmation_reply: value } }),
-    onSuccess: () => refresh('opt-out-settings'),
+    onSuccess: () => refresh('optOutSettings'),
   });
   const error =
     save.error instanceof ApiProblem ? (save.error.fieldError('confirmation_reply') ?? save.error.message) : undefined;

@@ -2,6 +2,8 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
+import type { ApiKey } from '@/components/wire';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
@@ -13,33 +15,26 @@ import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
-type ApiKey = {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at?: string | null;
-};
-
 export function ApiKeysPanel() {
   const refresh = useRefresh();
-  const keys = usePagedList<ApiKey>(['api-keys'], '/api/v1/auth/api-keys');
+  const keys = usePagedList<ApiKey>(queryKeys.apiKeys.list(), '/api/v1/auth/api-keys');
   const [created, setCreated] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
 
   const create = useMutation({
+    meta: { success: 'API key created' },
     mutationFn: (keyName: string) => api<{ key: string }>('/api/v1/auth/api-keys', { body: { name: keyName } }),
     onSuccess: (result) => {
       setCreated(result.key);
-      return refresh('api-keys');
+      return refresh('apiKeys');
     },
   });
   const revoke = useMutation({
+    meta: { success: 'API key revoked' },
     mutationFn: (id: string) => api(`/api/v1/auth/api-keys/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setRevoking(null);
-      return refresh('api-keys');
+      return refresh('apiKeys');
     },
   });
   const nameError = create.error instanceof ApiProblem ? create.error.fieldError('name') : undefined;

@@ -2,7 +2,9 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ApiProblem, api } from '../api';
+import { queryKeys } from '@/components/query-keys';
+import type { Balances as Balance, Group, LedgerEntry as LedgerRow } from '@/components/wire';
+import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
 import { ListView, Table } from '../ui/list-view';
@@ -11,22 +13,16 @@ import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
-type Balance = { data: Array<{ group_id: number; name: string; balance: number }>; total: number };
-type LedgerRow = {
-  id: number;
-  group_id: number;
-  kind: string;
-  amount: number;
-  balance_after: number;
-  created_at: string;
-};
-
 export function CreditsPanel() {
   const refresh = useRefresh();
-  const balance = useQuery({ queryKey: ['balance'], queryFn: () => api<Balance>('/api/v1/credits/balance') });
-  const ledger = usePagedList<LedgerRow>(['ledger'], '/api/v1/credits/ledger');
+  const balance = useQuery({
+    queryKey: queryKeys.balance.root,
+    queryFn: () => api<Balance>('/api/v1/credits/balance'),
+  });
+  const ledger = usePagedList<LedgerRow>(queryKeys.ledger.list(), '/api/v1/credits/ledger');
   const [form, setForm] = useState({ from_group: '', to_group: '', amount: '' });
   const transfer = useMutation({
+    meta: { success: 'Credits transferred' },
     mutationFn: () =>
       api('/api/v1/credits/transfer', {
         body: {
@@ -42,6 +38,16 @@ export function CreditsPanel() {
   });
   const problem = transfer.error instanceof ApiProblem ? transfer.error : undefined;
   const groups = balance.data?.data ?? [];
+  const groupList = useQuery({
+    queryKey: queryKeys.groups.options(),
+    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
+  });
+  const defaultId = groupList.data?.data.find((g) => g.is_default)?.id;
+  const fromGroup = groups.find((g) => g.group_id === (form.from_group ? Number(form.from_group) : defaultId));
+  const toGroup = groups.find((g) => g.group_id === Number(form.to_group));
+  const amount = Number(form.amount);
+  const preview =
+    fromGroup && toGroup && Number.isInteger(amount) && amount > 0 ? { fromGroup, toGroup, amount } : null;
 
   return (
     <Section title="Credits">
@@ -110,6 +116,22 @@ export function CreditsPanel() {
           {transfer.isPending ? 'Transferring…' : 'Transfer'}
         </Button>
       </form>
+      {preview && (
+        <p className="mb-4 text-sm text-slate-700" data-testid="transfer-preview">
+          {preview.fromGroup.group_id === preview.toGroup.group_id ? (
+            'Choose two different groups.'
+          ) : (
+            <>
+              After the transfer: {preview.fromGroup.name} {preview.fromGroup.balance} →{' '}
+              <strong>{preview.fromGroup.balance - preview.amount}</strong>, {preview.toGroup.name}{' '}
+              {preview.toGroup.balance} → <strong>{preview.toGroup.balance + preview.amount}</strong>.
+              {preview.fromGroup.balance < preview.amount && (
+                <span className="text-red-800"> {preview.fromGroup.name} does not have that many credits.</span>
+              )}
+            </>
+          )}
+        </p>
+      )}
       {problem && !problem.fieldError('amount') && <ErrorState error={problem} />}
       <h3 className="mb-2 font-medium">Ledger</h3>
       <ListView list={ledger} empty={<EmptyState title="No credit movements yet" />}>

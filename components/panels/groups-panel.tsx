@@ -2,6 +2,8 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
+import type { Group } from '@/components/wire';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
@@ -12,21 +14,21 @@ import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
-export type Group = { id: number; name: string; is_default: boolean; balance: number; phone_count: number };
-
 export function GroupsPanel() {
-  const groups = usePagedList<Group>(['groups'], '/api/v1/phone-groups?limit=100');
+  const groups = usePagedList<Group>(queryKeys.groups.list(), '/api/v1/phone-groups?limit=100');
   const [deleting, setDeleting] = useState<Group | null>(null);
   const refreshAll = useRefresh();
   const refresh = () => refreshAll('groups', 'balance', 'phones', 'ledger');
 
   const create = useMutation({
+    meta: { success: 'Group created' },
     mutationFn: (groupName: string) => api('/api/v1/phone-groups', { body: { name: groupName } }),
     onSuccess: () => {
       return refresh();
     },
   });
   const remove = useMutation({
+    meta: { success: 'Group deleted' },
     mutationFn: (id: number) => api(`/api/v1/phone-groups/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setDeleting(null);
@@ -82,3 +84,5 @@ export function GroupsPanel() {
     </Section>
   );
 }
+
+export type { Group };

@@ -1,33 +1,23 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
+import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
-import { ApiProblem, api } from '../api';
+import { ComposeForm } from '@/components/messages/compose-form';
+import { MESSAGE_STATUSES, MessageStatusBadge } from '@/components/messages/status-badge';
+import { queryKeys } from '@/components/query-keys';
+import type { Message } from '@/components/wire';
+import { api } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
-import { Field } from '../ui/field';
 import { ListView, Table } from '../ui/list-view';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
-type Message = {
-  id: string;
-  direction: 'outbound' | 'inbound';
-  from: string;
-  to: string;
-  content: string;
-  status: string;
-  segments: number;
-  sim: number | null;
-  from_group: number | null;
-  priority: 'high' | 'normal';
-  created_at: string;
-};
-
-const STATUSES = ['', 'queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'cancelled', 'received'];
+const STATUSES = ['', ...MESSAGE_STATUSES];
 
 /** The search box's text, kept in the URL (`?q=`) once typing pauses. */
 function useSearchInUrl(): [string, string, (value: string) => void] {
@@ -50,29 +40,20 @@ function useSearchInUrl(): [string, string, (value: string) => void] {
 }
 
 export function MessagesPanel() {
-  const refresh = useRefresh();
   const [status, setStatus] = useState('');
   const [direction, setDirection] = useState('');
   const [typed, search, setTyped] = useSearchInUrl();
   const [cancelling, setCancelling] = useState<Message | null>(null);
+  const refresh = useRefresh();
   const query = new URLSearchParams({
     ...(status ? { status } : {}),
     ...(direction ? { direction } : {}),
     ...(search ? { q: search } : {}),
   }).toString();
   const messages = usePagedList<Message>(
-    ['messages', status, direction, search],
+    queryKeys.messages.list({ status, direction, q: search }),
     `/api/v1/messages${query ? `?${query}` : ''}`,
   );
-  const [form, setForm] = useState({ from: '', to: '', content: '' });
-  const send = useMutation({
-    mutationFn: () => api('/api/v1/messages', { body: form }),
-    onSuccess: () => {
-      setForm({ ...form, to: '', content: '' });
-      return refresh('messages', 'balance', 'ledger', 'groups');
-    },
-  });
-  const problem = send.error instanceof ApiProblem ? send.error : undefined;
   const cancel = useMutation({
     mutationFn: (id: string) => api(`/api/v1/messages/${id}/cancel`, { method: 'POST' }),
     onSuccess: () => {
@@ -80,46 +61,9 @@ export function MessagesPanel() {
       return refresh('messages', 'balance', 'ledger', 'groups');
     },
   });
-
   return (
     <Section title="Messages">
-      <form
-        className="mb-6 grid grid-cols-1 items-end gap-3 sm:grid-cols-4"
-        onSubmit={(event) => {
-          event.preventDefault();
-          send.mutate();
-        }}
-      >
-        <Field
-          id="message-from"
-          label="From (your phone)"
-          required
-          value={form.from}
-          onChange={(e) => setForm({ ...form, from: e.target.value })}
-          error={problem?.fieldError('from')}
-        />
-        <Field
-          id="message-to"
-          label="To"
-          required
-          value={form.to}
-          onChange={(e) => setForm({ ...form, to: e.target.value })}
-          error={problem?.fieldError('to')}
-        />
-        <Field
-          id="message-content"
-          label="Message"
-          required
-          maxLength={1600}
-          value={form.content}
-          onChange={(e) => setForm({ ...form, content: e.target.value })}
-          error={problem?.fieldError('content')}
-        />
-        <Button type="submit" disabled={send.isPending}>
-          {send.isPending ? 'Sending…' : 'Send'}
-        </Button>
-      </form>
-      {problem && problem.errors.length === 0 && <ErrorState error={problem} />}
+      <ComposeForm />
       <div className="mb-4 flex flex-wrap gap-4 text-sm">
         <label className="flex items-center gap-2">
           Search
@@ -168,7 +112,7 @@ export function MessagesPanel() {
                 <td className="whitespace-nowrap">
                   {m.from} → {m.to}
                   {(m.sim !== null || m.from_group !== null) && (
-                    <span className="block text-xs text-slate-500">
+                    <span className="block text-xs text-slate-600">
                       {[m.sim !== null && `SIM ${m.sim}`, m.from_group !== null && `via group ${m.from_group}`]
                         .filter(Boolean)
                         .join(' · ')}
@@ -176,11 +120,13 @@ export function MessagesPanel() {
                   )}
                 </td>
                 <td className="max-w-xs truncate" title={m.content}>
-                  {m.content}
+                  <Link href={`/dashboard/messages/${m.id}`} className="underline">
+                    {m.content}
+                  </Link>
                 </td>
                 <td>
-                  {m.status}
-                  {m.priority === 'high' && <span className="block text-xs font-semibold text-amber-800">high</span>}
+                  <MessageStatusBadge status={m.status} />
+                  {m.priority === 'high' && <span className="block text-xs font-semibold text-amber-900">high</span>}
                 </td>
                 <td className="text-right">
                   {m.status === 'queued' && (

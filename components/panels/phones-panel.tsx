@@ -3,6 +3,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
+import type { Phone } from '@/components/wire';
 import { ApiProblem, api, type Page } from '../api';
 import { SimBadge, StatusBadge } from '../phone/badges';
 import { Button } from '../ui/button';
@@ -15,23 +17,10 @@ import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 import type { Group } from './groups-panel';
 
-export type Phone = {
-  id: string;
-  phone: string;
-  label: string | null;
-  group_id: number;
-  device_connected: boolean;
-  /** `pending`: paired with the SMSGate app, waiting for its loopback SIM-check SMS (sends answer 403 until then). */
-  sim_verification: 'unverified' | 'pending' | 'verified';
-  status: 'online' | 'offline' | 'unknown';
-  battery: number | null;
-  last_heartbeat_at: string | null;
-};
-
 export function PhonesPanel() {
-  const phones = usePagedList<Phone>(['phones'], '/api/v1/phones');
+  const phones = usePagedList<Phone>(queryKeys.phones.list(), '/api/v1/phones');
   const groups = useQuery({
-    queryKey: ['groups', 'all'],
+    queryKey: queryKeys.groups.options(),
     queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
   });
   const [form, setForm] = useState({ phone: '', label: '' });
@@ -39,6 +28,7 @@ export function PhonesPanel() {
   const refreshAll = useRefresh();
   const refresh = () => refreshAll('phones', 'groups');
   const create = useMutation({
+    meta: { success: 'Phone added' },
     mutationFn: () =>
       api('/api/v1/phones', { body: { phone: form.phone, ...(form.label ? { label: form.label } : {}) } }),
     onSuccess: () => {
@@ -47,11 +37,13 @@ export function PhonesPanel() {
     },
   });
   const move = useMutation({
+    meta: { success: 'Phone moved' },
     mutationFn: ({ id, groupId }: { id: string; groupId: number }) =>
       api(`/api/v1/phones/${id}`, { method: 'PATCH', body: { group_id: groupId } }),
     onSuccess: refresh,
   });
   const remove = useMutation({
+    meta: { success: 'Phone deleted' },
     mutationFn: (id: string) => api(`/api/v1/phones/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setDeleting(null);
@@ -164,3 +156,5 @@ export function PhonesPanel() {
     </Section>
   );
 }
+
+export type { Phone };

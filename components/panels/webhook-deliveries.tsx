@@ -1,6 +1,8 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
+import { queryKeys } from '@/components/query-keys';
+import type { Delivery } from '@/components/wire';
 import { api } from '../api';
 import { Button } from '../ui/button';
 import { ListView, Table } from '../ui/list-view';
@@ -9,22 +11,15 @@ import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
-type Delivery = {
-  id: string;
-  event_type: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-};
-
 /** Every delivery of one webhook, with its last answer, and a resend for each. */
 export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
   const refresh = useRefresh();
-  const deliveries = usePagedList<Delivery>(['deliveries', webhookId], `/api/v1/webhooks/${webhookId}/deliveries`);
+  const deliveries = usePagedList<Delivery>(
+    queryKeys.deliveries.list(webhookId),
+    `/api/v1/webhooks/${webhookId}/deliveries`,
+  );
   const resend = useMutation({
+    meta: { success: 'Delivery queued again' },
     mutationFn: (id: string) => api(`/api/v1/webhooks/${webhookId}/deliveries/${id}/resend`, { method: 'POST' }),
     onSuccess: () => refresh('deliveries'),
   });
@@ -53,6 +48,10 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
                 <td className="text-right">
                   <Button variant="secondary" onClick={() => resend.mutate(d.id)} disabled={resend.isPending}>
                     Resend
+                    <span className="sr-only">
+                      {' '}
+                      {d.event_type} delivery of {formatTime(d.created_at)}
+                    </span>
                   </Button>
                 </td>
               </tr>

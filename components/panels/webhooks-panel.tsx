@@ -2,6 +2,8 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
+import type { CatalogueEntry, Phone, Webhook } from '@/components/wire';
 import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
@@ -14,18 +16,7 @@ import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 import { WebhookDeliveries } from './webhook-deliveries';
 
-type Webhook = {
-  id: string;
-  url: string;
-  events: string[];
-  phone_filters: string[];
-  description: string | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  created_at: string;
-};
-type CatalogueEntry = { type: string; description: string; subscribable: boolean };
-type PhoneOption = { id: string; phone: string; label: string | null };
+type PhoneOption = Pick<Phone, 'id' | 'phone' | 'label'>;
 
 function toggle(list: string[], value: string): string[] {
   return list.includes(value) ? list.filter((v) => v !== value) : [...list, value];
@@ -33,14 +24,14 @@ function toggle(list: string[], value: string): string[] {
 
 export function WebhooksPanel() {
   const refreshAll = useRefresh();
-  const webhooks = usePagedList<Webhook>(['webhooks'], '/api/v1/webhooks');
+  const webhooks = usePagedList<Webhook>(queryKeys.webhooks.list(), '/api/v1/webhooks');
   const catalogue = useQuery({
-    queryKey: ['webhook-events'],
+    queryKey: queryKeys.webhookEvents.root,
     queryFn: () => api<{ data: CatalogueEntry[] }>('/api/v1/webhooks/events'),
     staleTime: Number.POSITIVE_INFINITY,
   });
   const phones = useQuery({
-    queryKey: ['phones', 'all'],
+    queryKey: queryKeys.phones.options(),
     queryFn: () => api<Page<PhoneOption>>('/api/v1/phones?limit=100'),
   });
   const [form, setForm] = useState({ url: '', description: '', events: [] as string[], phone_filters: [] as string[] });
@@ -50,6 +41,7 @@ export function WebhooksPanel() {
   const refresh = () => refreshAll('webhooks');
 
   const create = useMutation({
+    meta: { success: 'Webhook created' },
     mutationFn: () =>
       api<Webhook & { secret: string }>('/api/v1/webhooks', {
         body: { ...form, description: form.description || undefined },
@@ -70,6 +62,7 @@ export function WebhooksPanel() {
     onSuccess: (result) => setSecret({ label: 'Signing secret', value: result.secret }),
   });
   const test = useMutation({
+    meta: { success: 'Test event queued' },
     mutationFn: (id: string) => api(`/api/v1/webhooks/${id}/test`, { method: 'POST' }),
     onSuccess: (_result, id) => {
       setOpenDeliveries(id);
@@ -199,15 +192,19 @@ export function WebhooksPanel() {
                         onChange={(e) => update.mutate({ id: webhook.id, enabled: e.target.checked })}
                       />
                       Enabled
+                      <span className="sr-only"> {webhook.url}</span>
                     </label>
                     <Button variant="secondary" onClick={() => test.mutate(webhook.id)}>
                       Send test
+                      <span className="sr-only"> of {webhook.url}</span>
                     </Button>
                     <Button variant="secondary" onClick={() => reveal.mutate(webhook.id)}>
                       Show secret
+                      <span className="sr-only"> of {webhook.url}</span>
                     </Button>
                     <Button variant="secondary" onClick={() => setConfirming({ kind: 'rotate', webhook })}>
                       Rotate secret
+                      <span className="sr-only"> of {webhook.url}</span>
                     </Button>
                     <Button
                       variant="secondary"
@@ -215,9 +212,11 @@ export function WebhooksPanel() {
                       onClick={() => setOpenDeliveries(openDeliveries === webhook.id ? null : webhook.id)}
                     >
                       Deliveries
+                      <span className="sr-only"> of {webhook.url}</span>
                     </Button>
                     <Button variant="danger" onClick={() => setConfirming({ kind: 'delete', webhook })}>
                       Delete
+                      <span className="sr-only"> {webhook.url}</span>
                     </Button>
                   </div>
                 </div>

@@ -33,6 +33,7 @@ export function DevicesSection({ phone }: { phone: Phone }) {
   const [revoking, setRevoking] = useState<Device | null>(null);
   const refresh = useRefresh();
   const revoke = useMutation({
+    meta: { success: 'Device revoked' },
     mutationFn: (device: Device) => api(`/api/v1/phones/${phone.id}/devices/${device.id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setRevoking(null);

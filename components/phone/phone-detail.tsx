@@ -3,12 +3,14 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
 import { ApiProblem, api, type Page } from '../api';
 import type { Group } from '../panels/groups-panel';
 import type { Phone } from '../panels/phones-panel';
 import { formatTime, Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
 import { SimBadge, StatusBadge } from './badges';
+import { BatterySection } from './battery-section';
 import { ConnectPanel } from './connect-panel';
 import { DevicesSection } from './devices-section';
 import { usePhone } from './queries';
@@ -45,7 +47,7 @@ export function PhoneDetail({ phoneId }: { phoneId: string }) {
             There is no such phone in this account. It may have been removed.
           </p>
           <p className="mt-4">
-            <Link href="/dashboard" className={BACK_LINK}>
+            <Link href="/dashboard/phones" className={BACK_LINK}>
               Back to phones
             </Link>
           </p>
@@ -64,7 +66,7 @@ export function PhoneDetail({ phoneId }: { phoneId: string }) {
 
 function PhoneView({ phone }: { phone: Phone }) {
   const groups = useQuery({
-    queryKey: ['groups', 'all'],
+    queryKey: queryKeys.groups.options(),
     queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
   });
   const groupName = groups.data?.data.find((g) => g.id === phone.group_id)?.name ?? `#${phone.group_id}`;
@@ -73,7 +75,7 @@ function PhoneView({ phone }: { phone: Phone }) {
   return (
     <>
       <div>
-        <Link href="/dashboard" className={BACK_LINK}>
+        <Link href="/dashboard/phones" className={BACK_LINK}>
           ← All phones
         </Link>
         <div className="mt-3 flex flex-wrap items-center gap-x-3 gap-y-2">
@@ -106,6 +108,7 @@ function PhoneView({ phone }: { phone: Phone }) {
         </dl>
       </Section>
 
+      <BatterySection phoneId={phone.id} />
       {phone.sim_verification === 'pending' && <SimCheckPanel phone={phone} />}
       <ConnectPanel phone={phone} />
       <DevicesSection phone={phone} />

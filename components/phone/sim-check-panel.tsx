@@ -2,6 +2,7 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
 import { ApiProblem, api } from '../api';
 import type { Phone } from '../panels/phones-panel';
 import { Button } from '../ui/button';
@@ -28,8 +29,8 @@ export function SimCheckPanel({ phone }: { phone: Phone }) {
   usePhone(phone.id, LIVE_INTERVAL_MS);
 
   const showPhone = (updated: Phone) => {
-    queryClient.setQueryData(['phones', phone.id], updated);
-    return queryClient.invalidateQueries({ queryKey: ['phones'] });
+    queryClient.setQueryData(queryKeys.phones.one(phone.id), updated);
+    return queryClient.invalidateQueries({ queryKey: queryKeys.phones.root });
   };
   const verify = useMutation({
     mutationFn: () => api<Phone>(`/api/v1/phones/${phone.id}/sim-check`, { body: { code: code.trim() } }),
@@ -37,7 +38,7 @@ export function SimCheckPanel({ phone }: { phone: Phone }) {
     onError: (error) => {
       // No check pending any more (verified by the SMS meanwhile, or the device was revoked): show the phone as it is.
       if (error instanceof ApiProblem && error.status === 409) {
-        return queryClient.invalidateQueries({ queryKey: ['phones', phone.id] });
+        return queryClient.invalidateQueries({ queryKey: queryKeys.phones.one(phone.id) });
       }
     },
   });

@@ -1,6 +1,7 @@
 'use client';
 
 import { useId, useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
 import { AUDIT_ACTION_LABELS, AUDIT_ACTIONS, type AuditAction } from '@/lib/audit/actions';
 import type { auditEntrySchema } from '@/lib/audit/schemas';
 import type { z } from '@/lib/zod';
@@ -22,7 +23,7 @@ export function AuditLogPanel() {
   const [action, setAction] = useState<AuditAction | ''>('');
   const filterId = useId();
   const path = action ? `/api/v1/audit-log?action=${action}` : '/api/v1/audit-log';
-  const list = usePagedList<AuditEntry>(['audit-log', action], path);
+  const list = usePagedList<AuditEntry>(queryKeys.auditLog.list(action), path);
   return (
     <Section
       title="Audit log"

@@ -5,6 +5,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { useId, useState } from 'react';
 import type { SendingSettings } from '@/lib/settings/schemas';
 import { ApiProblem, api, type Page } from '../api';
+import { queryKeys } from '../query-keys';
 import { Button } from '../ui/button';
 import { Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
@@ -26,11 +27,11 @@ const DEFAULT_WINDOW: Window = {
 /** Settings → Sending: the account's quiet hours, retries and allowed countries, and each group's overrides. */
 export function SendingSettingsPanel() {
   const account = useQuery({
-    queryKey: ['sending-settings'],
+    queryKey: queryKeys.sendingSettings.root,
     queryFn: () => api<SendingSettings>('/api/v1/settings/sending'),
   });
   const groups = useQuery({
-    queryKey: ['groups', 'all'],
+    queryKey: queryKeys.groups.options(),
     queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
   });
   const [scope, setScope] = useState<'account' | number>('account');
@@ -86,7 +87,10 @@ function SettingsForm({ account, group }: { account: SendingSettings; group?: Gr
   const [attempts, setAttempts] = useState(initial.max_attempts);
   const [countriesOn, setCountriesOn] = useState(initial.allowed_countries !== null);
   const [countries, setCountries] = useState((initial.allowed_countries ?? []).join(', '));
-  const phones = useQuery({ queryKey: ['phones', 'all'], queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100') });
+  const phones = useQuery({
+    queryKey: queryKeys.phones.options(),
+    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
+  });
 
   const save = useMutation({
     mutationFn: () => {
@@ -106,7 +110,7 @@ function SettingsForm({ account, group }: { account: SendingSettings; group?: Gr
       );
       return api(`/api/v1/phone-groups/${group.id}`, { method: 'PATCH', body: { sending } });
     },
-    onSuccess: () => refresh('sending-settings', 'groups'),
+    onSuccess: () => refresh('sendingSettings', 'groups'),
   });
   const problem = save.error instanceof ApiProblem ? save.error : undefined;
   const fieldError = (prefix: string) =>

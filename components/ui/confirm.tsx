@@ -1,6 +1,6 @@
 'use client';
 
-import { type ReactNode, useEffect, useRef } from 'react';
+import { type ReactNode, useEffect, useId, useRef } from 'react';
 import { Button } from './button';
 
 /** A modal confirmation before a destructive action (native <dialog>: focus trap and Escape for free). */
@@ -22,6 +22,8 @@ export function ConfirmDialog({
   onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Several dialogs can sit on one page: each names itself by its own title.
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -35,10 +37,10 @@ export function ConfirmDialog({
         event.preventDefault();
         onCancel();
       }}
-      aria-labelledby="confirm-title"
-      className="m-auto max-w-md rounded-lg p-6 shadow-xl backdrop:bg-slate-900/40"
+      aria-labelledby={titleId}
+      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg p-6 shadow-xl backdrop:bg-slate-900/40"
     >
-      <h2 id="confirm-title" className="text-lg font-semibold">
+      <h2 id={titleId} className="text-lg font-semibold">
         {title}
       </h2>
       {children && <div className="mt-2 text-sm text-slate-700">{children}</div>}

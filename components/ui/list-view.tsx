@@ -26,25 +26,26 @@ export function ListView<T>({
 }
 
 /**
- * A table with a header row; an empty column label names the actions column for screen readers.
- * On a narrow screen the table scrolls inside its own box, never the page.
+ * Below `sm` a table does not fit 390 px: each row stacks its cells as a card instead of scrolling
+ * sideways (the header row stays for screen readers).
  */
+const STACKED =
+  'max-sm:block max-sm:[&_tbody]:block max-sm:[&_tbody_tr]:block max-sm:[&_tbody_tr]:py-2 max-sm:[&_td]:block max-sm:[&_td]:max-w-full max-sm:[&_td]:py-0.5 max-sm:[&_td]:whitespace-normal max-sm:[&_td]:break-words max-sm:[&_td]:text-left';
+
+/** A table with a header row; an empty column label names the actions column for screen readers. */
 export function Table({ columns, children }: { columns: string[]; children: ReactNode }) {
   return (
-    // `relative`: the header's screen-reader-only label is absolutely placed and must stay inside the scroller.
-    <div className="relative overflow-x-auto">
-      <table className="w-full text-left text-sm">
-        <thead className="text-slate-500">
-          <tr>
-            {columns.map((label, index) => (
-              <th key={label || `actions-${index}`} className="py-2">
-                {label || <span className="sr-only">Actions</span>}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
+    <table className={`w-full text-left text-sm ${STACKED}`}>
+      <thead className="text-slate-500 max-sm:sr-only">
+        <tr>
+          {columns.map((label, index) => (
+            <th key={label || `actions-${index}`} className="py-2">
+              {label || <span className="sr-only">Actions</span>}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
   );
 }

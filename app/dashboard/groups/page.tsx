@@ -1,15 +1,13 @@
 import type { Metadata } from 'next';
-import { CreditsPanel } from '@/components/panels/credits-panel';
 import { GroupsPanel } from '@/components/panels/groups-panel';
 
-export const metadata: Metadata = { title: 'Groups & credits · Simgate' };
+export const metadata: Metadata = { title: 'Groups · Simgate' };
 
 export default function GroupsPage() {
   return (
     <>
-      <h1 className="sr-only">Groups and credits</h1>
+      <h1 className="sr-only">Phone groups</h1>
       <GroupsPanel />
-      <CreditsPanel />
     </>
   );
 }

@@ -9,11 +9,12 @@ export default function MessagesPage() {
   return (
     <>
       <h1 className="sr-only">Messages</h1>
-      <p className="mb-4 text-sm">
-        <Link className="font-medium underline" href="/dashboard/messages/bulk">
-          Bulk send: paste numbers or upload a CSV
+      <p className="text-sm">
+        <Link href="/dashboard/messages/bulk" className="font-medium underline">
+          Send one text to many numbers (bulk, CSV upload)
         </Link>
       </p>
+      {/* The search box keeps its text in the URL (useSearchParams). */}
       <Suspense>
         <MessagesPanel />
       </Suspense>

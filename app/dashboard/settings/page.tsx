@@ -1,7 +1,5 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ApiKeysPanel } from '@/components/panels/api-keys-panel';
-import { WebhooksPanel } from '@/components/panels/webhooks-panel';
 import { AuditLogPanel } from '@/components/security/audit-log-panel';
 import { SecurityPanel } from '@/components/security/security-panel';
 
@@ -16,8 +14,6 @@ export default function SettingsPage() {
           Sending: quiet hours, automatic retry, allowed countries
         </Link>
       </p>
-      <ApiKeysPanel />
-      <WebhooksPanel />
       <SecurityPanel />
       <AuditLogPanel />
     </>

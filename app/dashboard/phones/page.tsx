@@ -1,0 +1,13 @@
+import type { Metadata } from 'next';
+import { PhonesPanel } from '@/components/panels/phones-panel';
+
+export const metadata: Metadata = { title: 'Phones · Simgate' };
+
+export default function PhonesPage() {
+  return (
+    <>
+      <h1 className="sr-only">Phones</h1>
+      <PhonesPanel />
+    </>
+  );
+}

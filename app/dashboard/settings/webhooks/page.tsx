@@ -1,0 +1,13 @@
+import type { Metadata } from 'next';
+import { WebhooksPanel } from '@/components/panels/webhooks-panel';
+
+export const metadata: Metadata = { title: 'Webhooks · Simgate' };
+
+export default function WebhooksPage() {
+  return (
+    <>
+      <h1 className="sr-only">Webhooks</h1>
+      <WebhooksPanel />
+    </>
+  );
+}

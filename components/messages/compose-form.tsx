@@ -1,0 +1,121 @@
+'use client';
+
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { ApiProblem, api, type Page } from '@/components/api';
+import { queryKeys } from '@/components/query-keys';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { ErrorState } from '@/components/ui/states';
+import { useRefresh } from '@/components/use-refresh';
+import type { Phone } from '@/components/wire';
+import { countSegments } from '@/lib/messages/segments';
+
+const STATUS_ORDER: Record<Phone['status'], number> = { online: 0, unknown: 1, offline: 2 };
+
+function phoneName(phone: Phone): string {
+  const name = phone.label ? `${phone.label} (${phone.phone})` : phone.phone;
+  return phone.status === 'online' ? name : `${name} — ${phone.status}`;
+}
+
+/**
+ * Compose one message: From is one of the account's phones (online ones first); the segment count and
+ * encoding follow the text as it is typed, with the one credit the message costs.
+ */
+export function ComposeForm() {
+  const refresh = useRefresh();
+  const ids = useId();
+  const phones = useQuery({
+    queryKey: queryKeys.phones.options(),
+    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
+  });
+  const sorted = [...(phones.data?.data ?? [])].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
+  const [form, setForm] = useState({ from: '', to: '', content: '' });
+  const from = form.from || sorted[0]?.phone || '';
+  const send = useMutation({
+    meta: { success: 'Message queued' },
+    mutationFn: () => api('/api/v1/messages', { body: { ...form, from } }),
+    onSuccess: () => {
+      setForm({ ...form, to: '', content: '' });
+      return refresh('messages', 'balance', 'ledger', 'groups');
+    },
+  });
+  const problem = send.error instanceof ApiProblem ? send.error : undefined;
+  const count = countSegments(form.content);
+  const fromError = problem?.fieldError('from');
+
+  return (
+    <form
+      aria-label="Compose a message"
+      className="mb-6 space-y-3"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send.mutate();
+      }}
+    >
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+        <div className="flex flex-col gap-1">
+          <label htmlFor={`${ids}-from`} className="text-sm font-medium text-slate-800">
+            From (your phone)
+          </label>
+          <select
+            id={`${ids}-from`}
+            required
+            value={from}
+            onChange={(e) => setForm({ ...form, from: e.target.value })}
+            aria-invalid={fromError ? true : undefined}
+            aria-describedby={fromError ? `${ids}-from-error` : undefined}
+            className="min-w-0 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
+          >
+            {sorted.length === 0 && <option value="">{phones.isPending ? 'Loading phones…' : 'No phones yet'}</option>}
+            {sorted.map((phone) => (
+              <option key={phone.id} value={phone.phone}>
+                {phoneName(phone)}
+              </option>
+            ))}
+          </select>
+          {fromError && (
+            <p id={`${ids}-from-error`} className="text-xs text-red-700">
+              {fromError}
+            </p>
+          )}
+        </div>
+        <Field
+          id={`${ids}-to`}
+          label="To"
+          required
+          inputMode="tel"
+          placeholder="+14155550123"
+          value={form.to}
+          onChange={(e) => setForm({ ...form, to: e.target.value })}
+          error={problem?.fieldError('to')}
+        />
+      </div>
+      <div className="flex flex-col gap-1">
+        <label htmlFor={`${ids}-content`} className="text-sm font-medium text-slate-800">
+          Message
+        </label>
+        <textarea
+          id={`${ids}-content`}
+          required
+          maxLength={1600}
+          rows={3}
+          value={form.content}
+          onChange={(e) => setForm({ ...form, content: e.target.value })}
+          aria-describedby={`${ids}-count`}
+          aria-invalid={problem?.fieldError('content') ? true : undefined}
+          className="rounded-md border border-slate-300 px-3 py-1.5 text-sm"
+        />
+        <p id={`${ids}-count`} className="text-xs text-slate-600" data-testid="segment-count">
+          {count.units} {count.encoding === 'GSM-7' ? 'characters' : 'UTF-16 units'} · {count.encoding} ·{' '}
+          {count.segments} segment{count.segments === 1 ? '' : 's'} · 1 credit
+        </p>
+        {problem?.fieldError('content') && <p className="text-xs text-red-700">{problem.fieldError('content')}</p>}
+      </div>
+      <Button type="submit" disabled={send.isPending || !from}>
+        {send.isPending ? 'Sending…' : 'Send'}
+      </Button>
+      {problem && problem.errors.length === 0 && <ErrorState error={problem} />}
+    </form>
+  );
+}

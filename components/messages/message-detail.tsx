@@ -1,0 +1,97 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { api } from '@/components/api';
+import { queryKeys } from '@/components/query-keys';
+import { formatTime, Section } from '@/components/ui/section';
+import { ErrorState, Loading } from '@/components/ui/states';
+import type { Message } from '@/components/wire';
+import { MessageStatusBadge } from './status-badge';
+
+/** States after which nothing changes any more: the page stops asking. */
+const FINAL: ReadonlySet<Message['status']> = new Set(['delivered', 'failed', 'expired', 'received']);
+const LIVE_INTERVAL_MS = 2_000;
+
+/** One message: what was sent, by whom, and every state it went through with its time, live until final. */
+export function MessageDetail({ messageId }: { messageId: string }) {
+  const message = useQuery({
+    queryKey: queryKeys.messages.one(messageId),
+    queryFn: () => api<Message>(`/api/v1/messages/${messageId}`),
+    refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.status) ? false : LIVE_INTERVAL_MS),
+  });
+  const back = (
+    <Link href="/dashboard/messages" className="text-sm font-medium text-slate-700 underline">
+      ← All messages
+    </Link>
+  );
+  if (message.isPending) return <Loading label="Loading the message…" />;
+  if (message.isError) {
+    return (
+      <>
+        {back}
+        <ErrorState error={message.error} onRetry={() => message.refetch()} />
+      </>
+    );
+  }
+  const m = message.data;
+  return (
+    <>
+      {back}
+      <h1 className="text-2xl font-bold tracking-tight break-words">
+        {m.direction === 'outbound' ? `To ${m.to}` : `From ${m.from}`}
+      </h1>
+      <Section title="Message">
+        <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
+          <dt className="font-medium text-slate-600">State</dt>
+          <dd>
+            <MessageStatusBadge status={m.status} />
+            {m.error ? <span className="ml-2 text-red-800">{m.error}</span> : null}
+          </dd>
+          <dt className="font-medium text-slate-600">From → To</dt>
+          <dd className="break-words">
+            {m.from} → {m.to}
+          </dd>
+          <dt className="font-medium text-slate-600">Text</dt>
+          <dd className="whitespace-pre-wrap break-words">{m.content}</dd>
+          <dt className="font-medium text-slate-600">Encoding</dt>
+          <dd>
+            {m.encoding}, {m.segments} segment{m.segments === 1 ? '' : 's'}
+          </dd>
+          <dt className="font-medium text-slate-600">Created</dt>
+          <dd>{formatTime(m.created_at)}</dd>
+        </dl>
+      </Section>
+      <Section title="Timeline">
+        {m.history && m.history.length > 0 ? (
+          <ol className="space-y-3 border-l-2 border-slate-200 pl-4 text-sm">
+            {m.history.map((entry) => (
+              <li key={`${entry.status}-${entry.at}`} className="space-y-1">
+                <div className="flex flex-wrap items-center gap-2">
+                  {entry.status === 'rerouted' || entry.status === 'retrying' ? (
+                    <span className="inline-block rounded bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-900">
+                      {entry.status}
+                    </span>
+                  ) : (
+                    <MessageStatusBadge status={entry.status} />
+                  )}
+                  <time dateTime={entry.at} className="text-slate-700">
+                    {formatTime(entry.at)}
+                  </time>
+                </div>
+                {entry.from && entry.to ? (
+                  <p className="text-slate-700">
+                    {entry.from} → {entry.to}
+                  </p>
+                ) : null}
+                {entry.error ? <p className="text-red-800">{entry.error}</p> : null}
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <p className="text-sm text-slate-600">No state changes recorded yet.</p>
+        )}
+      </Section>
+    </>
+  );
+}

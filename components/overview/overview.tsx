@@ -1,0 +1,169 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { api, type Page } from '@/components/api';
+import { StatusBadge } from '@/components/phone/badges';
+import { queryKeys } from '@/components/query-keys';
+import { Section } from '@/components/ui/section';
+import { ErrorState, Loading } from '@/components/ui/states';
+import type { Balances, Message, Phone } from '@/components/wire';
+
+/** Below this, a phone's battery needs a charger soon. */
+const LOW_BATTERY = 20;
+/** While the onboarding is shown, its steps tick themselves off this often. */
+const ONBOARDING_INTERVAL_MS = 3_000;
+
+function attentionReasons(phone: Phone): string[] {
+  const reasons: string[] = [];
+  if (phone.status === 'offline') reasons.push('offline');
+  if (phone.status === 'unknown') reasons.push('no heartbeat yet');
+  if (phone.battery !== null && phone.battery < LOW_BATTERY) reasons.push(`battery ${phone.battery}%`);
+  if (phone.sim_verification !== 'verified') reasons.push('SIM not verified');
+  if (!phone.device_connected) reasons.push('no device connected');
+  return reasons;
+}
+
+function Stat({ label, value, href }: { label: string; value: string | number; href: string }) {
+  return (
+    <Link
+      href={href}
+      className="block rounded-lg border border-slate-200 bg-white p-4 shadow-sm hover:border-slate-400"
+    >
+      <span className="block text-sm text-slate-600">{label}</span>
+      <span className="block text-2xl font-bold tabular-nums">{value}</span>
+    </Link>
+  );
+}
+
+function Step({ done, title, children }: { done: boolean; title: string; children: React.ReactNode }) {
+  return (
+    <li className="flex gap-3">
+      <span
+        aria-hidden="true"
+        className={`mt-0.5 flex size-6 shrink-0 items-center justify-center rounded-full text-sm font-bold ${done ? 'bg-emerald-600 text-white' : 'border border-slate-400 text-slate-600'}`}
+      >
+        {done ? '✓' : ''}
+      </span>
+      <div className="min-w-0 space-y-1">
+        <p className="font-medium">
+          {title} <span className="sr-only">{done ? '(done)' : '(to do)'}</span>
+        </p>
+        {children}
+      </div>
+    </li>
+  );
+}
+
+function Onboarding({ phones, messages }: { phones: Phone[]; messages: Message[] }) {
+  const connected = phones.some((phone) => phone.device_connected);
+  const delivered = messages.some((message) => message.direction === 'outbound' && message.status === 'delivered');
+  return (
+    <Section title="Get started">
+      <ol className="space-y-4 text-sm">
+        <Step done={connected} title="Connect a phone">
+          <p className="text-slate-700">
+            Add your phone on the{' '}
+            <Link href="/dashboard/phones" className="underline">
+              Phones
+            </Link>{' '}
+            page and pair the SMSGate app, or try it with the device simulator:
+          </p>
+          <pre className="whitespace-pre-wrap break-all rounded bg-slate-900 p-3 text-xs text-slate-100">
+            <code>
+              {
+                'npm run device -- register --phone +14155550100 --email you@example.com\nnpm run device -- run --phone +14155550100'
+              }
+            </code>
+          </pre>
+        </Step>
+        <Step done={delivered} title="Send a first message">
+          <p className="text-slate-700">
+            Compose one on the{' '}
+            <Link href="/dashboard/messages" className="underline">
+              Messages
+            </Link>{' '}
+            page and watch it reach delivered.
+          </p>
+        </Step>
+      </ol>
+    </Section>
+  );
+}
+
+export function Overview() {
+  const phones = useQuery({
+    queryKey: queryKeys.phones.options(),
+    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
+    refetchInterval: ONBOARDING_INTERVAL_MS,
+  });
+  const balance = useQuery({
+    queryKey: queryKeys.balance.root,
+    queryFn: () => api<Balances>('/api/v1/credits/balance'),
+  });
+  const messages = useQuery({
+    queryKey: queryKeys.messages.list({ limit: '50' }),
+    queryFn: () => api<Page<Message>>('/api/v1/messages?limit=50'),
+    refetchInterval: ONBOARDING_INTERVAL_MS,
+  });
+
+  if (phones.isPending || messages.isPending) return <Loading label="Loading the overview…" />;
+  if (phones.isError) return <ErrorState error={phones.error} onRetry={() => phones.refetch()} />;
+  if (messages.isError) return <ErrorState error={messages.error} onRetry={() => messages.refetch()} />;
+
+  const list = phones.data.data;
+  const sent = messages.data.data;
+  const onboarding =
+    !list.some((phone) => phone.device_connected) ||
+    !sent.some((message) => message.direction === 'outbound' && message.status === 'delivered');
+  const attention = list
+    .map((phone) => ({ phone, reasons: attentionReasons(phone) }))
+    .filter((row) => row.reasons.length > 0);
+
+  return (
+    <>
+      {onboarding ? <Onboarding phones={list} messages={sent} /> : null}
+      <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
+        <Stat
+          label="Phones online"
+          value={`${list.filter((p) => p.status === 'online').length} / ${list.length}`}
+          href="/dashboard/phones"
+        />
+        <Stat label="Credits" value={balance.data?.total ?? '…'} href="/dashboard/credits" />
+        <Stat
+          label="Recent sent"
+          value={sent.filter((m) => m.direction === 'outbound').length}
+          href="/dashboard/messages"
+        />
+        <Stat
+          label="Recent received"
+          value={sent.filter((m) => m.direction === 'inbound').length}
+          href="/dashboard/messages"
+        />
+      </div>
+      <Section title="Phones needing attention">
+        {attention.length === 0 ? (
+          <p className="text-sm text-slate-600">
+            {list.length === 0
+              ? 'No phones yet: add one on the Phones page.'
+              : 'Every phone is online, charged and verified.'}
+          </p>
+        ) : (
+          <ul className="divide-y divide-slate-200 text-sm">
+            {attention.map(({ phone, reasons }) => (
+              <li key={phone.id} className="flex flex-wrap items-center justify-between gap-2 py-2">
+                <Link href={`/dashboard/phones/${phone.id}`} className="font-medium underline">
+                  {phone.label ? `${phone.label} (${phone.phone})` : phone.phone}
+                </Link>
+                <span className="flex flex-wrap items-center gap-2">
+                  <StatusBadge status={phone.status} />
+                  <span className="text-slate-700">{reasons.join(', ')}</span>
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * Every TanStack Query key of the dashboard, one factory per resource. `root` is the prefix a change
+ * invalidates (everything about that resource); the other keys sit under it, so invalidating the root
+ * refreshes lists, option lists and single items alike.
+ */
+export const queryKeys = {
+  phones: {
+    root: ['phones'],
+    list: () => ['phones', 'list'],
+    options: () => ['phones', 'options'],
+    one: (id: string) => ['phones', 'one', id],
+    devices: (id: string) => ['phones', 'one', id, 'devices'],
+    heartbeats: (id: string) => ['phones', 'one', id, 'heartbeats'],
+  },
+  groups: {
+    root: ['groups'],
+    list: () => ['groups', 'list'],
+    options: () => ['groups', 'options'],
+  },
+  balance: { root: ['balance'] },
+  bulks: { root: ['bulks'], one: (id: string) => ['bulks', 'one', id] },
+  ledger: { root: ['ledger'], list: () => ['ledger', 'list'] },
+  messages: {
+    root: ['messages'],
+    list: (filters: Record<string, string>) => ['messages', 'list', filters],
+    one: (id: string) => ['messages', 'one', id],
+  },
+  webhooks: { root: ['webhooks'], list: () => ['webhooks', 'list'] },
+  webhookEvents: { root: ['webhook-events'] },
+  deliveries: { root: ['deliveries'], list: (webhookId: string) => ['deliveries', 'list', webhookId] },
+  apiKeys: { root: ['api-keys'], list: () => ['api-keys', 'list'] },
+  auditLog: { root: ['audit-log'], list: (action: string) => ['audit-log', 'list', action] },
+  optOuts: { root: ['opt-outs'], list: () => ['opt-outs', 'list'] },
+  optOutSettings: { root: ['opt-out-settings'] },
+  sendingSettings: { root: ['sending-settings'] },
+} as const;
+
+export type Resource = keyof typeof queryKeys;

@@ -1,0 +1,35 @@
+/**
+ * The wire types the dashboard reads, inferred from the API's own zod schemas (the same ones that
+ * validate answers and feed the OpenAPI document), so a field renamed in the API fails the type check
+ * here instead of drifting. Type-only imports: nothing of zod or the server reaches the browser bundle.
+ */
+
+import type { apiKeySchema, createdApiKeySchema } from '@/lib/auth/schemas';
+import type { balancesSchema, ledgerEntrySchema, transferResultSchema } from '@/lib/credits/schemas';
+import type { pairingCodeResponse, phoneDeviceSchema, simCardSchema } from '@/lib/devices/schemas';
+import type { catalogueEntrySchema } from '@/lib/events/catalogue';
+import type { groupSchema } from '@/lib/groups/schemas';
+import type { heartbeatEntrySchema } from '@/lib/heartbeats/schemas';
+import type { bulkSchema, messageSchema } from '@/lib/messages/schemas';
+import type { phoneSchema } from '@/lib/phones/schemas';
+import type { createdWebhookSchema, deliveryDetailSchema, deliverySchema, webhookSchema } from '@/lib/webhooks/schemas';
+import type { z } from '@/lib/zod';
+
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
+export type Balances = z.output<typeof balancesSchema>;
+export type LedgerEntry = z.output<typeof ledgerEntrySchema>;
+export type TransferResult = z.output<typeof transferResultSchema>;
+export type PairingCode = z.output<typeof pairingCodeResponse>;
+export type Device = z.output<typeof phoneDeviceSchema>;
+export type SimCard = z.output<typeof simCardSchema>;
+export type CatalogueEntry = z.output<typeof catalogueEntrySchema>;
+export type Group = z.output<typeof groupSchema>;
+export type Heartbeat = z.output<typeof heartbeatEntrySchema>;
+export type Message = z.output<typeof messageSchema>;
+export type Bulk = z.output<typeof bulkSchema>;
+export type Phone = z.output<typeof phoneSchema>;
+export type Webhook = z.output<typeof webhookSchema>;
+export type CreatedWebhook = z.output<typeof createdWebhookSchema>;
+export type Delivery = z.output<typeof deliverySchema>;
+export type DeliveryDetail = z.output<typeof deliveryDetailSchema>;
