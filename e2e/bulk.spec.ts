@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { DeviceClient } from '../lib/device-sim/client';
 import { runDevice } from '../lib/device-sim/run';
-import { activatePhone, checkPage as check, signIn } from './helpers';
+import { activatePhone, checkPage as check, navigate, signIn } from './helpers';
 
 test('bulk send: a CSV of 50 with 2 invalid rows is previewed with its cost, sent, and delivered', async ({
   page,
@@ -26,7 +26,7 @@ test('bulk send: a CSV of 50 with 2 invalid rows is previewed with its cost, sen
   const csv = ['name,phone', ...rows].join('\n');
 
   await signIn(page, baseURL!, email);
-  await page.getByRole('link', { name: 'Messages' }).click();
+  await navigate(page, 'Messages');
   await page.getByRole('link', { name: /bulk, CSV upload/ }).click();
   await page.getByLabel('Upload a CSV').check();
   await page.getByLabel(/CSV file with a header row/).setInputFiles({

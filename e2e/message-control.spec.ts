@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { activatePhone, checkPage as check, signIn } from './helpers';
+import { activatePhone, checkPage as check, navigate, signIn } from './helpers';
 
 test('message control: quiet hours, retries and allowed countries set in Settings → Sending; search and cancel a queued message', async ({
   page,
@@ -12,7 +12,7 @@ test('message control: quiet hours, retries and allowed countries set in Setting
   const headers = { 'x-api-key': device.apiKey };
 
   await signIn(page, baseURL!, email);
-  await page.getByRole('link', { name: 'Settings' }).click();
+  await navigate(page, 'Settings');
   await page.getByRole('link', { name: /Sending: quiet hours/ }).click();
   await page.getByLabel(/Hand normal-priority messages/).check();
   await page.getByLabel('Time zone (IANA name)').fill('UTC');
@@ -40,7 +40,7 @@ test('message control: quiet hours, retries and allowed countries set in Setting
   });
   expect(sent.status()).toBe(201);
 
-  await page.getByRole('link', { name: 'Messages' }).click();
+  await navigate(page, 'Messages');
   await page.getByRole('searchbox').fill('parcel');
   await expect(page).toHaveURL(/\?q=parcel/);
   const row = page.getByRole('row', { name: /Your parcel is waiting/ });

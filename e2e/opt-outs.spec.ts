@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { DeviceClient } from '../lib/device-sim/client';
-import { activatePhone, checkPage as check, signIn, uniqueNumber } from './helpers';
+import { activatePhone, checkPage as check, navigate, signIn, uniqueNumber } from './helpers';
 
 test('opt-outs: a STOP texted to a phone shows up, sends to it are refused, and a number is added and removed by hand', async ({
   page,
@@ -21,7 +21,7 @@ test('opt-outs: a STOP texted to a phone shows up, sends to it are refused, and 
   expect((await refused.json()).code).toBe('RECIPIENT_OPTED_OUT');
 
   await signIn(page, baseURL!, email);
-  await page.getByRole('link', { name: 'Opt-outs' }).click();
+  await navigate(page, 'Opt-outs');
   const region = page.getByRole('region', { name: 'Opted-out numbers' });
   const texted = region.getByRole('row', { name: new RegExp(customer.replace('+', '\\+')) });
   await expect(texted).toContainText('Texted a stop word');
