@@ -25,6 +25,8 @@ export const accounts = pgTable(
     sendWindow: jsonb('send_window').$type<SendWindow>(),
     maxAttempts: smallint('max_attempts').notNull().default(MAX_ATTEMPTS_RANGE.default),
     allowedCountries: text('allowed_countries').array(),
+    // whsec_… secret signing status callbacks (status_callback_url), sealed like webhook secrets.
+    callbackSecretEncrypted: text('callback_secret_encrypted'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [

@@ -14,6 +14,7 @@ import {
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 import { phones } from './fleet';
+import { webhooks } from './webhooks';
 
 export const MESSAGE_STATUSES = [
   'queued',
@@ -94,6 +95,8 @@ export const messages = pgTable(
     // Set when sent through a group: the message may move to another phone of that group.
     fromGroup: integer('from_group'),
     priority: text('priority', { enum: MESSAGE_PRIORITIES }).notNull().default('normal'),
+    // Where this message's state events also go (its status_callback_url), through the webhook worker.
+    callbackWebhookId: uuid('callback_webhook_id').references(() => webhooks.id, { onDelete: 'set null' }),
     // Tries so far (automatic retries count up to the group's or account's max_attempts).
     attempts: smallint('attempts').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),

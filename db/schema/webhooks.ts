@@ -4,6 +4,12 @@ import { accounts } from './accounts';
 import { checkAllIn, checkIn } from './check-in';
 import { EVENT_TYPES, events } from './events';
 
+/**
+ * `endpoint`: a webhook the account manages (/api/v1/webhooks). `callback`: the delivery target of
+ * messages sent with a `status_callback_url`, one per URL, signed with the account's callback secret.
+ */
+export const WEBHOOK_KINDS = ['endpoint', 'callback'] as const;
+
 export const webhooks = pgTable(
   'webhooks',
   {
@@ -12,6 +18,7 @@ export const webhooks = pgTable(
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
     url: text('url').notNull(),
+    kind: text('kind', { enum: WEBHOOK_KINDS }).notNull().default('endpoint'),
     description: text('description'),
     events: text('events', { enum: EVENT_TYPES }).array().notNull(),
     phoneFilters: text('phone_filters').array().notNull().default(sql`'{}'::text[]`),
@@ -28,6 +35,9 @@ export const webhooks = pgTable(
   },
   (t) => [
     index('webhooks_account_idx').on(t.accountId, t.createdAt),
+    // One callback target per URL and account: sends with the same status_callback_url share it.
+    uniqueIndex('webhooks_callback_url_key').on(t.accountId, t.url).where(sql`${t.kind} = 'callback'`),
+    checkIn('webhooks_kind_check', t.kind, WEBHOOK_KINDS),
     checkAllIn('webhooks_events_check', t.events, EVENT_TYPES),
   ],
 );

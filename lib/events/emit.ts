@@ -11,6 +11,8 @@ export type EmittedEvent = {
   /** E.164 number of the phone the event is about (webhook phone filters match on it). */
   phone?: string | null;
   data: Record<string, unknown>;
+  /** A message's status callback target (its status_callback_url), which gets the event if it takes its type. */
+  callbackWebhookId?: string | null;
 };
 
 /**
@@ -33,7 +35,11 @@ export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<stri
       where w.account_id = ${event.accountId}
         and w.enabled
         and ${event.type} = any(w.events)
-        and (cardinality(w.phone_filters) = 0 or ${event.phone ?? null}::text = any(w.phone_filters))
+        and (
+          (w.kind = 'endpoint'
+            and (cardinality(w.phone_filters) = 0 or ${event.phone ?? null}::text = any(w.phone_filters)))
+          or w.id = ${event.callbackWebhookId ?? null}::uuid
+        )
       returning id
     `,
   );

@@ -6,13 +6,19 @@ import { chargeMessages } from '@/lib/credits/ledger';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { notifyOutbox } from '@/lib/notify/outbox';
+import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
 import { nothingToSend, type OutboundPlanInput, planOutbound, type RejectedRecipient } from './plan';
 import { scheduleOf } from './schedule';
 import type { Encoding } from './segments';
 import { afterTransition } from './state-machine';
 
-export type BulkInput = OutboundPlanInput & { sendAt?: Date; ttlSeconds?: number; priority?: MessagePriority };
+export type BulkInput = OutboundPlanInput & {
+  sendAt?: Date;
+  ttlSeconds?: number;
+  priority?: MessagePriority;
+  statusCallbackUrl?: string;
+};
 export type BulkCreated = {
   id: string;
   count: number;
@@ -34,6 +40,9 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
     // The phones before the group (lib/phones/delete.ts): a deletion under way is waited for, not deadlocked with.
     const plan = await planOutbound(tx, accountId, input, { lock: true });
     if (plan.planned.length === 0) throw nothingToSend(plan.rejected);
+    const callbackWebhookId = input.statusCallbackUrl
+      ? await callbackTarget(tx, accountId, input.statusCallbackUrl)
+      : null;
     const messageIds = plan.planned.map(() => randomUUID());
     // Charge first: a group that cannot pay refuses before a thousand rows are written.
     await chargeMessages(tx, { accountId, groupId: plan.groupId, messageIds });
@@ -66,6 +75,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
           bulkId: bulk.id,
           sim: input.sim ?? null,
           priority: input.priority ?? 'normal',
+          callbackWebhookId,
           fromGroup: input.fromGroup ?? null,
           sendAt: schedule.sendAt,
           expiresAt: schedule.expiresAt,

@@ -9,6 +9,7 @@ import {
 } from '@/db/schema';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
+import { webhookUrl } from '@/lib/webhooks/url';
 import { z } from '@/lib/zod';
 import { RETRYABLE_ERRORS } from './failures';
 import {
@@ -74,6 +75,13 @@ const priority = z.enum(MESSAGE_PRIORITIES).optional().openapi({
     "`high` is handed to the phone before every `normal` message (oldest first within each) and ignores send windows; it still obeys the phone's pacing. Default `normal`.",
 });
 
+const statusCallbackUrl = webhookUrl.optional().openapi({
+  type: 'string',
+  format: 'uri',
+  description:
+    "https URL that receives this message's state events (`message.sent`, `message.delivered`, `message.failed`, `message.expired`, `message.cancelled`), with or without any webhook configured: the same body and Standard Webhooks signature as webhooks, signed with the account's callback secret (`POST /api/v1/webhooks/callback-secret`, shown once), and the same durable retries. The webhooks' address rules apply.",
+});
+
 const fromPhone = e164.optional().openapi({ description: "A phone of the caller's account (or give `from_group`)." });
 
 export const sendMessageBody = z
@@ -93,6 +101,7 @@ export const sendMessageBody = z
     ttl_s: ttl,
     sim,
     priority,
+    status_callback_url: statusCallbackUrl,
     dry_run: dryRun,
   })
   .openapi('SendMessage');
@@ -125,6 +134,7 @@ export const sendBulkBody = z
     ttl_s: ttl,
     sim,
     priority,
+    status_callback_url: statusCallbackUrl,
     dry_run: dryRun,
   })
   .openapi('SendBulkMessage');

@@ -7,6 +7,7 @@ import { isTransaction, isUniqueViolation } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
+import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { chooseGroupPhones, noOnlinePhone, simFitsSql } from './assign';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, presentMessage } from './present';
@@ -29,6 +30,8 @@ export type SendInput = {
   /** The SIM slot to send from. */
   sim?: number;
   priority?: MessagePriority;
+  /** Where this message's state events are also delivered (lib/webhooks/callbacks.ts). */
+  statusCallbackUrl?: string;
   /** Only for the confirmation texted to a number that has just opted out. */
   ignoreOptOut?: boolean;
 };
@@ -58,6 +61,7 @@ type Accepted = {
   fromGroup: number | null;
   sim: number | null;
   priority: MessagePriority;
+  callbackWebhookId: string | null;
   ignoreOptOut: boolean;
   to: string;
   content: string;
@@ -84,6 +88,9 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     fromGroup: input.fromGroup ?? null,
     sim: input.sim ?? null,
     priority: input.priority ?? 'normal',
+    callbackWebhookId: input.statusCallbackUrl
+      ? await callbackTarget(executor, accountId, input.statusCallbackUrl)
+      : null,
     ignoreOptOut: input.ignoreOptOut === true,
     to,
     content: input.content,
@@ -212,11 +219,12 @@ function acceptStatement(message: Accepted): SQL {
     ),
     message as (
       insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
-        encoding, request_id, send_at, expires_at, sim, from_group, priority)
+        encoding, request_id, send_at, expires_at, sim, from_group, priority, callback_webhook_id)
       select ${message.id}::uuid, ${accountId}::uuid, sender.id, sender.group_id, 'outbound', ${message.from}::text,
         ${message.to}::text, ${message.content}::text, 'queued', ${message.segments}::int, ${message.encoding}::text,
         ${requestId}::text, ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz,
-        ${message.sim}::smallint, ${message.fromGroup}::int, ${message.priority}::text
+        ${message.sim}::smallint, ${message.fromGroup}::int, ${message.priority}::text,
+        ${message.callbackWebhookId}::uuid
       from sender, charged
       where charged.balance_after is not null
       returning *

@@ -103,7 +103,13 @@ export async function afterTransition(
     if (REFUNDED.has(row.status)) await refund(tx, row);
     const type = EVENT_OF[row.status];
     if (type) {
-      await emitEvent(tx, { accountId: row.accountId, type, phone: accountPhoneOf(row), data: presentMessage(row) });
+      await emitEvent(tx, {
+        accountId: row.accountId,
+        type,
+        phone: accountPhoneOf(row),
+        data: presentMessage(row),
+        callbackWebhookId: row.callbackWebhookId,
+      });
     }
   }
 }

@@ -16,7 +16,7 @@ export async function findWebhook(executor: Executor, accountId: string, id: str
   const [row] = await executor
     .select()
     .from(webhooks)
-    .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId)));
+    .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId), eq(webhooks.kind, 'endpoint')));
   if (!row) throw notFound('Webhook');
   return row;
 }
@@ -59,7 +59,7 @@ export async function listWebhooks(executor: Executor, accountId: string, page: 
   const rows = await executor
     .select()
     .from(webhooks)
-    .where(and(eq(webhooks.accountId, accountId), keyset.after))
+    .where(and(eq(webhooks.accountId, accountId), eq(webhooks.kind, 'endpoint'), keyset.after))
     .orderBy(...keyset.orderBy)
     .limit(keyset.limit);
   return toPage(rows, page.limit, presentWebhook);

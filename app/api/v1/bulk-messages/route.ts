@@ -34,6 +34,7 @@ export const POST = route(
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
       priority: body.priority,
+      statusCallbackUrl: body.status_callback_url,
     });
   },
 );

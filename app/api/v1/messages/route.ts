@@ -48,6 +48,7 @@ export const POST = route(
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
       priority,
+      statusCallbackUrl: body.status_callback_url,
     });
   },
 );

@@ -54,8 +54,9 @@ import * as route50 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
 import * as route51 from '@/app/api/v1/webhooks/[id]/route';
 import * as route52 from '@/app/api/v1/webhooks/[id]/secret/route';
 import * as route53 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route54 from '@/app/api/v1/webhooks/events/route';
-import * as route55 from '@/app/api/v1/webhooks/route';
+import * as route54 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route55 from '@/app/api/v1/webhooks/events/route';
+import * as route56 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -113,6 +114,7 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/webhooks/{id}', module: route51 },
   { path: '/api/v1/webhooks/{id}/secret', module: route52 },
   { path: '/api/v1/webhooks/{id}/test', module: route53 },
-  { path: '/api/v1/webhooks/events', module: route54 },
-  { path: '/api/v1/webhooks', module: route55 },
+  { path: '/api/v1/webhooks/callback-secret', module: route54 },
+  { path: '/api/v1/webhooks/events', module: route55 },
+  { path: '/api/v1/webhooks', module: route56 },
 ];

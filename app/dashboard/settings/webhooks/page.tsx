@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { CallbackSecretPanel } from '@/components/panels/callback-secret-panel';
 import { WebhooksPanel } from '@/components/panels/webhooks-panel';
 
 export const metadata: Metadata = { title: 'Webhooks · Simgate' };
@@ -8,6 +9,7 @@ export default function WebhooksPage() {
     <>
       <h1 className="sr-only">Webhooks</h1>
       <WebhooksPanel />
+      <CallbackSecretPanel />
     </>
   );
 }

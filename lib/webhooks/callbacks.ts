@@ -1,0 +1,80 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { accounts, type EventType, webhooks } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
+import { withTransaction } from '@/lib/db';
+import { DomainError, validationError } from '@/lib/errors';
+import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS, sealWebhookSecret } from './signing';
+import { assertReachableUrl } from './validate';
+
+/** The state events a message's status_callback_url receives. */
+export const CALLBACK_EVENTS: EventType[] = [
+  'message.sent',
+  'message.delivered',
+  'message.failed',
+  'message.expired',
+  'message.cancelled',
+];
+
+/**
+ * A new callback secret for the account, shown once: every status callback is signed with it (and,
+ * for 24 h, with the one it replaces too, as a webhook rotation does).
+ */
+export async function rotateCallbackSecret(
+  executor: Executor,
+  accountId: string,
+  now: Date = new Date(),
+): Promise<{ secret: string }> {
+  const secret = generateWebhookSecret();
+  const sealed = sealWebhookSecret(secret);
+  await withTransaction(executor, async (tx) => {
+    await tx.update(accounts).set({ callbackSecretEncrypted: sealed }).where(eq(accounts.id, accountId));
+    await tx
+      .update(webhooks)
+      .set({
+        previousSecretEncrypted: sql`${webhooks.secretEncrypted}`,
+        previousSecretExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS),
+        secretEncrypted: sealed,
+        updatedAt: now,
+      })
+      .where(and(eq(webhooks.accountId, accountId), eq(webhooks.kind, 'callback')));
+    await recordAudit(tx, { accountId, action: 'webhook.secret_rotated', target: 'status-callbacks' });
+  });
+  return { secret };
+}
+
+/**
+ * The delivery target for a send's `status_callback_url`: https, the webhooks' SSRF rules, and one
+ * row per URL (sends with the same URL share it). Delivered by the webhook worker like any webhook.
+ */
+export async function callbackTarget(executor: Executor, accountId: string, url: string): Promise<string> {
+  try {
+    await assertReachableUrl(url);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'VALIDATION_ERROR') {
+      throw validationError('status_callback_url', error.errors?.[0]?.message ?? error.detail);
+    }
+    throw error;
+  }
+  const [account] = await executor
+    .select({ secret: accounts.callbackSecretEncrypted })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!account?.secret) {
+    throw validationError(
+      'status_callback_url',
+      'create the account’s callback secret first (POST /api/v1/webhooks/callback-secret): callbacks are signed with it',
+    );
+  }
+  const [row] = await executor
+    .insert(webhooks)
+    .values({ accountId, url, kind: 'callback', events: CALLBACK_EVENTS, secretEncrypted: account.secret })
+    .onConflictDoUpdate({
+      target: [webhooks.accountId, webhooks.url],
+      targetWhere: sql`${webhooks.kind} = 'callback'`,
+      set: { enabled: true },
+    })
+    .returning({ id: webhooks.id });
+  if (!row) throw new Error('callbackTarget: upsert returned no row');
+  return row.id;
+}
