@@ -52,4 +52,14 @@ test('message control: quiet hours, retries and allowed countries set in Setting
   await expect(row.getByRole('cell', { name: 'cancelled' })).toBeVisible();
   const message = await (await request.get(`/api/v1/messages/${(await sent.json()).id}`, { headers })).json();
   expect(message.status).toBe('cancelled');
+
+  // The status-callback secret: created after a confirmation, shown once.
+  await navigate(page, 'Webhooks');
+  await page.getByRole('button', { name: 'Create or rotate the callback secret' }).click();
+  await page
+    .getByRole('dialog', { name: 'Create a new callback secret?' })
+    .getByRole('button', { name: 'Create secret' })
+    .click();
+  await expect(page.getByTestId('secret-value')).toHaveText(/^whsec_/);
+  await check(page, 'webhooks-callback-secret');
 });
