@@ -33,6 +33,7 @@ export const queryKeys = {
   optOuts: { root: ['opt-outs'], list: () => ['opt-outs', 'list'] },
   optOutSettings: { root: ['opt-out-settings'] },
   sendingSettings: { root: ['sending-settings'] },
+  stats: { root: ['messages', 'stats'] },
 } as const;
 
 export type Resource = keyof typeof queryKeys;

@@ -12,6 +12,7 @@ import type { groupSchema } from '@/lib/groups/schemas';
 import type { heartbeatEntrySchema } from '@/lib/heartbeats/schemas';
 import type { bulkSchema, messageSchema } from '@/lib/messages/schemas';
 import type { phoneSchema } from '@/lib/phones/schemas';
+import type { messageStatsSchema } from '@/lib/stats/schemas';
 import type { createdWebhookSchema, deliveryDetailSchema, deliverySchema, webhookSchema } from '@/lib/webhooks/schemas';
 import type { z } from '@/lib/zod';
 
@@ -27,6 +28,7 @@ export type CatalogueEntry = z.output<typeof catalogueEntrySchema>;
 export type Group = z.output<typeof groupSchema>;
 export type Heartbeat = z.output<typeof heartbeatEntrySchema>;
 export type Message = z.output<typeof messageSchema>;
+export type MessageStats = z.output<typeof messageStatsSchema>;
 export type Bulk = z.output<typeof bulkSchema>;
 export type Phone = z.output<typeof phoneSchema>;
 export type Webhook = z.output<typeof webhookSchema>;

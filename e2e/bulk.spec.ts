@@ -71,4 +71,10 @@ test('bulk send: a CSV of 50 with 2 invalid rows is previewed with its cost, sen
   }
   await expect(page.getByTestId('bulk-done')).toHaveText('48 of 48 finished · 48 delivered');
   await check(page, 'bulk-progress');
+
+  // The overview counts them and draws the day's bar.
+  await navigate(page, 'Overview');
+  await expect(page.getByRole('link', { name: /Delivered today\s*48/ })).toBeVisible();
+  await expect(page.getByTestId('volume-chart').locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await check(page, 'overview-volume');
 });

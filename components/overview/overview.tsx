@@ -1,13 +1,20 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { api, type Page } from '@/components/api';
 import { StatusBadge } from '@/components/phone/badges';
 import { queryKeys } from '@/components/query-keys';
 import { Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';
-import type { Balances, Message, Phone } from '@/components/wire';
+import type { Balances, Message, MessageStats, Phone } from '@/components/wire';
+
+/** The chart library is only fetched by a page that draws a chart. */
+const VolumeChart = dynamic(() => import('./volume-chart'), {
+  ssr: false,
+  loading: () => <div className="h-[240px] animate-pulse rounded bg-slate-100" />,
+});
 
 /** Below this, a phone's battery needs a charger soon. */
 const LOW_BATTERY = 20;
@@ -91,7 +98,32 @@ function Onboarding({ phones, messages }: { phones: Phone[]; messages: Message[]
   );
 }
 
+/** Daily volume by state over 30 days, with the totals read out for screen readers. */
+function VolumeSection({ stats }: { stats: MessageStats }) {
+  const total = stats.daily.reduce((n, d) => n + d.queued + d.sent + d.delivered + d.failed + d.received, 0);
+  const month = stats.last_30_days;
+  return (
+    <Section title="Last 30 days">
+      <p className="sr-only">
+        {`${month.sent} sent, ${month.delivered} delivered, ${month.failed} failed, ${month.received} received, ${month.credits_used} credits used.`}
+      </p>
+      {total === 0 ? (
+        <p className="text-sm text-slate-600">No messages in the last 30 days yet.</p>
+      ) : (
+        <div aria-hidden="true" className="overflow-hidden" data-testid="volume-chart">
+          <VolumeChart daily={stats.daily} />
+        </div>
+      )}
+    </Section>
+  );
+}
+
 export function Overview() {
+  const stats = useQuery({
+    queryKey: queryKeys.stats.root,
+    queryFn: () => api<MessageStats>('/api/v1/stats/messages'),
+    refetchInterval: 30_000,
+  });
   const phones = useQuery({
     queryKey: queryKeys.phones.options(),
     queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
@@ -130,17 +162,18 @@ export function Overview() {
           href="/dashboard/phones"
         />
         <Stat label="Credits" value={balance.data?.total ?? '…'} href="/dashboard/credits" />
+        <Stat label="Sent today" value={stats.data?.today.sent ?? '…'} href="/dashboard/messages" />
+        <Stat label="Received today" value={stats.data?.today.received ?? '…'} href="/dashboard/messages" />
+        <Stat label="Delivered today" value={stats.data?.today.delivered ?? '…'} href="/dashboard/messages" />
+        <Stat label="Failed today" value={stats.data?.today.failed ?? '…'} href="/dashboard/messages" />
+        <Stat label="Sent, 30 days" value={stats.data?.last_30_days.sent ?? '…'} href="/dashboard/messages" />
         <Stat
-          label="Recent sent"
-          value={sent.filter((m) => m.direction === 'outbound').length}
-          href="/dashboard/messages"
-        />
-        <Stat
-          label="Recent received"
-          value={sent.filter((m) => m.direction === 'inbound').length}
-          href="/dashboard/messages"
+          label="Credits used, 30 days"
+          value={stats.data?.last_30_days.credits_used ?? '…'}
+          href="/dashboard/credits"
         />
       </div>
+      {stats.data ? <VolumeSection stats={stats.data} /> : null}
       <Section title="Phones needing attention">
         {attention.length === 0 ? (
           <p className="text-sm text-slate-600">

@@ -47,16 +47,17 @@ import * as route43 from '@/app/api/v1/phones/register-device/route';
 import * as route44 from '@/app/api/v1/phones/route';
 import * as route45 from '@/app/api/v1/phones/verify-sim/route';
 import * as route46 from '@/app/api/v1/settings/sending/route';
-import * as route47 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route48 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route49 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route50 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route51 from '@/app/api/v1/webhooks/[id]/route';
-import * as route52 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route53 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route54 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route55 from '@/app/api/v1/webhooks/events/route';
-import * as route56 from '@/app/api/v1/webhooks/route';
+import * as route47 from '@/app/api/v1/stats/messages/route';
+import * as route48 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route49 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route50 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route51 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route52 from '@/app/api/v1/webhooks/[id]/route';
+import * as route53 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route54 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route55 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route56 from '@/app/api/v1/webhooks/events/route';
+import * as route57 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -107,14 +108,15 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/phones', module: route44 },
   { path: '/api/v1/phones/verify-sim', module: route45 },
   { path: '/api/v1/settings/sending', module: route46 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route47 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route48 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route49 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route50 },
-  { path: '/api/v1/webhooks/{id}', module: route51 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route52 },
-  { path: '/api/v1/webhooks/{id}/test', module: route53 },
-  { path: '/api/v1/webhooks/callback-secret', module: route54 },
-  { path: '/api/v1/webhooks/events', module: route55 },
-  { path: '/api/v1/webhooks', module: route56 },
+  { path: '/api/v1/stats/messages', module: route47 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route48 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route49 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route50 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route51 },
+  { path: '/api/v1/webhooks/{id}', module: route52 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route53 },
+  { path: '/api/v1/webhooks/{id}/test', module: route54 },
+  { path: '/api/v1/webhooks/callback-secret', module: route55 },
+  { path: '/api/v1/webhooks/events', module: route56 },
+  { path: '/api/v1/webhooks', module: route57 },
 ];
