@@ -8,10 +8,11 @@ function withCursor(path: string, cursor: string | null): string {
   return `${path}${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`;
 }
 
-/** A cursor-paginated list of the API as one growing list, with "load more". */
-export function usePagedList<T>(queryKey: unknown[], path: string) {
+/** A cursor-paginated list of the API as one growing list, with "load more"; `refetchInterval` keeps it live. */
+export function usePagedList<T>(queryKey: unknown[], path: string, options: { refetchInterval?: number } = {}) {
   const query = useInfiniteQuery({
     queryKey,
+    refetchInterval: options.refetchInterval,
     queryFn: ({ pageParam }) => api<Page<T>>(withCursor(path, pageParam)),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,

@@ -29,6 +29,13 @@ test('an account holder signs in by emailed code and manages phones, groups, cre
     });
     expect(beat.status()).toBeLessThan(300);
   }
+  // The list picks the heartbeats up by itself: a gauge and a relative time.
+  await expect(page.getByRole('meter', { name: `Battery of ${device.phone}` })).toHaveAttribute('value', '78', {
+    timeout: 20_000,
+  });
+  await expect(
+    page.getByRole('row', { name: new RegExp(device.phone.replace('+', '\\+')) }).locator('time'),
+  ).toHaveText(/now|sec|min/);
   await page.getByRole('link', { name: device.phone, exact: true }).click();
   await expect(page.getByTestId('battery-chart')).toHaveAttribute('data-points', '2');
   await expect(page.locator('[data-testid="battery-chart"] .recharts-line-dot')).toHaveCount(2);

@@ -7,18 +7,21 @@ import { queryKeys } from '@/components/query-keys';
 import type { Phone } from '@/components/wire';
 import { ApiProblem, api, type Page } from '../api';
 import { SimBadge, StatusBadge } from '../phone/badges';
+import { BatteryGauge } from '../ui/battery-gauge';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
 import { ListView, Table } from '../ui/list-view';
-import { formatTime, Section } from '../ui/section';
+import { RelativeTime } from '../ui/relative-time';
+import { Section } from '../ui/section';
 import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 import type { Group } from './groups-panel';
 
 export function PhonesPanel() {
-  const phones = usePagedList<Phone>(queryKeys.phones.list(), '/api/v1/phones');
+  // Live: status, battery and last heartbeat change while the page is open.
+  const phones = usePagedList<Phone>(queryKeys.phones.list(), '/api/v1/phones', { refetchInterval: 15_000 });
   const groups = useQuery({
     queryKey: queryKeys.groups.options(),
     queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
@@ -112,8 +115,12 @@ export function PhonesPanel() {
                     </span>
                   )}
                 </td>
-                <td>{phone.battery === null ? '—' : `${phone.battery}%`}</td>
-                <td>{formatTime(phone.last_heartbeat_at)}</td>
+                <td>
+                  <BatteryGauge level={phone.battery} label={`Battery of ${phone.phone}`} />
+                </td>
+                <td>
+                  <RelativeTime value={phone.last_heartbeat_at} empty="never" />
+                </td>
                 <td>
                   <label className="sr-only" htmlFor={`group-of-${phone.id}`}>
                     Group of {phone.phone}
