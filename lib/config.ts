@@ -52,6 +52,9 @@ export const config = {
   get heartbeatSweepIntervalSeconds() {
     return readSetting('HEARTBEAT_SWEEP_INTERVAL_S');
   },
+  get autoReplyLimit() {
+    return readSetting('AUTO_REPLY_LIMIT');
+  },
   get retryBackoffSeconds() {
     return readSetting('RETRY_BACKOFF_SECONDS');
   },

@@ -21,6 +21,8 @@ export const accounts = pgTable(
     sessionVersion: integer('session_version').notNull().default(0),
     // Sent back to a number that texts a stop word (null: no confirmation, the default).
     optOutReply: text('opt_out_reply'),
+    // Texted back to an inbound HELP or INFO (null: the built-in HELP responder is off, the default).
+    helpReply: text('help_reply'),
     // Sending settings (GET/PATCH /api/v1/settings/sending); a group may override each.
     sendWindow: jsonb('send_window').$type<SendWindow>(),
     maxAttempts: smallint('max_attempts').notNull().default(MAX_ATTEMPTS_RANGE.default),

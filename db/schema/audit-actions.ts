@@ -1,6 +1,6 @@
 // Plain constants (no drizzle), so that the dashboard can name the actions without the schema.
 
-/** What the audit log records: changes to credentials, money, phones, webhooks and sign-ins. */
+/** What the audit log records: changes to credentials, money, phones, webhooks, inbound rules (they can forward messages) and sign-ins. */
 export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.revoked',
@@ -9,6 +9,9 @@ export const AUDIT_ACTIONS = [
   'webhook.deleted',
   'webhook.secret_revealed',
   'webhook.secret_rotated',
+  'inbound_rule.created',
+  'inbound_rule.updated',
+  'inbound_rule.deleted',
   'credits.transferred',
   'credits.granted',
   'plan.changed',

@@ -1,5 +1,13 @@
 export * from './accounts';
 export * from './audit';
+export * from './automation';
+export type {
+  AutomationAction,
+  AutomationEntry,
+  AutomationSkipReason,
+  MessageOriginKind,
+  RuleActionType,
+} from './automation-record';
 export * from './credits';
 export * from './dev-inbox';
 export * from './devices';

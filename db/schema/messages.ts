@@ -4,6 +4,7 @@ import {
   check,
   index,
   integer,
+  jsonb,
   pgTable,
   smallint,
   text,
@@ -12,6 +13,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { type AutomationEntry, MESSAGE_ORIGIN_KINDS } from './automation-record';
 import { checkIn } from './check-in';
 import { phones } from './fleet';
 import { webhooks } from './webhooks';
@@ -97,6 +99,14 @@ export const messages = pgTable(
     priority: text('priority', { enum: MESSAGE_PRIORITIES }).notNull().default('normal'),
     // Where this message's state events also go (its status_callback_url), through the webhook worker.
     callbackWebhookId: uuid('callback_webhook_id').references(() => webhooks.id, { onDelete: 'set null' }),
+    // An automatic message: why it was sent (rule, HELP, webhook reply), by which rule, answering which
+    // inbound message; `origin_key` names the action, so each is sent at most once per inbound message.
+    originKind: text('origin_kind', { enum: MESSAGE_ORIGIN_KINDS }),
+    originRuleId: uuid('origin_rule_id'),
+    originMessageId: uuid('origin_message_id'),
+    originKey: text('origin_key'),
+    // An inbound message: what automation did about it (lib/automation).
+    automation: jsonb('automation').$type<AutomationEntry[]>(),
     // Tries so far (automatic retries count up to the group's or account's max_attempts).
     attempts: smallint('attempts').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
@@ -112,6 +122,8 @@ export const messages = pgTable(
     index('messages_claim_idx').on(t.phoneId, t.priority, t.sendAt, t.createdAt).where(sql`${t.status} = 'queued'`),
     // Lists: newest first per account.
     index('messages_account_created_idx').on(t.accountId, t.createdAt, t.id),
+    // An automatic action happens once per inbound message, whatever retries or resends happen.
+    uniqueIndex('messages_origin_key').on(t.originMessageId, t.originKey).where(sql`${t.originMessageId} is not null`),
     index('messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
     // Expiry sweep over live outbound messages only.
     index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched')`),
@@ -126,6 +138,7 @@ export const messages = pgTable(
     checkIn('messages_encoding_check', t.encoding, ENCODINGS),
     checkIn('messages_kind_check', t.kind, MESSAGE_KINDS),
     checkIn('messages_priority_check', t.priority, MESSAGE_PRIORITIES),
+    checkIn('messages_origin_kind_check', t.originKind, MESSAGE_ORIGIN_KINDS),
   ],
 );
 

@@ -23,6 +23,8 @@ export const webhooks = pgTable(
     events: text('events', { enum: EVENT_TYPES }).array().notNull(),
     phoneFilters: text('phone_filters').array().notNull().default(sql`'{}'::text[]`),
     enabled: boolean('enabled').notNull().default(true),
+    // A `message.received` receiver may answer `{ "reply": { "content": … } }`: sent from the receiving phone.
+    acceptReplies: boolean('accept_replies').notNull().default(false),
     // whsec_… secrets, encrypted with a key derived from APP_SECRET.
     secretEncrypted: text('secret_encrypted').notNull(),
     // After a rotation the previous secret keeps signing alongside until this time.
@@ -92,6 +94,8 @@ export const webhookAttempts = pgTable(
     error: text('error'),
     // First 1 KiB of the receiver's answer.
     responseBody: text('response_body'),
+    // For a webhook that accepts replies: what became of the answer's reply (sent, ignored, or why malformed).
+    replyResult: text('reply_result'),
   },
   (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id)],
 );

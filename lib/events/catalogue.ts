@@ -67,6 +67,8 @@ function sampleMessage(overrides: Record<string, unknown>): Record<string, unkno
     send_at: SAMPLE_TIME,
     expires_at: '2025-01-16T10:30:00.000Z',
     error: null,
+    origin: null,
+    automation: null,
     created_at: SAMPLE_TIME,
     updated_at: SAMPLE_TIME,
     ...overrides,

@@ -1,4 +1,4 @@
-import type { messages } from '@/db/schema';
+import type { AutomationEntry, MessageOriginKind, messages } from '@/db/schema';
 import { iso } from '@/lib/wire';
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -29,6 +29,10 @@ export type MessageWire = {
   send_at: string | null;
   expires_at: string | null;
   error: string | null;
+  /** An automatic message's cause (lib/automation); null for every other. */
+  origin: { kind: MessageOriginKind; rule_id: string | null; inbound_message_id: string } | null;
+  /** An inbound message: what automation did about it; null when nothing ran (and for outbound messages). */
+  automation: AutomationEntry[] | null;
   created_at: string | null;
   updated_at: string | null;
   history?: { status: string; at: string | null; error?: string; from?: string; to?: string }[];
@@ -61,6 +65,11 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
     send_at: iso(row.sendAt),
     expires_at: iso(row.expiresAt),
     error: row.error,
+    origin:
+      row.originKind && row.originMessageId
+        ? { kind: row.originKind, rule_id: row.originRuleId, inbound_message_id: row.originMessageId }
+        : null,
+    automation: row.automation ?? null,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
+import { runInboundAutomation } from '@/lib/automation/run';
 import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
 import { handleOptOutWord } from '@/lib/opt-outs/inbound';
@@ -58,10 +59,13 @@ export async function receiveMessage(
       if (!existing) throw new Error('receiveMessage: conflicting row not found');
       return { created: false, message: presentMessage(existing) };
     }
-    await afterTransition(tx, [message], { at: receivedAt });
+    const eventIds = await afterTransition(tx, [message], { at: receivedAt });
     await confirmSimByLoopback(tx, message);
     // Opt-out words first: a message that was one is answered by nothing else.
-    await handleOptOutWord(tx, message);
-    return { created: true, message: presentMessage(message) };
+    const automation =
+      (await handleOptOutWord(tx, message)) === null
+        ? await runInboundAutomation(tx, message, eventIds.get(message.id))
+        : null;
+    return { created: true, message: presentMessage({ ...message, automation }) };
   });
 }

@@ -7,6 +7,7 @@ import {
   MESSAGE_STATUSES,
   SIM_SLOTS,
 } from '@/db/schema';
+import { automationEntrySchema, messageOriginSchema } from '@/lib/automation/schemas';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { webhookUrl } from '@/lib/webhooks/url';
@@ -317,6 +318,11 @@ export const messageSchema = z
     send_at: z.string().nullable().openapi({ format: 'date-time' }),
     expires_at: z.string().nullable().openapi({ format: 'date-time' }),
     error: z.string().nullable(),
+    origin: messageOriginSchema.nullable(),
+    automation: z.array(automationEntrySchema).nullable().openapi({
+      description:
+        'On an inbound message: what the inbound rules, the HELP responder and webhook replies did about it, in order. Null when nothing was tried.',
+    }),
     created_at: z.string().openapi({ format: 'date-time' }),
     updated_at: z.string().openapi({ format: 'date-time' }),
     history: z.array(historyEntry).optional().openapi({ description: 'Every state with its time (read by id).' }),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
-import { type MessagePriority, messages } from '@/db/schema';
+import { type MessageOriginKind, type MessagePriority, messages } from '@/db/schema';
 import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
 import { isTransaction, isUniqueViolation } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
@@ -34,6 +34,8 @@ export type SendInput = {
   statusCallbackUrl?: string;
   /** Only for the confirmation texted to a number that has just opted out. */
   ignoreOptOut?: boolean;
+  /** An automatic message (lib/automation): once per inbound message and `key` (messages_origin_key). */
+  origin?: { kind: MessageOriginKind; ruleId: string | null; inboundMessageId: string; key: string };
 };
 
 function checkInput(input: SendInput): { from: string | undefined; to: string } {
@@ -63,6 +65,7 @@ type Accepted = {
   priority: MessagePriority;
   callbackWebhookId: string | null;
   ignoreOptOut: boolean;
+  origin: SendInput['origin'] | null;
   to: string;
   content: string;
   requestId: string | null;
@@ -92,6 +95,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
       ? await callbackTarget(executor, accountId, input.statusCallbackUrl)
       : null,
     ignoreOptOut: input.ignoreOptOut === true,
+    origin: input.origin ?? null,
     to,
     content: input.content,
     requestId: input.requestId ?? null,
@@ -109,6 +113,9 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     // statement failed as a whole, so it charged nothing.
     if (accepted.requestId !== null && isUniqueViolation(error, 'messages_account_request_id_key')) {
       throw duplicateOf(accepted.requestId, await messageWithRequestId(executor, accountId, accepted.requestId));
+    }
+    if (accepted.origin && isUniqueViolation(error, 'messages_origin_key')) {
+      throw new DomainError('DUPLICATE_REQUEST', 'This automatic message was sent already.');
     }
     throw error;
   }
@@ -219,12 +226,14 @@ function acceptStatement(message: Accepted): SQL {
     ),
     message as (
       insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
-        encoding, request_id, send_at, expires_at, sim, from_group, priority, callback_webhook_id)
+        encoding, request_id, send_at, expires_at, sim, from_group, priority, callback_webhook_id,
+        origin_kind, origin_rule_id, origin_message_id, origin_key)
       select ${message.id}::uuid, ${accountId}::uuid, sender.id, sender.group_id, 'outbound', ${message.from}::text,
         ${message.to}::text, ${message.content}::text, 'queued', ${message.segments}::int, ${message.encoding}::text,
         ${requestId}::text, ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz,
         ${message.sim}::smallint, ${message.fromGroup}::int, ${message.priority}::text,
-        ${message.callbackWebhookId}::uuid
+        ${message.callbackWebhookId}::uuid, ${message.origin?.kind ?? null}::text, ${message.origin?.ruleId ?? null}::uuid,
+        ${message.origin?.inboundMessageId ?? null}::uuid, ${message.origin?.key ?? null}::text
       from sender, charged
       where charged.balance_after is not null
       returning *

@@ -84,14 +84,15 @@ export async function transitionMessage(
 /**
  * What follows rows that have just moved into their (shared) new state: the history rows, the
  * refund of a failed or expired message, and the event. Set-based transitions (claims, expiry)
- * call it with every row they moved.
+ * call it with every row they moved. Answers the id of each row's event, by message id.
  */
 export async function afterTransition(
   tx: Executor,
   moved: MessageRow[],
   options: { at: Date; error?: string | null },
-): Promise<void> {
-  if (moved.length === 0) return;
+): Promise<Map<string, string>> {
+  const eventIds = new Map<string, string>();
+  if (moved.length === 0) return eventIds;
   await tx
     .insert(messageStatusHistory)
     .values(
@@ -103,15 +104,17 @@ export async function afterTransition(
     if (REFUNDED.has(row.status)) await refund(tx, row);
     const type = EVENT_OF[row.status];
     if (type) {
-      await emitEvent(tx, {
+      const eventId = await emitEvent(tx, {
         accountId: row.accountId,
         type,
         phone: accountPhoneOf(row),
         data: presentMessage(row),
         callbackWebhookId: row.callbackWebhookId,
       });
+      eventIds.set(row.id, eventId);
     }
   }
+  return eventIds;
 }
 
 /** The account's own number in a message: the sender of an outbound one, the receiver of an inbound one. */

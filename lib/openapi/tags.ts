@@ -11,6 +11,8 @@ export const TAGS = {
     'Quiet hours, automatic retries and the destination-country allow-list, for the account and per group.',
   'Opt-outs':
     'Numbers that texted STOP (or were added by hand): sends to them answer 422 RECIPIENT_OPTED_OUT, charged nothing.',
+  'Inbound automation':
+    'Rules that answer, forward or hand on inbound SMS with no code of yours, the HELP responder, and replies straight from a webhook’s response.',
   'Phone API': 'What a phone running the Simgate device client calls with its device key (`dk_…`).',
   Heartbeats: 'Online status and battery of phones, and their history.',
   Webhooks: 'Signed event deliveries to your endpoints, their log, and the event catalogue.',

@@ -8,6 +8,8 @@ import { BlockedAddressError, blockedReason, guardedLookup, hostOf, type Network
 
 export const POST_TIMEOUT_MS = 10_000;
 export const RESPONSE_BODY_LIMIT = 1024;
+/** How much of an answer is read when it may carry a reply (lib/automation/webhook-reply.ts). */
+export const REPLY_BODY_LIMIT = 16 * 1024;
 
 export type PostOutcome = {
   /** HTTP status of the answer; null when none came (network error, timeout, refused address). */
@@ -16,6 +18,11 @@ export type PostOutcome = {
   error: string | null;
   /** The first 1 KiB of the answer. */
   responseBody: string | null;
+  /** The answer's Content-Type, and its body up to `readLimit` (for replies read from the answer). */
+  contentType?: string | null;
+  fullBody?: string | null;
+  /** The body went past `readLimit` and was cut there. */
+  truncated?: boolean;
   retryAfter: string | null;
   /** The guard refused the address: retrying cannot help. */
   refused: boolean;
@@ -66,6 +73,7 @@ export function postWebhook(
   headers: Record<string, string>,
   policy: NetworkPolicy,
   timeoutMs: number = POST_TIMEOUT_MS,
+  readLimit: number = RESPONSE_BODY_LIMIT,
 ): Promise<PostOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -134,21 +142,29 @@ export function postWebhook(
       let size = 0;
       const done = () => {
         const retryAfter = res.headers['retry-after'];
+        const read = Buffer.concat(chunks);
         finish({
           statusCode: res.statusCode ?? null,
           latencyMs,
           error: null,
-          responseBody: storable(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')),
+          responseBody: storable(read.subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')),
+          ...(readLimit > RESPONSE_BODY_LIMIT
+            ? {
+                contentType: res.headers['content-type'] ?? null,
+                fullBody: read.subarray(0, readLimit).toString('utf8'),
+                truncated: size > readLimit,
+              }
+            : {}),
           retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
           refused: false,
         });
       };
       res.on('data', (chunk: Buffer) => {
-        if (size >= RESPONSE_BODY_LIMIT) return;
+        if (size > readLimit) return;
         chunks.push(chunk);
         size += chunk.byteLength;
         // The rest of the answer is of no interest: stop reading.
-        if (size >= RESPONSE_BODY_LIMIT) {
+        if (size > readLimit) {
           done();
           res.destroy();
         }

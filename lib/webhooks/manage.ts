@@ -3,7 +3,7 @@ import type { Executor } from '@/db';
 import { webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
-import { notFound } from '@/lib/errors';
+import { notFound, validationError } from '@/lib/errors';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { presentWebhook, type WebhookRow } from './present';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas';
@@ -21,6 +21,13 @@ export async function findWebhook(executor: Executor, accountId: string, id: str
   return row;
 }
 
+/** Replies answer inbound messages: only a webhook that receives them can send one. */
+function assertRepliesReceivable(acceptReplies: boolean, events: readonly string[]): void {
+  if (acceptReplies && !events.includes('message.received')) {
+    throw validationError('accept_replies', 'only a webhook subscribed to message.received can accept replies');
+  }
+}
+
 /** Creates a webhook with a fresh signing secret, shown in the answer. */
 export async function createWebhook(
   executor: Executor,
@@ -28,6 +35,7 @@ export async function createWebhook(
   input: CreateWebhookInput,
 ): Promise<WebhookWire & { secret: string }> {
   const phoneFilters = input.phone_filters ?? [];
+  assertRepliesReceivable(input.accept_replies ?? false, input.events);
   await assertOwnPhones(executor, accountId, phoneFilters);
   await assertReachableUrl(input.url);
   const secret = generateWebhookSecret();
@@ -40,6 +48,7 @@ export async function createWebhook(
         events: input.events,
         phoneFilters,
         description: input.description ?? null,
+        acceptReplies: input.accept_replies ?? false,
         secretEncrypted: sealWebhookSecret(secret),
       })
       .returning();
@@ -79,7 +88,8 @@ export async function updateWebhook(
   id: string,
   input: UpdateWebhookInput,
 ): Promise<WebhookWire> {
-  await findWebhook(executor, accountId, id);
+  const existing = await findWebhook(executor, accountId, id);
+  assertRepliesReceivable(input.accept_replies ?? existing.acceptReplies, input.events ?? existing.events);
   if (input.phone_filters) await assertOwnPhones(executor, accountId, input.phone_filters);
   if (input.url) await assertReachableUrl(input.url);
   const [row] = await withTransaction(executor, async (tx) => {
@@ -91,6 +101,7 @@ export async function updateWebhook(
         ...(input.phone_filters !== undefined ? { phoneFilters: input.phone_filters } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+        ...(input.accept_replies !== undefined ? { acceptReplies: input.accept_replies } : {}),
         ...(input.enabled === true ? { disabledReason: null, failingSince: null } : {}),
         updatedAt: new Date(),
       })

@@ -14,6 +14,7 @@ export function presentWebhook(row: WebhookRow) {
     phone_filters: row.phoneFilters,
     description: row.description,
     enabled: row.enabled,
+    accept_replies: row.acceptReplies,
     disabled_reason: row.disabledReason,
     created_at: iso(row.createdAt)!,
     updated_at: iso(row.updatedAt)!,
@@ -44,5 +45,6 @@ export function presentAttempt(row: AttemptRow) {
     latency_ms: row.latencyMs,
     error: row.error,
     response_body: row.responseBody,
+    reply_result: row.replyResult,
   };
 }

@@ -27,12 +27,18 @@ const phoneFilters = z
 
 const description = z.string().trim().max(500).nullable().openapi({ description: 'A note for yourself.' });
 
+const acceptReplies = z.boolean().openapi({
+  description:
+    'For a `message.received` subscriber: when its receiver answers 2xx with `Content-Type: application/json` and `{ "reply": { "content": "…" } }`, that text is sent from the receiving phone to the sender (charged, counted against AUTO_REPLY_LIMIT, once per inbound message whatever the retries and resends). Any other 2xx body is ignored.',
+});
+
 export const createWebhookBody = z
   .strictObject({
     url: webhookUrl,
     events: eventList,
     phone_filters: phoneFilters.optional(),
     description: description.optional(),
+    accept_replies: acceptReplies.optional(),
   })
   .openapi('CreateWebhook');
 
@@ -42,6 +48,7 @@ export const updateWebhookBody = z
     events: eventList.optional(),
     phone_filters: phoneFilters.optional(),
     description: description.optional(),
+    accept_replies: acceptReplies.optional(),
     enabled: z.boolean().optional().openapi({
       description:
         'false pauses delivery (queued deliveries wait, new events are not queued); true resumes it and clears `disabled_reason`.',
@@ -65,6 +72,7 @@ export const webhookSchema = z
     phone_filters: z.array(z.string()),
     description: z.string().nullable(),
     enabled: z.boolean(),
+    accept_replies: z.boolean(),
     disabled_reason: z
       .string()
       .nullable()
@@ -114,6 +122,10 @@ export const attemptSchema = z
     latency_ms: z.number().int().nullable(),
     error: z.string().nullable(),
     response_body: z.string().nullable().openapi({ description: "The first 1 KiB of the receiver's answer." }),
+    reply_result: z.string().nullable().openapi({
+      description:
+        'For a webhook that accepts replies: what became of the answer’s reply (sent, already sent, skipped and why, or why it was malformed); null when the answer held none.',
+    }),
   })
   .openapi('WebhookAttempt');
 

@@ -1,11 +1,12 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '@/db';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
+import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { sqlState } from '@/lib/db';
 import { webhookPayload } from '@/lib/events/catalogue';
 import { log } from '@/lib/log';
 import { type DisabledWebhook, disableFailingWebhook, tellOwnerWebhookDisabled } from './auto-disable';
-import { type PostOutcome, postWebhook } from './http-client';
+import { type PostOutcome, postWebhook, REPLY_BODY_LIMIT } from './http-client';
 import { type AttemptVerdict, nextAttemptAt, verdictOf } from './retry-policy';
 import { signedHeaders, signingSecrets } from './signing';
 import type { NetworkPolicy } from './ssrf';
@@ -88,6 +89,8 @@ async function loadDelivery(db: Database, deliveryId: string) {
       eventPayload: events.payload,
       eventCreatedAt: events.createdAt,
       webhookId: webhooks.id,
+      accountId: webhooks.accountId,
+      acceptReplies: webhooks.acceptReplies,
       url: webhooks.url,
       secretEncrypted: webhooks.secretEncrypted,
       previousSecretEncrypted: webhooks.previousSecretEncrypted,
@@ -125,7 +128,32 @@ async function post(
       refused: false,
     };
   }
-  return postWebhook(delivery.url, body, headers, policy, timeoutMs);
+  return postWebhook(
+    delivery.url,
+    body,
+    headers,
+    policy,
+    timeoutMs,
+    readsReply(delivery) ? REPLY_BODY_LIMIT : undefined,
+  );
+}
+
+/** A delivery whose answer may carry a reply to send (lib/automation/webhook-reply.ts). */
+function readsReply(delivery: LoadedDelivery): boolean {
+  return delivery.acceptReplies && delivery.eventType === 'message.received';
+}
+
+/** Acts on the reply a 2xx answer carries, if the webhook accepts replies; what the log shows of it. */
+async function replyOf(db: Database, delivery: LoadedDelivery, outcome: PostOutcome): Promise<string | null> {
+  const code = outcome.statusCode;
+  if (!readsReply(delivery) || code === null || code < 200 || code >= 300) return null;
+  const inboundMessageId = (delivery.eventPayload as { id?: unknown }).id;
+  if (typeof inboundMessageId !== 'string') return null;
+  return actOnWebhookReply(
+    db,
+    { accountId: delivery.accountId, webhookId: delivery.webhookId, inboundMessageId },
+    { contentType: outcome.contentType ?? null, body: outcome.fullBody ?? null, truncated: outcome.truncated === true },
+  );
 }
 
 function attemptError(outcome: PostOutcome): string | null {
@@ -141,6 +169,7 @@ async function recordAttempt(
   claim: ClaimedDelivery,
   delivery: LoadedDelivery,
   outcome: PostOutcome,
+  replyResult: string | null = null,
 ): Promise<{ result: DeliveryResult; disabled?: DisabledWebhook }> {
   const now = claim.claimedAt;
   const verdict = verdictOf(outcome);
@@ -167,6 +196,7 @@ async function recordAttempt(
       latencyMs: outcome.latencyMs,
       error,
       responseBody: outcome.responseBody,
+      replyResult,
     });
     const moved = await tx
       .update(webhookDeliveries)
@@ -217,7 +247,10 @@ export async function deliverClaimed(
   const outcome = await post(delivery, claim.claimedAt, policy, postTimeoutMs);
   let recorded: Awaited<ReturnType<typeof recordAttempt>>;
   try {
-    recorded = await recordAttempt(db, claim, delivery, outcome);
+    // The reply first: once sent it is never sent again (messages_origin_key), so a worker that
+    // dies before recording the attempt only makes the retry find it answered.
+    const replyResult = await replyOf(db, delivery, outcome);
+    recorded = await recordAttempt(db, claim, delivery, outcome, replyResult);
   } catch (error) {
     // The webhook was deleted while its post was in flight: its log went with it.
     if (sqlState(error) === FOREIGN_KEY_VIOLATION) return undefined;

@@ -9,6 +9,9 @@ import * as ledger from '@/app/api/v1/credits/ledger/route';
 import * as transfer from '@/app/api/v1/credits/transfer/route';
 import * as deviceStatus from '@/app/api/v1/device/messages/[id]/status/route';
 import * as heartbeats from '@/app/api/v1/heartbeats/route';
+import * as inboundRule from '@/app/api/v1/inbound-rules/[id]/route';
+import * as inboundRules from '@/app/api/v1/inbound-rules/route';
+import * as inboundRulesTest from '@/app/api/v1/inbound-rules/test/route';
 import * as messageCancel from '@/app/api/v1/messages/[id]/cancel/route';
 import * as message from '@/app/api/v1/messages/[id]/route';
 import * as messages from '@/app/api/v1/messages/route';
@@ -48,6 +51,7 @@ type Owned = {
   webhookId: string;
   deliveryId: string;
   keyId: string;
+  ruleId: string;
 };
 
 let a: TestAccount;
@@ -80,6 +84,10 @@ beforeAll(async () => {
   const createdKey = await ok(apiKeys.POST, { body: { name: 'second' }, apiKey: key });
   await ok(heartbeats.POST, { body: { phone: a.phone, status: 'online', battery: 50 }, apiKey: key });
   await ok(optOuts.POST, { body: { phone: OPTED_OUT }, apiKey: key });
+  const rule = await ok(inboundRules.POST, {
+    body: { name: 'A’s rule', match: { keyword: 'hours' }, actions: [{ type: 'reply', content: 'A is open' }] },
+    apiKey: key,
+  });
   owned = {
     phoneId: a.phoneId,
     groupId: createdGroup.id,
@@ -88,6 +96,7 @@ beforeAll(async () => {
     webhookId: createdHook.id,
     deliveryId: test.id,
     keyId: createdKey.id,
+    ruleId: rule.id,
   };
 });
 
@@ -317,6 +326,52 @@ const probes: Probe[] = [
     expect: NOT_FOUND,
   },
   {
+    name: 'GET inbound rule',
+    handler: inboundRule.GET,
+    options: () => ({ params: { id: owned.ruleId } }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'PATCH inbound rule',
+    handler: inboundRule.PATCH,
+    options: () => ({ params: { id: owned.ruleId }, body: { enabled: false }, method: 'PATCH' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'DELETE inbound rule',
+    handler: inboundRule.DELETE,
+    options: () => ({ params: { id: owned.ruleId }, method: 'DELETE' }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST inbound rule scoped to the phone',
+    handler: inboundRules.POST,
+    options: () => ({
+      body: { name: 'x', scope: { phone_ids: [owned.phoneId] }, actions: [{ type: 'reply', content: 'x' }] },
+    }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST inbound rule scoped to the group',
+    handler: inboundRules.POST,
+    options: () => ({
+      body: { name: 'x', scope: { group_ids: [owned.groupId] }, actions: [{ type: 'reply', content: 'x' }] },
+    }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'POST inbound rule handing messages to the webhook',
+    handler: inboundRules.POST,
+    options: () => ({ body: { name: 'x', actions: [{ type: 'webhook', webhook_id: owned.webhookId }] } }),
+    expect: NOT_FOUND,
+  },
+  {
+    name: 'POST inbound rules test on the phone',
+    handler: inboundRulesTest.POST,
+    options: () => ({ body: { phone: a.phone, from: '+14155550123', text: 'hours' } }),
+    expect: NOT_FOUND,
+  },
+  {
     name: 'DELETE api key',
     handler: apiKey.DELETE,
     options: () => ({ params: { id: owned.keyId }, method: 'DELETE' }),
@@ -353,6 +408,7 @@ describe('a second account walking the API with the first account’s ids', () =
       [ledger.GET, (row) => row.group_id, owned.groupId],
       [balance.GET, (row) => row.group_id, owned.groupId],
       [optOuts.GET, (row) => row.phone, OPTED_OUT],
+      [inboundRules.GET, (row) => row.id, owned.ruleId],
     ];
     for (const [handler, idOf, foreignId] of lists) {
       const res = await call(handler, { apiKey: b.apiKey, path: '/x?limit=100' });
@@ -383,6 +439,10 @@ describe('a second account walking the API with the first account’s ids', () =
     expect(
       (await call(messages.POST, { body: { from: b.phone, to: OPTED_OUT, content: 'x' }, apiKey: b.apiKey })).status,
     ).toBe(201);
+    expect((await call(inboundRule.GET, { params: { id: owned.ruleId }, apiKey: a.apiKey })).body).toMatchObject({
+      enabled: true,
+      position: 1,
+    });
     const devices = (await call(phoneDevices.GET, { params: { id: owned.phoneId }, apiKey: a.apiKey })).body.data;
     expect(devices).toEqual([expect.objectContaining({ id: a.deviceId, status: 'activated', current: true })]);
   });

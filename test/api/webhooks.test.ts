@@ -75,6 +75,7 @@ describe('POST /api/v1/webhooks', () => {
       phone_filters: [account.phone],
       description: 'CRM sync',
       enabled: true,
+      accept_replies: false,
       disabled_reason: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),

@@ -27,37 +27,41 @@ import * as route23 from '@/app/api/v1/device/messages/[id]/status/route';
 import * as route24 from '@/app/api/v1/device/messages/received/route';
 import * as route25 from '@/app/api/v1/device/outbox/claim/route';
 import * as route26 from '@/app/api/v1/heartbeats/route';
-import * as route27 from '@/app/api/v1/messages/[id]/cancel/route';
-import * as route28 from '@/app/api/v1/messages/[id]/route';
-import * as route29 from '@/app/api/v1/messages/route';
-import * as route30 from '@/app/api/v1/openapi.json/route';
-import * as route31 from '@/app/api/v1/opt-outs/[phone]/route';
-import * as route32 from '@/app/api/v1/opt-outs/route';
-import * as route33 from '@/app/api/v1/opt-outs/settings/route';
-import * as route34 from '@/app/api/v1/phone-groups/[id]/route';
-import * as route35 from '@/app/api/v1/phone-groups/route';
-import * as route36 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
-import * as route37 from '@/app/api/v1/phones/[id]/devices/route';
-import * as route38 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route39 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route40 from '@/app/api/v1/phones/[id]/route';
-import * as route41 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route42 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route43 from '@/app/api/v1/phones/register-device/route';
-import * as route44 from '@/app/api/v1/phones/route';
-import * as route45 from '@/app/api/v1/phones/verify-sim/route';
-import * as route46 from '@/app/api/v1/settings/sending/route';
-import * as route47 from '@/app/api/v1/stats/messages/route';
-import * as route48 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route49 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route50 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route51 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route52 from '@/app/api/v1/webhooks/[id]/route';
-import * as route53 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route54 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route55 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route56 from '@/app/api/v1/webhooks/events/route';
-import * as route57 from '@/app/api/v1/webhooks/route';
+import * as route27 from '@/app/api/v1/inbound-rules/[id]/route';
+import * as route28 from '@/app/api/v1/inbound-rules/route';
+import * as route29 from '@/app/api/v1/inbound-rules/settings/route';
+import * as route30 from '@/app/api/v1/inbound-rules/test/route';
+import * as route31 from '@/app/api/v1/messages/[id]/cancel/route';
+import * as route32 from '@/app/api/v1/messages/[id]/route';
+import * as route33 from '@/app/api/v1/messages/route';
+import * as route34 from '@/app/api/v1/openapi.json/route';
+import * as route35 from '@/app/api/v1/opt-outs/[phone]/route';
+import * as route36 from '@/app/api/v1/opt-outs/route';
+import * as route37 from '@/app/api/v1/opt-outs/settings/route';
+import * as route38 from '@/app/api/v1/phone-groups/[id]/route';
+import * as route39 from '@/app/api/v1/phone-groups/route';
+import * as route40 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as route41 from '@/app/api/v1/phones/[id]/devices/route';
+import * as route42 from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as route43 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route44 from '@/app/api/v1/phones/[id]/route';
+import * as route45 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route46 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route47 from '@/app/api/v1/phones/register-device/route';
+import * as route48 from '@/app/api/v1/phones/route';
+import * as route49 from '@/app/api/v1/phones/verify-sim/route';
+import * as route50 from '@/app/api/v1/settings/sending/route';
+import * as route51 from '@/app/api/v1/stats/messages/route';
+import * as route52 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route53 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route54 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route55 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route56 from '@/app/api/v1/webhooks/[id]/route';
+import * as route57 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route58 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route59 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route60 from '@/app/api/v1/webhooks/events/route';
+import * as route61 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -88,35 +92,39 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/device/messages/received', module: route24 },
   { path: '/api/v1/device/outbox/claim', module: route25 },
   { path: '/api/v1/heartbeats', module: route26 },
-  { path: '/api/v1/messages/{id}/cancel', module: route27 },
-  { path: '/api/v1/messages/{id}', module: route28 },
-  { path: '/api/v1/messages', module: route29 },
-  { path: '/api/v1/openapi.json', module: route30 },
-  { path: '/api/v1/opt-outs/{phone}', module: route31 },
-  { path: '/api/v1/opt-outs', module: route32 },
-  { path: '/api/v1/opt-outs/settings', module: route33 },
-  { path: '/api/v1/phone-groups/{id}', module: route34 },
-  { path: '/api/v1/phone-groups', module: route35 },
-  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route36 },
-  { path: '/api/v1/phones/{id}/devices', module: route37 },
-  { path: '/api/v1/phones/{id}/heartbeats', module: route38 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route39 },
-  { path: '/api/v1/phones/{id}', module: route40 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route41 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route42 },
-  { path: '/api/v1/phones/register-device', module: route43 },
-  { path: '/api/v1/phones', module: route44 },
-  { path: '/api/v1/phones/verify-sim', module: route45 },
-  { path: '/api/v1/settings/sending', module: route46 },
-  { path: '/api/v1/stats/messages', module: route47 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route48 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route49 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route50 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route51 },
-  { path: '/api/v1/webhooks/{id}', module: route52 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route53 },
-  { path: '/api/v1/webhooks/{id}/test', module: route54 },
-  { path: '/api/v1/webhooks/callback-secret', module: route55 },
-  { path: '/api/v1/webhooks/events', module: route56 },
-  { path: '/api/v1/webhooks', module: route57 },
+  { path: '/api/v1/inbound-rules/{id}', module: route27 },
+  { path: '/api/v1/inbound-rules', module: route28 },
+  { path: '/api/v1/inbound-rules/settings', module: route29 },
+  { path: '/api/v1/inbound-rules/test', module: route30 },
+  { path: '/api/v1/messages/{id}/cancel', module: route31 },
+  { path: '/api/v1/messages/{id}', module: route32 },
+  { path: '/api/v1/messages', module: route33 },
+  { path: '/api/v1/openapi.json', module: route34 },
+  { path: '/api/v1/opt-outs/{phone}', module: route35 },
+  { path: '/api/v1/opt-outs', module: route36 },
+  { path: '/api/v1/opt-outs/settings', module: route37 },
+  { path: '/api/v1/phone-groups/{id}', module: route38 },
+  { path: '/api/v1/phone-groups', module: route39 },
+  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route40 },
+  { path: '/api/v1/phones/{id}/devices', module: route41 },
+  { path: '/api/v1/phones/{id}/heartbeats', module: route42 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route43 },
+  { path: '/api/v1/phones/{id}', module: route44 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route45 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route46 },
+  { path: '/api/v1/phones/register-device', module: route47 },
+  { path: '/api/v1/phones', module: route48 },
+  { path: '/api/v1/phones/verify-sim', module: route49 },
+  { path: '/api/v1/settings/sending', module: route50 },
+  { path: '/api/v1/stats/messages', module: route51 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route52 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route53 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route54 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route55 },
+  { path: '/api/v1/webhooks/{id}', module: route56 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route57 },
+  { path: '/api/v1/webhooks/{id}/test', module: route58 },
+  { path: '/api/v1/webhooks/callback-secret', module: route59 },
+  { path: '/api/v1/webhooks/events', module: route60 },
+  { path: '/api/v1/webhooks', module: route61 },
 ];

@@ -1,0 +1,52 @@
+// Plain constants (no drizzle): the values of JSON documents (rule actions, automation records)
+// and of messages.origin_kind, for the schema and lib/automation alike.
+
+/** What an inbound rule can do, at most `MAX_RULE_ACTIONS` per rule (lib/automation/schemas.ts). */
+export const RULE_ACTION_TYPES = ['reply', 'forward_sms', 'forward_email', 'webhook'] as const;
+export type RuleActionType = (typeof RULE_ACTION_TYPES)[number];
+
+/** Why an automatic message was sent: a rule, the built-in HELP responder, or a webhook's reply. */
+export const MESSAGE_ORIGIN_KINDS = ['rule', 'help', 'webhook_reply'] as const;
+export type MessageOriginKind = (typeof MESSAGE_ORIGIN_KINDS)[number];
+
+/** What automation did about an inbound message: a rule's action, HELP, or a webhook reply. */
+export const AUTOMATION_ACTIONS = [
+  'reply',
+  'forward_sms',
+  'forward_email',
+  'webhook',
+  'help',
+  'webhook_reply',
+] as const;
+export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
+
+/**
+ * Why an action was skipped: `limit_reached` (AUTO_REPLY_LIMIT), `no_credit`, `opted_out`,
+ * `country_not_allowed`, `phone_cannot_send` (the receiving phone may not send: SIM unverified or
+ * gone), `not_a_phone_number` (the sender is a short code or a name), `already_sent` (a reply to
+ * this message went out before), `webhook_not_found`, `email_failed`, `sent_by_automation` (the
+ * inbound message is another of the account's phones' automatic message: rules never answer those).
+ */
+export const AUTOMATION_SKIP_REASONS = [
+  'limit_reached',
+  'no_credit',
+  'opted_out',
+  'country_not_allowed',
+  'phone_cannot_send',
+  'not_a_phone_number',
+  'already_sent',
+  'webhook_not_found',
+  'email_failed',
+  'sent_by_automation',
+] as const;
+export type AutomationSkipReason = (typeof AUTOMATION_SKIP_REASONS)[number];
+
+/** One entry of an inbound message's `automation` record. */
+export type AutomationEntry = {
+  rule_id: string | null;
+  action: AutomationAction;
+  result: 'sent' | 'skipped';
+  reason?: AutomationSkipReason;
+  message_id?: string;
+  webhook_id?: string;
+};

@@ -1,0 +1,85 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { optOuts, phoneGroups, phones, webhooks } from '@/db/schema';
+import { config } from '@/lib/config';
+import { notFound } from '@/lib/errors';
+import { countSegments } from '@/lib/messages/segments';
+import { toE164 } from '@/lib/phone-number';
+import { automaticSendsInLastHour } from './automatic-sms';
+import { planAutomation } from './plan';
+import type { PlannedActionWire, TestRuleAnswer } from './schemas';
+
+/**
+ * POST /api/v1/inbound-rules/test: what automation would do if `from` texted `text` to `phone`
+ * now, from the same plan the runner follows, with the skips it can foresee (limit, credit,
+ * opt-out). Reads only.
+ */
+export async function previewAutomation(
+  executor: Executor,
+  accountId: string,
+  input: { phone: string; from: string; text: string },
+): Promise<TestRuleAnswer> {
+  const [phone] = await executor
+    .select({ id: phones.id, groupId: phones.groupId, balance: phoneGroups.balance })
+    .from(phones)
+    .innerJoin(phoneGroups, eq(phoneGroups.id, phones.groupId))
+    .where(and(eq(phones.accountId, accountId), eq(phones.phone, input.phone)));
+  if (!phone) throw notFound('Phone');
+  const plan = await planAutomation(executor, {
+    accountId,
+    phoneId: phone.id,
+    groupId: phone.groupId,
+    phone: input.phone,
+    from: input.from,
+    text: input.text,
+  });
+  let sentSoFar = await automaticSendsInLastHour(executor, accountId, input.from);
+  let credits = 0;
+  const rules: TestRuleAnswer['rules'] = [];
+  for (const step of plan.steps) {
+    let planned: PlannedActionWire;
+    if (step.sms) {
+      const { encoding, segments } = countSegments(step.sms.content);
+      planned = { action: step.action, would: 'send', to: step.sms.to, content: step.sms.content, segments, encoding };
+      const to = step.sms.to.startsWith('+') ? toE164(step.sms.to) : undefined;
+      const reason = !to
+        ? ('not_a_phone_number' as const)
+        : sentSoFar >= config.autoReplyLimit
+          ? ('limit_reached' as const)
+          : credits + 1 > phone.balance
+            ? ('no_credit' as const)
+            : (await isOptedOut(executor, accountId, to))
+              ? ('opted_out' as const)
+              : undefined;
+      if (reason) planned = { ...planned, would: 'skip', reason };
+      else {
+        planned.credits = 1;
+        credits += 1;
+        sentSoFar += 1;
+      }
+    } else if (step.email) {
+      planned = { action: step.action, would: 'send', to: step.email.to, content: step.email.text };
+    } else {
+      const webhookId = step.webhookId as string;
+      const exists = await executor
+        .select({ id: webhooks.id })
+        .from(webhooks)
+        .where(and(eq(webhooks.id, webhookId), eq(webhooks.accountId, accountId)));
+      planned = exists.length
+        ? { action: step.action, would: 'send', webhook_id: webhookId }
+        : { action: step.action, would: 'skip', reason: 'webhook_not_found', webhook_id: webhookId };
+    }
+    const last = rules.at(-1);
+    if (last && last.rule_id === step.ruleId) last.actions.push(planned);
+    else rules.push({ rule_id: step.ruleId, name: step.ruleName, actions: [planned] });
+  }
+  return { opt_out: plan.optOut, help: plan.help, rules, credits };
+}
+
+async function isOptedOut(executor: Executor, accountId: string, phone: string): Promise<boolean> {
+  const rows = await executor
+    .select({ id: optOuts.id })
+    .from(optOuts)
+    .where(and(eq(optOuts.accountId, accountId), eq(optOuts.phone, phone)));
+  return rows.length > 0;
+}

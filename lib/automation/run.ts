@@ -1,0 +1,129 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '@/db';
+import { type AutomationEntry, messages, phones } from '@/db/schema';
+import { sendEmail } from '@/lib/email/send';
+import { DomainError } from '@/lib/errors';
+import { notifyDeliveriesQueued } from '@/lib/events/emit';
+import type { MessageRow } from '@/lib/messages/present';
+import { sendAutomaticSms } from './automatic-sms';
+import { type InboundContext, planAutomation, type Step } from './plan';
+
+/**
+ * Runs the account's automation on an inbound message it has just stored, in the same
+ * transaction: the inbound message is stored once (messages_phone_device_message_id_key), so a
+ * repeated report never acts twice. Opt-out words were handled before and run nothing here.
+ * What happened is written to the message's `automation`, and answered (null: nothing to do).
+ */
+export async function runInboundAutomation(
+  tx: Executor,
+  inbound: MessageRow,
+  receivedEventId: string | undefined,
+): Promise<AutomationEntry[] | null> {
+  if (inbound.kind !== 'message' || inbound.direction !== 'inbound') return null;
+  const [phone] = await tx.select({ groupId: phones.groupId }).from(phones).where(eq(phones.id, inbound.phoneId));
+  if (!phone) return null;
+  const context: InboundContext = {
+    accountId: inbound.accountId,
+    phoneId: inbound.phoneId,
+    groupId: phone.groupId,
+    phone: inbound.to,
+    from: inbound.from,
+    text: inbound.content,
+  };
+  const plan = await planAutomation(tx, context);
+  if (plan.steps.length === 0) return null;
+  const fromAutomation = await isAutomaticMessageOfAccount(tx, inbound);
+  const entries: AutomationEntry[] = [];
+  for (const step of plan.steps) {
+    const entry: AutomationEntry = fromAutomation
+      ? { rule_id: step.ruleId, action: step.action, result: 'skipped', reason: 'sent_by_automation' }
+      : await act(tx, inbound, step, receivedEventId);
+    entries.push(entry);
+  }
+  await tx.update(messages).set({ automation: entries }).where(eq(messages.id, inbound.id));
+  return entries;
+}
+
+async function act(
+  tx: Executor,
+  inbound: MessageRow,
+  step: Step,
+  receivedEventId: string | undefined,
+): Promise<AutomationEntry> {
+  const base = { rule_id: step.ruleId, action: step.action };
+  if (step.sms) {
+    const outcome = await sendAutomaticSms(tx, {
+      accountId: inbound.accountId,
+      counterpart: inbound.from,
+      from: inbound.to,
+      to: step.sms.to,
+      content: step.sms.content,
+      origin: {
+        kind: step.ruleId ? 'rule' : 'help',
+        ruleId: step.ruleId,
+        inboundMessageId: inbound.id,
+        key: step.ruleId ? `rule:${step.ruleId}:${step.index}` : 'help',
+      },
+    });
+    return outcome.result === 'sent'
+      ? { ...base, result: 'sent', message_id: outcome.messageId }
+      : { ...base, result: 'skipped', reason: outcome.reason };
+  }
+  if (step.email) {
+    try {
+      await sendEmail(tx, step.email);
+      return { ...base, result: 'sent' };
+    } catch (error) {
+      if (error instanceof DomainError) return { ...base, result: 'skipped', reason: 'email_failed' };
+      throw error;
+    }
+  }
+  const webhookId = step.webhookId as string;
+  const queued = receivedEventId ? await queueForWebhook(tx, inbound.accountId, webhookId, receivedEventId) : false;
+  return queued
+    ? { ...base, result: 'sent', webhook_id: webhookId }
+    : { ...base, result: 'skipped', reason: 'webhook_not_found', webhook_id: webhookId };
+}
+
+/**
+ * Queues the message's `message.received` event for one of the account's webhooks, subscribed to
+ * it or not (once: webhook_deliveries_event_webhook_key). False when the webhook is gone.
+ */
+async function queueForWebhook(tx: Executor, accountId: string, webhookId: string, eventId: string): Promise<boolean> {
+  const [webhook] = await queryRows<{ id: string }>(
+    tx,
+    sql`select id from webhooks where id = ${webhookId}::uuid and account_id = ${accountId}::uuid and kind = 'endpoint'`,
+  );
+  if (!webhook) return false;
+  await tx.execute(sql`
+    insert into webhook_deliveries (account_id, webhook_id, event_id, event_type)
+    values (${accountId}::uuid, ${webhookId}::uuid, ${eventId}::uuid, 'message.received')
+    on conflict do nothing
+  `);
+  await notifyDeliveriesQueued(tx);
+  return true;
+}
+
+/**
+ * Whether an inbound message is an automatic message another phone of the same account sent to
+ * this one: rules never answer those, so two of an account's phones cannot keep answering each
+ * other (between gateways, AUTO_REPLY_LIMIT stops the exchange).
+ */
+async function isAutomaticMessageOfAccount(tx: Executor, inbound: MessageRow): Promise<boolean> {
+  const [row] = await tx
+    .select({ id: messages.id })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.accountId, inbound.accountId),
+        eq(messages.direction, 'outbound'),
+        eq(messages.to, inbound.to),
+        eq(messages.from, inbound.from),
+        eq(messages.content, inbound.content),
+        sql`${messages.originKind} is not null`,
+        sql`${messages.createdAt} > now() - interval '1 day'`,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
