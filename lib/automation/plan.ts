@@ -44,7 +44,10 @@ function stepOf(action: StoredRuleAction, inbound: InboundContext): Omit<Step, '
     case 'reply':
       return { action: 'reply', sms: { to: inbound.from, content: renderReply(action.content, inbound) } };
     case 'forward_sms':
-      return { action: 'forward_sms', sms: { to: action.to, content: fitContent(`From ${inbound.from}: ${inbound.text}`) } };
+      return {
+        action: 'forward_sms',
+        sms: { to: action.to, content: fitContent(`From ${inbound.from}: ${inbound.text}`) },
+      };
     case 'forward_email':
       return {
         action: 'forward_email',
