@@ -32,6 +32,8 @@ export const queryKeys = {
   auditLog: { root: ['audit-log'], list: (action: string) => ['audit-log', 'list', action] },
   optOuts: { root: ['opt-outs'], list: () => ['opt-outs', 'list'] },
   optOutSettings: { root: ['opt-out-settings'] },
+  inboundRules: { root: ['inbound-rules'], list: () => ['inbound-rules', 'list'] },
+  automationSettings: { root: ['automation-settings'] },
   sendingSettings: { root: ['sending-settings'] },
   stats: { root: ['messages', 'stats'] },
 } as const;

@@ -5,6 +5,12 @@
  */
 
 import type { apiKeySchema, createdApiKeySchema } from '@/lib/auth/schemas';
+import type {
+  automationSettingsSchema,
+  ruleActionSchema,
+  ruleSchema,
+  testRuleAnswerSchema,
+} from '@/lib/automation/schemas';
 import type { balancesSchema, ledgerEntrySchema, transferResultSchema } from '@/lib/credits/schemas';
 import type { pairingCodeResponse, phoneDeviceSchema, simCardSchema } from '@/lib/devices/schemas';
 import type { catalogueEntrySchema } from '@/lib/events/catalogue';
@@ -35,3 +41,7 @@ export type Webhook = z.output<typeof webhookSchema>;
 export type CreatedWebhook = z.output<typeof createdWebhookSchema>;
 export type Delivery = z.output<typeof deliverySchema>;
 export type DeliveryDetail = z.output<typeof deliveryDetailSchema>;
+export type InboundRule = z.output<typeof ruleSchema>;
+export type RuleAction = z.output<typeof ruleActionSchema>;
+export type RulesTestResult = z.output<typeof testRuleAnswerSchema>;
+export type AutomationSettings = z.output<typeof automationSettingsSchema>;

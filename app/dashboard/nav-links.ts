@@ -11,6 +11,7 @@ export const NAV_LINKS: NavLink[] = [
   { href: '/dashboard/credits', label: 'Credits' },
   { href: '/dashboard/messages', label: 'Messages' },
   { href: '/dashboard/opt-outs', label: 'Opt-outs' },
+  { href: '/dashboard/automation', label: 'Automation' },
   { href: '/dashboard/settings/api-keys', label: 'API keys' },
   { href: '/dashboard/settings/webhooks', label: 'Webhooks' },
   { href: '/dashboard/settings/sending', label: 'Sending' },

@@ -60,8 +60,20 @@ export function MessageDetail({ messageId }: { messageId: string }) {
           </dd>
           <dt className="font-medium text-slate-600">Created</dt>
           <dd>{formatTime(m.created_at)}</dd>
+          {m.origin ? (
+            <>
+              <dt className="font-medium text-slate-600">Sent by</dt>
+              <dd>
+                {ORIGIN_LABELS[m.origin.kind]}, answering{' '}
+                <Link className="underline" href={`/dashboard/messages/${m.origin.inbound_message_id}`}>
+                  the message it received
+                </Link>
+              </dd>
+            </>
+          ) : null}
         </dl>
       </Section>
+      {m.direction === 'inbound' ? <AutomationRecord entries={m.automation} /> : null}
       <Section title="Timeline">
         {m.history && m.history.length > 0 ? (
           <ol className="space-y-3 border-l-2 border-slate-200 pl-4 text-sm">
@@ -93,5 +105,56 @@ export function MessageDetail({ messageId }: { messageId: string }) {
         )}
       </Section>
     </>
+  );
+}
+
+const ORIGIN_LABELS: Record<NonNullable<Message['origin']>['kind'], string> = {
+  rule: 'An inbound rule',
+  help: 'The HELP responder',
+  webhook_reply: 'A webhook’s reply',
+};
+
+const ACTION_LABELS: Record<NonNullable<Message['automation']>[number]['action'], string> = {
+  reply: 'Reply',
+  forward_sms: 'Forward by SMS',
+  forward_email: 'Forward by email',
+  webhook: 'Sent to a webhook',
+  help: 'HELP answer',
+  webhook_reply: 'Webhook reply',
+};
+
+/** What inbound rules, HELP and webhook replies did about an inbound message. */
+function AutomationRecord({ entries }: { entries: Message['automation'] }) {
+  return (
+    <Section title="Automation">
+      {entries && entries.length > 0 ? (
+        <ul className="space-y-2 text-sm" aria-label="What automation did">
+          {entries.map((entry, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the record's order is its identity
+            <li key={index} className="flex flex-wrap items-center gap-2">
+              <span
+                className={`rounded px-2 py-0.5 text-xs font-medium ${entry.result === 'sent' ? 'bg-green-100 text-green-900' : 'bg-amber-100 text-amber-900'}`}
+              >
+                {entry.result}
+              </span>
+              <span>{ACTION_LABELS[entry.action]}</span>
+              {entry.reason ? <span className="text-slate-600">({entry.reason.replaceAll('_', ' ')})</span> : null}
+              {entry.message_id ? (
+                <Link className="underline" href={`/dashboard/messages/${entry.message_id}`}>
+                  view the message sent
+                </Link>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="text-sm text-slate-600">
+          No rule acted on this message.{' '}
+          <Link className="underline" href="/dashboard/automation">
+            Set up automation
+          </Link>
+        </p>
+      )}
+    </Section>
   );
 }

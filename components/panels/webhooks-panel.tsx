@@ -34,7 +34,14 @@ export function WebhooksPanel() {
     queryKey: queryKeys.phones.options(),
     queryFn: () => api<Page<PhoneOption>>('/api/v1/phones?limit=100'),
   });
-  const [form, setForm] = useState({ url: '', description: '', events: [] as string[], phone_filters: [] as string[] });
+  const emptyForm = {
+    url: '',
+    description: '',
+    events: [] as string[],
+    phone_filters: [] as string[],
+    accept_replies: false,
+  };
+  const [form, setForm] = useState(emptyForm);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const [confirming, setConfirming] = useState<{ kind: 'delete' | 'rotate'; webhook: Webhook } | null>(null);
   const [openDeliveries, setOpenDeliveries] = useState<string | null>(null);
@@ -44,17 +51,21 @@ export function WebhooksPanel() {
     meta: { success: 'Webhook created' },
     mutationFn: () =>
       api<Webhook & { secret: string }>('/api/v1/webhooks', {
-        body: { ...form, description: form.description || undefined },
+        body: {
+          ...form,
+          description: form.description || undefined,
+          accept_replies: form.accept_replies && form.events.includes('message.received'),
+        },
       }),
     onSuccess: (created) => {
       setSecret({ label: 'Signing secret of the new webhook', value: created.secret });
-      setForm({ url: '', description: '', events: [], phone_filters: [] });
+      setForm(emptyForm);
       return refresh();
     },
   });
   const update = useMutation({
-    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) =>
-      api(`/api/v1/webhooks/${id}`, { method: 'PATCH', body: { enabled } }),
+    mutationFn: ({ id, ...change }: { id: string; enabled?: boolean; accept_replies?: boolean }) =>
+      api(`/api/v1/webhooks/${id}`, { method: 'PATCH', body: change }),
     onSuccess: refresh,
   });
   const reveal = useMutation({
@@ -153,6 +164,13 @@ export function WebhooksPanel() {
             ))}
           </div>
         </fieldset>
+        <AcceptRepliesSwitch
+          id="webhook-accept-replies"
+          checked={form.accept_replies && form.events.includes('message.received')}
+          disabled={!form.events.includes('message.received')}
+          onChange={(accept_replies) => setForm({ ...form, accept_replies })}
+          error={problem?.fieldError('accept_replies')}
+        />
         <Button type="submit" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create webhook'}
         </Button>
@@ -194,6 +212,17 @@ export function WebhooksPanel() {
                       Enabled
                       <span className="sr-only"> {webhook.url}</span>
                     </label>
+                    {webhook.events.includes('message.received') && (
+                      <label className="flex items-center gap-2 text-sm">
+                        <input
+                          type="checkbox"
+                          checked={webhook.accept_replies}
+                          onChange={(e) => update.mutate({ id: webhook.id, accept_replies: e.target.checked })}
+                        />
+                        Accepts replies
+                        <span className="sr-only"> {webhook.url}</span>
+                      </label>
+                    )}
                     <Button variant="secondary" onClick={() => test.mutate(webhook.id)}>
                       Send test
                       <span className="sr-only"> of {webhook.url}</span>
@@ -240,5 +269,41 @@ export function WebhooksPanel() {
         {confirm.error && <ErrorState error={confirm.error} />}
       </ConfirmDialog>
     </Section>
+  );
+}
+
+/** The "accept replies" switch of a message.received webhook, with the one sentence on what it does. */
+function AcceptRepliesSwitch({
+  id,
+  checked,
+  disabled,
+  onChange,
+  error,
+}: {
+  id: string;
+  checked: boolean;
+  disabled: boolean;
+  onChange: (value: boolean) => void;
+  error?: string;
+}) {
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="flex items-center gap-2 text-sm font-medium">
+        <input
+          id={id}
+          type="checkbox"
+          checked={checked}
+          disabled={disabled}
+          onChange={(e) => onChange(e.target.checked)}
+        />
+        Accept replies
+      </label>
+      <p className="text-xs text-slate-500">
+        When your endpoint answers a received message with <code>{'{"reply": {"content": "…"}}'}</code>, that text is
+        sent back to the sender from the phone that received it (one credit).
+        {disabled ? ' Subscribe to message.received to use it.' : ''}
+      </p>
+      {error && <p className="text-xs text-red-700">{error}</p>}
+    </div>
   );
 }
