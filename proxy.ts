@@ -19,7 +19,7 @@ export function proxy(request: NextRequest): Response {
   const https = policy.appUrl?.startsWith('https://') ?? false;
   // Pages get a fresh nonce, handed to Next with the request (it stamps the page's scripts with
   // it); API answers, the hot path, a fixed policy and no request rewrite.
-  const page = !pathname.startsWith('/api/');
+  const page = !pathname.startsWith('/api/') && !pathname.startsWith('/3rdparty/');
   const csp = page
     ? contentSecurityPolicy({
         nonce: randomBytes(16).toString('base64'),

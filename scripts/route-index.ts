@@ -1,5 +1,5 @@
-// Writes app/api/v1/openapi.json/routes.ts: every route module under app/api made by route() or
-// mobileRoute(), with its URL path, from which the OpenAPI document is generated. `npm run openapi:index`;
+// Writes app/api/v1/openapi.json/routes.ts: every route module under app/api made by route(),
+// mobileRoute() or integratorRoute(), with its URL path, from which the OpenAPI document is generated. `npm run openapi:index`;
 // test/api/openapi.test.ts fails when the file differs from what this script would write.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 
 export const INDEX_FILE = path.join('app', 'api', 'v1', 'openapi.json', 'routes.ts');
 const API_DIR = path.join('app', 'api');
-const WRAPPED = /\b(route|mobileRoute)\(/;
+const WRAPPED = /\b(route|mobileRoute|integratorRoute)\(/;
 
 /** Route files (relative, `/`-separated) whose handlers are made by the route wrappers, sorted. */
 export function wrappedRouteFiles(root = process.cwd(), dir = API_DIR): string[] {

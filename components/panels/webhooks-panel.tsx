@@ -190,6 +190,14 @@ export function WebhooksPanel() {
                 <div className="flex flex-wrap items-start justify-between gap-3">
                   <div className="min-w-0">
                     <p className="truncate font-medium">{webhook.url}</p>
+                    {webhook.format === 'smsgate' && (
+                      <p className="mt-1">
+                        <span className="rounded bg-indigo-100 px-1.5 py-0.5 text-xs font-medium text-indigo-900">
+                          SMSGate format
+                        </span>
+                        <span className="ml-2 text-xs text-slate-600">managed through /api/3rdparty/v1/webhooks</span>
+                      </p>
+                    )}
                     {webhook.description && <p className="text-sm text-slate-600">{webhook.description}</p>}
                     <p className="mt-1 text-xs text-slate-500">
                       {webhook.events.join(', ')}
@@ -227,14 +235,18 @@ export function WebhooksPanel() {
                       Send test
                       <span className="sr-only"> of {webhook.url}</span>
                     </Button>
-                    <Button variant="secondary" onClick={() => reveal.mutate(webhook.id)}>
-                      Show secret
-                      <span className="sr-only"> of {webhook.url}</span>
-                    </Button>
-                    <Button variant="secondary" onClick={() => setConfirming({ kind: 'rotate', webhook })}>
-                      Rotate secret
-                      <span className="sr-only"> of {webhook.url}</span>
-                    </Button>
+                    {webhook.format === 'standard' && (
+                      <>
+                        <Button variant="secondary" onClick={() => reveal.mutate(webhook.id)}>
+                          Show secret
+                          <span className="sr-only"> of {webhook.url}</span>
+                        </Button>
+                        <Button variant="secondary" onClick={() => setConfirming({ kind: 'rotate', webhook })}>
+                          Rotate secret
+                          <span className="sr-only"> of {webhook.url}</span>
+                        </Button>
+                      </>
+                    )}
                     <Button
                       variant="secondary"
                       aria-expanded={openDeliveries === webhook.id}

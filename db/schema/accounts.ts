@@ -29,6 +29,9 @@ export const accounts = pgTable(
     allowedCountries: text('allowed_countries').array(),
     // whsec_… secret signing status callbacks (status_callback_url), sealed like webhook secrets.
     callbackSecretEncrypted: text('callback_secret_encrypted'),
+    // SMSGate integrator surface: the key signing its webhooks (sealed), and its settings document.
+    smsgateSigningKeyEncrypted: text('smsgate_signing_key_encrypted'),
+    smsgateSettings: jsonb('smsgate_settings').$type<Record<string, unknown>>(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [

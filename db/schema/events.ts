@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'recipient.opted_in',
   'phone.online',
   'phone.offline',
+  'phone.ping',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -17,4 +17,5 @@ export * from './keys';
 export * from './messages';
 export * from './opt-outs';
 export * from './rate-limits';
+export * from './smsgate';
 export * from './webhooks';

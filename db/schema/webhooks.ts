@@ -7,8 +7,10 @@ import { EVENT_TYPES, events } from './events';
 /**
  * `endpoint`: a webhook the account manages (/api/v1/webhooks). `callback`: the delivery target of
  * messages sent with a `status_callback_url`, one per URL, signed with the account's callback secret.
+ * `smsgate`: registered through SMSGate's integrator API (/api/3rdparty/v1/webhooks), delivered in
+ * SMSGate's body with its X-Signature, under the account's SMSGate signing key.
  */
-export const WEBHOOK_KINDS = ['endpoint', 'callback'] as const;
+export const WEBHOOK_KINDS = ['endpoint', 'callback', 'smsgate'] as const;
 
 export const webhooks = pgTable(
   'webhooks',
@@ -20,6 +22,10 @@ export const webhooks = pgTable(
     url: text('url').notNull(),
     kind: text('kind', { enum: WEBHOOK_KINDS }).notNull().default('endpoint'),
     description: text('description'),
+    // SMSGate webhooks: the integrator's own id, its event name, and the device (phone id) it filters on.
+    extId: text('ext_id'),
+    extEvent: text('ext_event'),
+    extDeviceId: text('ext_device_id'),
     events: text('events', { enum: EVENT_TYPES }).array().notNull(),
     phoneFilters: text('phone_filters').array().notNull().default(sql`'{}'::text[]`),
     enabled: boolean('enabled').notNull().default(true),
@@ -39,6 +45,8 @@ export const webhooks = pgTable(
     index('webhooks_account_idx').on(t.accountId, t.createdAt),
     // One callback target per URL and account: sends with the same status_callback_url share it.
     uniqueIndex('webhooks_callback_url_key').on(t.accountId, t.url).where(sql`${t.kind} = 'callback'`),
+    // A POST with an id that exists replaces that webhook (SMSGate's semantics).
+    uniqueIndex('webhooks_smsgate_ext_id_key').on(t.accountId, t.extId).where(sql`${t.kind} = 'smsgate'`),
     checkIn('webhooks_kind_check', t.kind, WEBHOOK_KINDS),
     checkAllIn('webhooks_events_check', t.events, EVENT_TYPES),
   ],

@@ -174,6 +174,13 @@ export const EVENT_CATALOGUE = {
     schema: phoneEventData,
     sample: samplePhone('offline'),
   },
+  'phone.ping': {
+    description:
+      'A heartbeat of a phone: recorded only for accounts with an SMSGate-format webhook of `system:ping` (the integrator surface, /api/3rdparty/v1), which is what receives it. Not subscribable.',
+    subscribable: false,
+    schema: phoneEventData,
+    sample: samplePhone('online'),
+  },
   'webhook.test': {
     description:
       'A ping sent only by POST /api/v1/webhooks/{id}/test, to that one webhook, whatever its events. Not subscribable.',

@@ -36,7 +36,7 @@ export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<stri
         and w.enabled
         and ${event.type} = any(w.events)
         and (
-          (w.kind = 'endpoint'
+          (w.kind in ('endpoint', 'smsgate')
             and (cardinality(w.phone_filters) = 0 or ${event.phone ?? null}::text = any(w.phone_filters)))
           or w.id = ${event.callbackWebhookId ?? null}::uuid
         )

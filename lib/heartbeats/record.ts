@@ -6,7 +6,7 @@ import { withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import type { PhoneView } from '@/lib/phones/present';
 import { getPhone } from '@/lib/phones/read';
-import { emitPhoneStatusChange } from './phone-status';
+import { emitPhoneStatusChange, emitPingIfWanted } from './phone-status';
 import type { HeartbeatStatus } from './schemas';
 
 export type HeartbeatInput = {
@@ -69,8 +69,11 @@ export async function recordHeartbeat(
       .set(changes)
       .where(and(eq(phones.id, phone.id), ne(phones.status, input.status)))
       .returning();
+    const [current] = changed
+      ? [changed]
+      : await tx.update(phones).set(changes).where(eq(phones.id, phone.id)).returning();
     if (changed) await emitPhoneStatusChange(tx, changed);
-    else await tx.update(phones).set(changes).where(eq(phones.id, phone.id));
+    if (current && input.status === 'online') await emitPingIfWanted(tx, current);
     return getPhone(tx, accountId, phone.id);
   });
 }

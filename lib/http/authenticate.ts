@@ -6,11 +6,12 @@ import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
 
-export type AuthMode = 'none' | 'account' | 'device' | 'any';
+/** `integrator`: SMSGate's integrator API, an account key as HTTP Basic password or Bearer token, nothing else. */
+export type AuthMode = 'none' | 'account' | 'device' | 'any' | 'integrator';
 
 export type PrincipalFor<M extends AuthMode> = M extends 'none'
   ? null
-  : M extends 'account'
+  : M extends 'account' | 'integrator'
     ? AccountPrincipal
     : M extends 'device'
       ? DevicePrincipal
@@ -54,9 +55,39 @@ export function presentedKey(req: Request): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')?.[1];
 }
 
+/**
+ * The account key of a caller of SMSGate's integrator API: HTTP Basic with any username (SMSGate's
+ * clients send the login there) and the key as password, or `Authorization: Bearer`.
+ */
+function integratorKey(req: Request): string | undefined {
+  const authorization = req.headers.get('authorization') ?? '';
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization)?.[1];
+  if (basic) {
+    const decoded = Buffer.from(basic, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon >= 0 ? decoded.slice(colon + 1) : undefined;
+  }
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+}
+
+/** SMSGate's clients read 401 with a message: only an account key of ours (sk_…) opens this surface. */
+async function authenticateIntegrator(db: Database, req: Request): Promise<AccountPrincipal> {
+  const refuse = (detail: string) =>
+    new DomainError('UNAUTHENTICATED', detail, { headers: { 'WWW-Authenticate': 'Basic realm="Simgate"' } });
+  const key = integratorKey(req);
+  if (!key)
+    throw refuse('Send your Simgate API key (sk_…) as the HTTP Basic password (any username) or as a Bearer token.');
+  const principal = await principalForKey(db, key);
+  if (principal?.kind !== 'account') throw refuse('The API key is unknown or revoked, or is not an account key.');
+  takeKeyToken(principal.keyId ?? principal.accountId);
+  touchLastUsed(db, principal);
+  return principal;
+}
+
 /** Step one of every route: who is calling, and may that kind of caller use this route. */
 export async function authenticate<M extends AuthMode>(db: Database, req: Request, mode: M): Promise<PrincipalFor<M>> {
   if (mode === 'none') return null as PrincipalFor<M>;
+  if (mode === 'integrator') return (await authenticateIntegrator(db, req)) as PrincipalFor<M>;
   const key = presentedKey(req);
   let principal: Principal | null;
   if (key) {

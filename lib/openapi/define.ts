@@ -84,6 +84,7 @@ const SECURITY: Record<AuthMode, RouteConfig['security']> = {
   account: [{ AccountKey: [] }, { Session: [] }],
   device: [{ DeviceKey: [] }],
   any: [{ AccountKey: [] }, { DeviceKey: [] }, { Session: [] }],
+  integrator: [{ IntegratorBasic: [] }, { IntegratorBearer: [] }],
 };
 
 /** The route's own errors, then those its options imply, each with the status this route answers it with. */

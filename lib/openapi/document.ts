@@ -40,6 +40,16 @@ function registerSecuritySchemes(registry: OpenAPIRegistry): void {
     name: 'next-auth.session-token',
     description: 'The dashboard session. State changes must come from the app origin (Origin is checked).',
   });
+  registry.registerComponent('securitySchemes', 'IntegratorBasic', {
+    type: 'http',
+    scheme: 'basic',
+    description: 'SMSGate’s integrator API: any username, and a Simgate account key (`sk_…`) as the password.',
+  });
+  registry.registerComponent('securitySchemes', 'IntegratorBearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'SMSGate’s integrator API: a Simgate account key (`sk_…`) as the Bearer token.',
+  });
   registry.registerComponent('securitySchemes', 'AppToken', {
     type: 'http',
     scheme: 'bearer',

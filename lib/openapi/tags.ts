@@ -19,6 +19,8 @@ export const TAGS = {
   'Audit log': 'Who changed credentials, money, phones and webhooks, and who signed in: when, and from where.',
   'SMSGate app (mobile)':
     'The private-server protocol of the unmodified SMSGate Android app, under `/api/mobile/v1`: camelCase, plain-JSON errors.',
+  'SMSGate integrator API':
+    'SMSGate’s integrator API (android-sms-gateway), at `/api/3rdparty/v1` and `/3rdparty/v1`, so SMSGate’s official clients and integrations work unchanged: HTTP Basic with any username and a Simgate API key as the password (or Bearer), SMSGate’s camelCase shapes and states, errors as `{ "message": … }`.',
   Meta: 'This document, health checks and the development inbox.',
 } as const;
 

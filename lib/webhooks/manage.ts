@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
@@ -16,7 +16,9 @@ export async function findWebhook(executor: Executor, accountId: string, id: str
   const [row] = await executor
     .select()
     .from(webhooks)
-    .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId), eq(webhooks.kind, 'endpoint')));
+    .where(
+      and(eq(webhooks.id, id), eq(webhooks.accountId, accountId), inArray(webhooks.kind, ['endpoint', 'smsgate'])),
+    );
   if (!row) throw notFound('Webhook');
   return row;
 }
@@ -68,7 +70,7 @@ export async function listWebhooks(executor: Executor, accountId: string, page: 
   const rows = await executor
     .select()
     .from(webhooks)
-    .where(and(eq(webhooks.accountId, accountId), eq(webhooks.kind, 'endpoint'), keyset.after))
+    .where(and(eq(webhooks.accountId, accountId), inArray(webhooks.kind, ['endpoint', 'smsgate']), keyset.after))
     .orderBy(...keyset.orderBy)
     .limit(keyset.limit);
   return toPage(rows, page.limit, presentWebhook);
@@ -89,6 +91,8 @@ export async function updateWebhook(
   input: UpdateWebhookInput,
 ): Promise<WebhookWire> {
   const existing = await findWebhook(executor, accountId, id);
+  const fields = Object.keys(input).filter((key) => key !== 'enabled');
+  if (fields.length > 0) assertStandardFormat(existing, fields[0] as string);
   assertRepliesReceivable(input.accept_replies ?? existing.acceptReplies, input.events ?? existing.events);
   if (input.phone_filters) await assertOwnPhones(executor, accountId, input.phone_filters);
   if (input.url) await assertReachableUrl(input.url);
@@ -133,8 +137,22 @@ export async function deleteWebhook(executor: Executor, accountId: string, id: s
   });
 }
 
+/**
+ * An SMSGate-format webhook is signed with the account's SMSGate signing key and shaped by the
+ * integrator API: it has no secret of its own, and only pausing it is done here.
+ */
+function assertStandardFormat(row: WebhookRow, field: string): void {
+  if (row.kind === 'smsgate') {
+    throw validationError(
+      field,
+      'an SMSGate-format webhook is managed through /api/3rdparty/v1/webhooks and signed with the key in its settings (webhooks.signing_key)',
+    );
+  }
+}
+
 export async function revealSecret(executor: Executor, accountId: string, id: string): Promise<{ secret: string }> {
   const row = await findWebhook(executor, accountId, id);
+  assertStandardFormat(row, 'id');
   await recordAudit(executor, { accountId, action: 'webhook.secret_revealed', target: id });
   return { secret: unsealWebhookSecret(row.secretEncrypted) };
 }
@@ -150,6 +168,7 @@ export async function rotateSecret(
   now: Date = new Date(),
 ): Promise<{ secret: string }> {
   const current = await findWebhook(executor, accountId, id);
+  assertStandardFormat(current, 'id');
   const secret = generateWebhookSecret();
   const rotated = await withTransaction(executor, async (tx) => {
     const [row] = await tx

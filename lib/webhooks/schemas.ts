@@ -73,6 +73,10 @@ export const webhookSchema = z
     description: z.string().nullable(),
     enabled: z.boolean(),
     accept_replies: z.boolean(),
+    format: z.enum(['standard', 'smsgate']).openapi({
+      description:
+        '`smsgate`: registered through SMSGate’s integrator API (/api/3rdparty/v1/webhooks), delivered in SMSGate’s body with its X-Signature; manage it there.',
+    }),
     disabled_reason: z
       .string()
       .nullable()

@@ -5,6 +5,7 @@ import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { sqlState } from '@/lib/db';
 import { webhookPayload } from '@/lib/events/catalogue';
 import { log } from '@/lib/log';
+import { smsgateDeliveryRequest } from '@/lib/protocols/smsgate-api/webhook-body';
 import { type DisabledWebhook, disableFailingWebhook, tellOwnerWebhookDisabled } from './auto-disable';
 import { type PostOutcome, postWebhook, REPLY_BODY_LIMIT } from './http-client';
 import { type AttemptVerdict, nextAttemptAt, verdictOf } from './retry-policy';
@@ -88,7 +89,11 @@ async function loadDelivery(db: Database, deliveryId: string) {
       eventType: events.type,
       eventPayload: events.payload,
       eventCreatedAt: events.createdAt,
+      eventPhone: events.phone,
       webhookId: webhooks.id,
+      kind: webhooks.kind,
+      extId: webhooks.extId,
+      extEvent: webhooks.extEvent,
       accountId: webhooks.accountId,
       acceptReplies: webhooks.acceptReplies,
       url: webhooks.url,
@@ -106,6 +111,7 @@ async function loadDelivery(db: Database, deliveryId: string) {
 type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
 
 async function post(
+  db: Database,
   delivery: LoadedDelivery,
   claimedAt: Date,
   policy: NetworkPolicy,
@@ -114,9 +120,14 @@ async function post(
   let body: string;
   let headers: Record<string, string>;
   try {
-    body = JSON.stringify(webhookPayload(delivery.eventType, delivery.eventCreatedAt, delivery.eventPayload));
-    // Signed with the wall clock: receivers reject timestamps far from their own.
-    headers = signedHeaders(signingSecrets(delivery, claimedAt), delivery.eventId, new Date(), body);
+    if (delivery.kind === 'smsgate') {
+      // SMSGate's body and signature, for webhooks registered through its integrator API.
+      ({ body, headers } = await smsgateDeliveryRequest(db, delivery, new Date()));
+    } else {
+      body = JSON.stringify(webhookPayload(delivery.eventType, delivery.eventCreatedAt, delivery.eventPayload));
+      // Signed with the wall clock: receivers reject timestamps far from their own.
+      headers = signedHeaders(signingSecrets(delivery, claimedAt), delivery.eventId, new Date(), body);
+    }
   } catch (error) {
     // An unreadable secret (APP_SECRET changed) may be fixed: retried like a network error.
     return {
@@ -244,7 +255,7 @@ export async function deliverClaimed(
   const delivery = await loadDelivery(db, claim.id);
   // Deleted with its webhook since the claim: nothing left to deliver.
   if (!delivery) return undefined;
-  const outcome = await post(delivery, claim.claimedAt, policy, postTimeoutMs);
+  const outcome = await post(db, delivery, claim.claimedAt, policy, postTimeoutMs);
   let recorded: Awaited<ReturnType<typeof recordAttempt>>;
   try {
     // The reply first: once sent it is never sent again (messages_origin_key), so a worker that

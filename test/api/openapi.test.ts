@@ -128,16 +128,18 @@ describe('GET /api/v1/openapi.json', () => {
     expect(without2xx.every(({ op }) => op.deprecated === true)).toBe(true);
     const without4xx = operationsIn(doc).filter(({ op }) => !Object.keys(op.responses).some((s) => s.startsWith('4')));
     expect(without4xx.map((o) => o.key).sort()).toEqual([
+      'get /api/3rdparty/v1/health',
       'get /api/health',
       'get /api/v1/openapi.json',
       'get /api/v1/webhooks/events',
     ]);
   });
 
-  it('gives every operation a problem answer for its errors (plain JSON on the SMSGate app’s surface)', async () => {
+  it('gives every operation a problem answer for its errors (plain JSON on the SMSGate surfaces)', async () => {
     const doc = await documentOf();
     for (const [urlPath, operations] of Object.entries(doc.paths as Json)) {
-      const mediaType = urlPath.startsWith('/api/mobile/') ? 'application/json' : 'application/problem+json';
+      const smsgate = urlPath.startsWith('/api/mobile/') || urlPath.startsWith('/api/3rdparty/');
+      const mediaType = smsgate ? 'application/json' : 'application/problem+json';
       for (const op of Object.values(operations as Json)) {
         expect(op.responses['500']?.content?.[mediaType]).toBeDefined();
       }

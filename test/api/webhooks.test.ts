@@ -76,6 +76,7 @@ describe('POST /api/v1/webhooks', () => {
       description: 'CRM sync',
       enabled: true,
       accept_replies: false,
+      format: 'standard',
       disabled_reason: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
@@ -269,6 +270,7 @@ describe('GET /api/v1/webhooks/events', () => {
       'recipient.opted_in',
       'phone.online',
       'phone.offline',
+      'phone.ping',
       'webhook.test',
     ]);
     const test = res.body.data.find((entry: { type: string }) => entry.type === 'webhook.test');

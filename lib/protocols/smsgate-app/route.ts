@@ -25,7 +25,8 @@ export function mobileRoute<
   });
 }
 
-async function asAppAnswer(response: Response): Promise<Response> {
+/** A problem+json error as SMSGate's clients read errors: `{ "message": … }` (problem fields kept), as application/json. */
+export async function asAppAnswer(response: Response): Promise<Response> {
   if (!response.headers.get('content-type')?.startsWith('application/problem+json')) return response;
   const problem = (await response.json()) as { detail?: string };
   const headers = new Headers(response.headers);

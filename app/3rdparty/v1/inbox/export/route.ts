@@ -1,0 +1,1 @@
+export { POST } from '@/app/api/3rdparty/v1/inbox/export/route';

@@ -1,0 +1,1 @@
+export { DELETE, GET } from '@/app/api/3rdparty/v1/message/[id]/route';

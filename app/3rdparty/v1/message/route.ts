@@ -1,0 +1,1 @@
+export { GET, POST } from '@/app/api/3rdparty/v1/message/route';

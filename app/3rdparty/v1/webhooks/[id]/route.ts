@@ -1,0 +1,1 @@
+export { DELETE } from '@/app/api/3rdparty/v1/webhooks/[id]/route';

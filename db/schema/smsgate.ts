@@ -1,0 +1,34 @@
+import { sql } from 'drizzle-orm';
+import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { phones } from './fleet';
+import { bulkMessages } from './messages';
+
+/** One recipient of an SMSGate message: its Simgate message, or why it was refused. */
+export type SmsgateRecipient = { phone_number: string; message_id: string | null; error: string | null };
+
+/**
+ * A message sent through SMSGate's integrator API: one per request, with one Simgate message per
+ * recipient (a bulk). The integrator's `id` is its idempotency key within the account.
+ */
+export const smsgateMessages = pgTable(
+  'smsgate_messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    extId: text('ext_id').notNull(),
+    bulkId: uuid('bulk_id').references(() => bulkMessages.id, { onDelete: 'cascade' }),
+    // The phone it went through (the first recipient's), shown as `deviceId`.
+    phoneId: uuid('phone_id').references(() => phones.id, { onDelete: 'set null' }),
+    recipients: jsonb('recipients').$type<SmsgateRecipient[]>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Idempotency of the integrator's id rests on this index.
+    uniqueIndex('smsgate_messages_account_ext_id_key').on(t.accountId, t.extId),
+    index('smsgate_messages_account_created_idx').on(t.accountId, t.createdAt),
+    index('smsgate_messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
+  ],
+);

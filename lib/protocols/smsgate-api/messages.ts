@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '@/db';
+import {
+  messageStatusHistory,
+  messages,
+  phoneGroups,
+  phones,
+  type SmsgateRecipient,
+  smsgateMessages,
+} from '@/db/schema';
+import { withTransaction } from '@/lib/db';
+import { DomainError, notFound, validationError } from '@/lib/errors';
+import { sendBulk } from '@/lib/messages/bulk';
+import { cancelBulk } from '@/lib/messages/cancel';
+import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
+import { iso } from '@/lib/wire';
+import {
+  HIGH_PRIORITY_FROM,
+  type ListMessagesQuery,
+  type MessageStateWire,
+  type ProcessingState,
+  type SendMessageBody,
+} from './schemas';
+import { aggregateStateSql, STATE_OF, stateOfHistory, stateSql } from './states';
+
+/**
+ * SMSGate's messages over Simgate's: one SMSGate message is a bulk of one Simgate message per
+ * recipient (credits, opt-outs, groups and pacing as on /api/v1), tied together by a
+ * smsgate_messages row that holds the integrator's id and the recipients in their order.
+ */
+
+type Row = {
+  id: string;
+  ext_id: string;
+  bulk_id: string | null;
+  phone_id: string | null;
+  recipients: SmsgateRecipient[];
+  created_at: string | Date;
+  state: ProcessingState;
+  total: number;
+};
+
+/** The account's SMSGate messages with their aggregated state, filtered, sorted and paged; `total` before paging. */
+async function selectStates(
+  executor: Executor,
+  accountId: string,
+  filter: Partial<ListMessagesQuery> & { extId?: string },
+): Promise<Row[]> {
+  const st = sql.raw('st');
+  const conditions = [
+    sql`s.account_id = ${accountId}::uuid`,
+    filter.extId !== undefined ? sql`s.ext_id = ${filter.extId}::text` : undefined,
+    filter.from ? sql`s.created_at >= ${filter.from}::timestamptz` : undefined,
+    filter.to ? sql`s.created_at < ${filter.to}::timestamptz` : undefined,
+    filter.deviceId ? sql`s.phone_id::text = ${filter.deviceId}::text` : undefined,
+  ].filter((condition) => condition !== undefined);
+  return queryRows<Row>(
+    executor,
+    sql`
+      with listed as (
+        select s.id, s.ext_id, s.bulk_id, s.phone_id, s.recipients, s.created_at,
+          (select ${aggregateStateSql(st)} from (
+             select ${stateSql(sql`m.status`)} as st from messages m where m.bulk_id = s.bulk_id
+             union all
+             select 'Failed' from jsonb_array_elements(s.recipients) r where r->>'message_id' is null
+           ) recipient_states) as state
+        from smsgate_messages s
+        where ${sql.join(conditions, sql` and `)}
+      )
+      select *, count(*) over ()::int as total from listed
+      where ${filter.state ? sql`state = ${filter.state}::text` : sql`true`}
+      order by created_at ${filter.sort === 'created_at' ? sql`asc` : sql`desc`}, id
+      limit ${filter.limit ?? 1} offset ${filter.offset ?? 0}
+    `,
+  );
+}
+
+/** The SMSGate view of listed rows: recipients' states and the times the message entered each state. */
+async function present(executor: Executor, rows: Row[], includeContent: boolean): Promise<MessageStateWire[]> {
+  const ids = rows.flatMap((row) => row.recipients.flatMap((r) => (r.message_id ? [r.message_id] : [])));
+  const sent =
+    ids.length === 0
+      ? []
+      : await executor
+          .select({ id: messages.id, status: messages.status, error: messages.error, content: messages.content })
+          .from(messages)
+          .where(inArray(messages.id, ids));
+  const history =
+    ids.length === 0
+      ? []
+      : await executor
+          .select({
+            messageId: messageStatusHistory.messageId,
+            status: messageStatusHistory.status,
+            at: messageStatusHistory.at,
+          })
+          .from(messageStatusHistory)
+          .where(inArray(messageStatusHistory.messageId, ids));
+  const byId = new Map(sent.map((message) => [message.id, message]));
+  return rows.map((row) => {
+    const own = new Set(row.recipients.map((r) => r.message_id));
+    const states: Record<string, string> = {};
+    for (const entry of history) {
+      const state = own.has(entry.messageId) ? stateOfHistory(entry.status) : undefined;
+      const at = iso(entry.at);
+      if (state && at && (!states[state] || states[state] < at)) states[state] = at;
+    }
+    if (row.recipients.some((r) => r.message_id === null)) states.Failed ??= iso(new Date(row.created_at)) ?? '';
+    const first = row.recipients.find((r) => r.message_id)?.message_id;
+    const wire: MessageStateWire = {
+      id: row.ext_id,
+      deviceId: row.phone_id ?? '',
+      state: row.state,
+      isHashed: false,
+      isEncrypted: false,
+      recipients: row.recipients.map((recipient) => {
+        const message = recipient.message_id ? byId.get(recipient.message_id) : undefined;
+        if (!message)
+          return { phoneNumber: recipient.phone_number, state: 'Failed', error: recipient.error ?? 'not sent' };
+        const state = STATE_OF[message.status];
+        return {
+          phoneNumber: recipient.phone_number,
+          state,
+          ...(state === 'Failed' ? { error: message.error ?? message.status } : {}),
+        };
+      }),
+      states,
+    };
+    if (includeContent && first) wire.textMessage = { text: byId.get(first)?.content ?? '' };
+    return wire;
+  });
+}
+
+async function stateOf(executor: Executor, accountId: string, extId: string): Promise<MessageStateWire> {
+  const [row] = await selectStates(executor, accountId, { extId });
+  if (!row) throw notFound('Message');
+  const [wire] = await present(executor, [row], false);
+  return wire as MessageStateWire;
+}
+
+export async function getSmsgateMessage(
+  executor: Executor,
+  accountId: string,
+  extId: string,
+): Promise<MessageStateWire> {
+  return stateOf(executor, accountId, extId);
+}
+
+export async function listSmsgateMessages(
+  executor: Executor,
+  accountId: string,
+  query: ListMessagesQuery,
+): Promise<{ items: MessageStateWire[]; total: number }> {
+  const rows = await selectStates(executor, accountId, query);
+  return { items: await present(executor, rows, query.includeContent), total: rows[0]?.total ?? 0 };
+}
+
+/** The phone named by `deviceId`, or the account's default group to choose one. */
+async function senderOf(executor: Executor, accountId: string, deviceId: string | null | undefined) {
+  if (deviceId) {
+    const [phone] = await executor
+      .select({ phone: phones.phone })
+      .from(phones)
+      .where(and(eq(phones.accountId, accountId), sql`${phones.id}::text = ${deviceId}::text`));
+    if (!phone) throw validationError('deviceId', 'no device with this id');
+    return { from: phone.phone };
+  }
+  const [group] = await executor
+    .select({ id: phoneGroups.id })
+    .from(phoneGroups)
+    .where(and(eq(phoneGroups.accountId, accountId), sql`${phoneGroups.isDefault}`));
+  if (!group) throw new Error(`account ${accountId} has no default group`);
+  return { fromGroup: group.id };
+}
+
+/**
+ * POST /messages: the integrator's `id` is claimed first (smsgate_messages_account_ext_id_key, so a
+ * repeat answers 409 and charges nothing), then the recipients go out as one bulk: all charged
+ * or none (402), a named unverified phone 403, opted-out recipients Failed, the rest sent.
+ */
+export async function sendSmsgateMessage(
+  executor: Executor,
+  accountId: string,
+  body: SendMessageBody,
+): Promise<MessageStateWire> {
+  const extId = body.id ?? randomUUID();
+  const content = body.textMessage?.text ?? body.message ?? '';
+  const sendAt = body.scheduleAt ? new Date(body.scheduleAt) : undefined;
+  const ttlSeconds = body.validUntil
+    ? Math.floor((new Date(body.validUntil).getTime() - (sendAt ?? new Date()).getTime()) / 1000)
+    : (body.ttl ?? DEFAULT_TTL_SECONDS);
+  if (body.validUntil && ttlSeconds < 60)
+    throw validationError('validUntil', 'must be at least a minute after sending');
+  const sender = await senderOf(executor, accountId, body.deviceId);
+  return withTransaction(executor, async (tx) => {
+    const [claimed] = await tx
+      .insert(smsgateMessages)
+      .values({ accountId, extId, recipients: [] })
+      .onConflictDoNothing()
+      .returning({ id: smsgateMessages.id });
+    if (!claimed) {
+      throw new DomainError('DUPLICATE_REQUEST', `A message with id "${extId}" already exists.`, {
+        extra: { id: extId },
+      });
+    }
+    const bulk = await sendBulk(tx, accountId, {
+      ...sender,
+      recipients: body.phoneNumbers,
+      content,
+      sim: body.simNumber ?? undefined,
+      sendAt,
+      ttlSeconds: Math.min(ttlSeconds, 7 * 24 * 3600),
+      priority: (body.priority ?? 0) >= HIGH_PRIORITY_FROM ? 'high' : 'normal',
+    });
+    const rejected = new Map(bulk.rejected.map((row) => [row.index, row.detail]));
+    const sentIds = [...bulk.message_ids];
+    const recipients: SmsgateRecipient[] = body.phoneNumbers.map((number, index) => {
+      const error = rejected.get(index);
+      return error !== undefined
+        ? { phone_number: number, message_id: null, error }
+        : { phone_number: number, message_id: sentIds.shift() ?? null, error: null };
+    });
+    const [firstMessage] = await tx
+      .select({ phoneId: messages.phoneId })
+      .from(messages)
+      .where(eq(messages.id, bulk.message_ids[0] as string));
+    await tx
+      .update(smsgateMessages)
+      .set({ bulkId: bulk.id, phoneId: firstMessage?.phoneId ?? null, recipients })
+      .where(eq(smsgateMessages.id, claimed.id));
+    return stateOf(tx, accountId, extId);
+  });
+}
+
+/** DELETE /messages/{id}: cancels a message that is still Pending (409 otherwise). */
+export async function cancelSmsgateMessage(
+  executor: Executor,
+  accountId: string,
+  extId: string,
+): Promise<MessageStateWire> {
+  return withTransaction(executor, async (tx) => {
+    const [row] = await tx
+      .select({ bulkId: smsgateMessages.bulkId })
+      .from(smsgateMessages)
+      .where(and(eq(smsgateMessages.accountId, accountId), eq(smsgateMessages.extId, extId)));
+    if (!row) throw notFound('Message');
+    const current = await stateOf(tx, accountId, extId);
+    if (current.state !== 'Pending' || !row.bulkId) {
+      throw new DomainError(
+        'MESSAGE_NOT_CANCELLABLE',
+        `Message ${extId} is ${current.state}; only a Pending message can be cancelled.`,
+        {
+          extra: { current_state: current.state },
+        },
+      );
+    }
+    await cancelBulk(tx, accountId, row.bulkId);
+    return stateOf(tx, accountId, extId);
+  });
+}

@@ -1,0 +1,210 @@
+import { SIM_SLOTS } from '@/db/schema';
+import { MAX_CONTENT_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '@/lib/messages/limits';
+import { e164 } from '@/lib/phone-number';
+import { z } from '@/lib/zod';
+
+/**
+ * SMSGate's wire, as its reference server (android-sms-gateway/server, `smsgateway.*` in its
+ * OpenAPI document) and official clients send and read it. Objects are not strict: the clients
+ * send fields Simgate does not use, and those are accepted silently.
+ */
+
+/** SMSGate's message states; a value outside them breaks its Python client. */
+export const PROCESSING_STATES = ['Pending', 'Processed', 'Sent', 'Delivered', 'Failed', 'Cancelled'] as const;
+export type ProcessingState = (typeof PROCESSING_STATES)[number];
+
+/** `priority` at or above this goes out in Simgate's `high` lane (never past credits or pacing). */
+export const HIGH_PRIORITY_FROM = 100;
+export const MAX_RECIPIENTS = 100;
+
+const timestamp = z.iso.datetime({ offset: true }).openapi({ format: 'date-time' });
+
+export const sendMessageBody = z
+  .object({
+    id: z.string().trim().min(1).max(36).nullish().openapi({
+      description:
+        'Your id for the message (idempotency key within the account): a repeat answers 409 and charges nothing. Generated when absent.',
+    }),
+    deviceId: z.string().max(64).nullish().openapi({
+      description: 'The phone (its id in GET /devices) to send from; without it the account’s default group chooses.',
+    }),
+    textMessage: z.object({ text: z.string().min(1).max(MAX_CONTENT_LENGTH) }).nullish(),
+    message: z
+      .string()
+      .min(1)
+      .max(MAX_CONTENT_LENGTH)
+      .nullish()
+      .openapi({ description: 'The older form of `textMessage.text`.' }),
+    dataMessage: z.unknown().optional().openapi({ description: 'Not supported: answers 400.' }),
+    phoneNumbers: z
+      .array(e164)
+      .min(1)
+      .max(MAX_RECIPIENTS)
+      .superRefine((numbers, ctx) => {
+        if (new Set(numbers).size !== numbers.length)
+          ctx.addIssue({ code: 'custom', message: 'numbers must be unique' });
+      })
+      .openapi({ description: 'E.164 numbers, 1 to 100, unique (`skipPhoneValidation` does not relax this).' }),
+    simNumber: z
+      .number()
+      .int()
+      .min(1)
+      .max(SIM_SLOTS.length)
+      .nullish()
+      .openapi({ description: 'The SIM slot (1 or 2).' }),
+    ttl: z.number().int().min(MIN_TTL_SECONDS).max(MAX_TTL_SECONDS).nullish(),
+    validUntil: timestamp.nullish(),
+    withDeliveryReport: z.boolean().nullish().openapi({ description: 'Accepted; Simgate always follows delivery.' }),
+    isEncrypted: z.boolean().nullish().openapi({ description: '`true` is not supported: answers 400.' }),
+    priority: z
+      .number()
+      .int()
+      .min(-128)
+      .max(127)
+      .nullish()
+      .openapi({
+        description: `${HIGH_PRIORITY_FROM} and above use the high-priority lane; it never bypasses credits or pacing.`,
+      }),
+    scheduleAt: timestamp.nullish(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.isEncrypted === true) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['isEncrypted'],
+        message: 'encrypted messages are not supported by Simgate',
+      });
+    }
+    if (body.dataMessage !== undefined && body.dataMessage !== null) {
+      ctx.addIssue({ code: 'custom', path: ['dataMessage'], message: 'data messages are not supported by Simgate' });
+    }
+    if (!body.textMessage && !body.message) {
+      ctx.addIssue({ code: 'custom', path: ['textMessage'], message: 'No message content provided' });
+    }
+    if (body.ttl != null && body.validUntil != null) {
+      ctx.addIssue({ code: 'custom', path: ['validUntil'], message: 'give ttl or validUntil, not both' });
+    }
+  })
+  .openapi('SmsgateMessage');
+
+export type SendMessageBody = z.output<typeof sendMessageBody>;
+
+export const messageParams = z.object({ id: z.string().min(1).max(100) });
+
+export const listMessagesQuery = z.object({
+  from: timestamp.optional(),
+  to: timestamp.optional(),
+  state: z.enum(PROCESSING_STATES).optional(),
+  deviceId: z.string().max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+  includeContent: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  sort: z.enum(['created_at', '-created_at']).default('-created_at'),
+});
+
+export type ListMessagesQuery = z.output<typeof listMessagesQuery>;
+
+export const messageStateSchema = z
+  .object({
+    id: z.string(),
+    deviceId: z.string(),
+    state: z.enum(PROCESSING_STATES),
+    isHashed: z.boolean(),
+    isEncrypted: z.boolean(),
+    recipients: z.array(
+      z.object({
+        phoneNumber: z.string(),
+        state: z.enum(PROCESSING_STATES),
+        error: z.string().nullable().optional(),
+      }),
+    ),
+    states: z
+      .record(z.string(), z.string())
+      .openapi({ description: 'When the message entered each state (RFC 3339).' }),
+    textMessage: z.object({ text: z.string() }).optional(),
+  })
+  .openapi('SmsgateMessageState');
+
+export type MessageStateWire = z.output<typeof messageStateSchema>;
+
+export const sendQuery = z.object({
+  skipPhoneValidation: z.string().optional().openapi({ description: 'Accepted and ignored: numbers must be E.164.' }),
+  deviceActiveWithin: z.string().optional().openapi({ description: 'Accepted and ignored.' }),
+});
+
+export const deviceSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    lastSeen: z.string(),
+    deletedAt: z.string().nullable(),
+    simCards: z.array(
+      z.object({
+        simNumber: z.number().int(),
+        phoneNumber: z.string().nullable(),
+        carrierName: z.string().nullable().optional(),
+      }),
+    ),
+  })
+  .openapi('SmsgateDevice');
+
+export const deviceParams = z.object({ id: z.string().min(1).max(100) });
+
+/** SMSGate's webhook events, and what each is in Simgate's event catalogue. */
+export const SMSGATE_EVENTS = {
+  'sms:received': ['message.received'],
+  'sms:sent': ['message.sent'],
+  'sms:delivered': ['message.delivered'],
+  'sms:failed': ['message.failed', 'message.expired'],
+  'system:ping': ['phone.ping'],
+} as const;
+export type SmsgateEvent = keyof typeof SMSGATE_EVENTS;
+
+export const webhookSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    event: z.string().openapi({
+      description: `One of ${Object.keys(SMSGATE_EVENTS).join(', ')}; other SMSGate event names are accepted and never fire.`,
+    }),
+    deviceId: z.string().nullable(),
+  })
+  .openapi('SmsgateWebhook');
+
+export const registerWebhookBody = z
+  .object({
+    id: z.string().trim().min(1).max(64).nullish(),
+    url: z.string().max(2048),
+    event: z.string().min(1).max(64),
+    deviceId: z.string().max(64).nullish(),
+  })
+  .openapi('SmsgateRegisterWebhook');
+
+export const webhookParams = z.object({ id: z.string().min(1).max(100) });
+
+export const healthSchema = z
+  .object({
+    status: z.enum(['pass', 'warn', 'fail']),
+    version: z.string(),
+    releaseId: z.number().int(),
+    checks: z.record(
+      z.string(),
+      z.object({
+        description: z.string(),
+        observedUnit: z.string(),
+        observedValue: z.number(),
+        status: z.enum(['pass', 'warn', 'fail']),
+      }),
+    ),
+  })
+  .openapi('SmsgateHealth');
+
+export const settingsDocument = z.record(z.string(), z.unknown()).openapi('SmsgateSettings', {
+  description:
+    'SMSGate’s settings document (`messages`, `webhooks`, `ping`, `logs`, …, snake_case keys). Mapped: `messages.limit_period`/`limit_value` (PerMinute, PerDay, Disabled) onto every phone’s pacing, `messages.work_hours_*` onto the account’s send window (UTC), `webhooks.signing_key` onto the key that signs SMSGate-format webhooks. Everything else is stored and echoed back.',
+});

@@ -1,0 +1,119 @@
+import { eq } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { accounts, phones } from '@/db/schema';
+import { withTransaction } from '@/lib/db';
+import { validationError } from '@/lib/errors';
+import { WEEKDAYS } from '@/lib/settings/window';
+import { z } from '@/lib/zod';
+import { sealSigningKey, signingKeyOf } from './signing-key';
+
+type Document = Record<string, Record<string, unknown>>;
+
+const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** The parts of SMSGate's settings that mean something here; the rest is stored and echoed back. */
+const mapped = z.object({
+  messages: z
+    .object({
+      limit_period: z.enum(['Disabled', 'PerMinute', 'Per30Minutes', 'PerHour', 'PerDay']).optional(),
+      limit_value: z.number().int().min(1).optional(),
+      work_hours_enabled: z.boolean().optional(),
+      work_hours_start: z.string().regex(HH_MM, 'HH:mm').optional(),
+      work_hours_end: z.string().regex(HH_MM, 'HH:mm').optional(),
+    })
+    .optional(),
+  webhooks: z.object({ signing_key: z.string().min(16, 'at least 16 characters').max(256).optional() }).optional(),
+});
+
+/** A settings document: an object of sections, each an object. */
+function documentOf(body: unknown): Document {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw validationError('', 'settings must be an object');
+  for (const [section, value] of Object.entries(body)) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw validationError(section, 'a settings section must be an object');
+    }
+  }
+  const parsed = mapped.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw validationError(issue?.path.join('.') ?? '', issue?.message ?? 'invalid');
+  }
+  return body as Document;
+}
+
+/** GET /settings: what was stored, with the signing key and the send window as they are now. */
+export async function getSmsgateSettings(executor: Executor, accountId: string): Promise<Document> {
+  const [account] = await executor
+    .select({ stored: accounts.smsgateSettings, window: accounts.sendWindow })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  const document = structuredClone((account?.stored ?? {}) as Document);
+  const messages = { ...(document.messages ?? {}) };
+  if (account?.window) {
+    messages.work_hours_enabled = true;
+    messages.work_hours_start = account.window.start;
+    messages.work_hours_end = account.window.end;
+  } else if (messages.work_hours_enabled !== undefined) {
+    messages.work_hours_enabled = false;
+  }
+  return {
+    ...document,
+    ...(Object.keys(messages).length > 0 ? { messages } : {}),
+    webhooks: { ...(document.webhooks ?? {}), signing_key: await signingKeyOf(executor, accountId) },
+  };
+}
+
+/** Applies what maps onto Simgate (pacing, send window, signing key) and stores the rest. */
+async function apply(executor: Executor, accountId: string, next: Document): Promise<Document> {
+  return withTransaction(executor, async (tx) => {
+    const messages = next.messages ?? {};
+    const period = messages.limit_period as string | undefined;
+    const value = messages.limit_value as number | undefined;
+    if (period === 'PerMinute' && value)
+      await tx.update(phones).set({ messagesPerMinute: value }).where(eq(phones.accountId, accountId));
+    if (period === 'PerDay' && value)
+      await tx.update(phones).set({ dailyCap: value }).where(eq(phones.accountId, accountId));
+    if (period === 'Disabled') await tx.update(phones).set({ dailyCap: null }).where(eq(phones.accountId, accountId));
+    if (messages.work_hours_enabled === true) {
+      const start = (messages.work_hours_start as string | undefined) ?? '00:00';
+      const end = (messages.work_hours_end as string | undefined) ?? '24:00';
+      await tx
+        .update(accounts)
+        .set({ sendWindow: { time_zone: 'UTC', days: [...WEEKDAYS], start, end } })
+        .where(eq(accounts.id, accountId));
+    } else if (messages.work_hours_enabled === false) {
+      await tx.update(accounts).set({ sendWindow: null }).where(eq(accounts.id, accountId));
+    }
+    const key = next.webhooks?.signing_key;
+    if (typeof key === 'string') {
+      await tx
+        .update(accounts)
+        .set({ smsgateSigningKeyEncrypted: sealSigningKey(key) })
+        .where(eq(accounts.id, accountId));
+    }
+    // The key is kept sealed on its own, never in the stored document.
+    const { signing_key: _key, ...webhookRest } = next.webhooks ?? {};
+    const stored: Document = { ...next, ...(next.webhooks ? { webhooks: webhookRest } : {}) };
+    await tx.update(accounts).set({ smsgateSettings: stored }).where(eq(accounts.id, accountId));
+    return getSmsgateSettings(tx, accountId);
+  });
+}
+
+/** PUT /settings: the document replaces the stored one. */
+export async function replaceSmsgateSettings(executor: Executor, accountId: string, body: unknown): Promise<Document> {
+  return apply(executor, accountId, documentOf(body));
+}
+
+/** PATCH /settings: each section given is merged into the stored one. */
+export async function patchSmsgateSettings(executor: Executor, accountId: string, body: unknown): Promise<Document> {
+  const change = documentOf(body);
+  const [account] = await executor
+    .select({ stored: accounts.smsgateSettings })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  const current = (account?.stored ?? {}) as Document;
+  const next: Document = { ...current };
+  for (const [section, values] of Object.entries(change)) next[section] = { ...(current[section] ?? {}), ...values };
+  return apply(executor, accountId, next);
+}

@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { accounts } from '@/db/schema';
+import { decryptSecret, encryptSecret } from '@/lib/crypto/secret-box';
+
+const PURPOSE = 'smsgate-signing-key';
+
+/** Seals a signing key for the accounts row. */
+export function sealSigningKey(key: string): string {
+  return encryptSecret(key, PURPOSE);
+}
+
+/**
+ * The key that signs the account's SMSGate-format webhooks (`webhooks.signing_key` in its settings),
+ * made the first time it is needed; two first uses at once keep the first one written.
+ */
+export async function signingKeyOf(executor: Executor, accountId: string): Promise<string> {
+  const [account] = await executor
+    .select({ sealed: accounts.smsgateSigningKeyEncrypted })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (account?.sealed) return decryptSecret(account.sealed, PURPOSE);
+  const fresh = sealSigningKey(randomBytes(24).toString('base64url'));
+  const [stored] = await executor
+    .update(accounts)
+    .set({ smsgateSigningKeyEncrypted: sql`coalesce(${accounts.smsgateSigningKeyEncrypted}, ${fresh})` })
+    .where(eq(accounts.id, accountId))
+    .returning({ sealed: accounts.smsgateSigningKeyEncrypted });
+  return decryptSecret(stored?.sealed ?? fresh, PURPOSE);
+}
