@@ -220,7 +220,7 @@ export function WebhooksPanel() {
                       Enabled
                       <span className="sr-only"> {webhook.url}</span>
                     </label>
-                    {webhook.events.includes('message.received') && (
+                    {webhook.format === 'standard' && webhook.events.includes('message.received') && (
                       <label className="flex items-center gap-2 text-sm">
                         <input
                           type="checkbox"
