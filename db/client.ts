@@ -59,8 +59,38 @@ export function connectPostgres(url: string, max: number): postgres.Sql {
   });
 }
 
+/**
+ * Makes every query drizzle sends through `client` a prepared statement. Drizzle asks postgres-js
+ * for an unnamed statement unless a query is `.prepare()`d by name, and postgres-js then parses,
+ * describes and plans it on every call, in two round trips. Prepared, a statement is parsed once
+ * per connection (keyed by its text and parameter types) and each call is one round trip, with
+ * PostgreSQL's plan cache. The statements die with their connection, and postgres-js recycles
+ * connections (max_lifetime), so queries whose text varies cannot pile up.
+ */
+export function preparingEveryQuery(client: postgres.Sql): postgres.Sql {
+  const unsafe = client.unsafe.bind(client);
+  const patched = client as postgres.Sql & { __preparing?: true };
+  if (patched.__preparing) return client;
+  patched.__preparing = true;
+  client.unsafe = ((query: string, args?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+    unsafe(query, args as postgres.ParameterOrJSON<never>[], {
+      ...options,
+      prepare: true,
+    })) as typeof client.unsafe;
+  // A transaction (and a savepoint in it) runs on its own connection's client: it prepares too.
+  for (const method of ['begin', 'savepoint'] as const) {
+    const original = (client as unknown as Record<string, ((...args: unknown[]) => unknown) | undefined>)[method];
+    if (typeof original !== 'function') continue;
+    (client as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      const callback = args.at(-1) as (sql: postgres.Sql) => unknown;
+      return original.call(client, ...args.slice(0, -1), (sql: postgres.Sql) => callback(preparingEveryQuery(sql)));
+    };
+  }
+  return client;
+}
+
 export function openPostgres(url: string, options: { max: number }): DatabaseHandle {
-  const client = connectPostgres(url, options.max);
+  const client = preparingEveryQuery(connectPostgres(url, options.max));
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
   return { db, driver: { kind: 'postgres', client, url }, close: () => client.end({ timeout: 5 }) };
 }
