@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { type phones, webhooks } from '@/db/schema';
+import type { phones } from '@/db/schema';
 import { emitEvent } from '@/lib/events/emit';
 import { iso } from '@/lib/wire';
 
@@ -27,23 +27,18 @@ export async function emitPhoneStatusChange(tx: Executor, phone: PhoneRow): Prom
 }
 
 /**
- * A heartbeat as `phone.ping`, only for an account with an SMSGate-format `system:ping` webhook
- * (the only receiver of it): every other heartbeat costs one indexed lookup and writes nothing.
+ * Whether the account has an SMSGate-format `system:ping` webhook, the only receiver of
+ * `phone.ping`: as an SQL expression, folded into the heartbeat's own statement.
  */
-export async function emitPingIfWanted(tx: Executor, phone: PhoneRow): Promise<void> {
-  const [wanted] = await tx
-    .select({ id: webhooks.id })
-    .from(webhooks)
-    .where(
-      and(
-        eq(webhooks.accountId, phone.accountId),
-        eq(webhooks.kind, 'smsgate'),
-        eq(webhooks.enabled, true),
-        sql`'phone.ping' = any(${webhooks.events})`,
-      ),
-    )
-    .limit(1);
-  if (!wanted) return;
+export function pingWantedSql(accountId: string): SQL {
+  return sql`exists (
+    select 1 from webhooks w
+    where w.account_id = ${accountId}::uuid and w.kind = 'smsgate' and w.enabled and 'phone.ping' = any(w.events)
+  )`;
+}
+
+/** A heartbeat as `phone.ping` (recorded only when pingWantedSql says someone receives it). */
+export async function emitPing(tx: Executor, phone: PhoneRow): Promise<void> {
   await emitEvent(tx, {
     accountId: phone.accountId,
     type: 'phone.ping',

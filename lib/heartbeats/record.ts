@@ -1,12 +1,14 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
-import type { Executor } from '@/db';
-import { devices, heartbeats, phones } from '@/db/schema';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '@/db';
+import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import type { PhoneView } from '@/lib/phones/present';
-import { getPhone } from '@/lib/phones/read';
-import { emitPhoneStatusChange, emitPingIfWanted } from './phone-status';
+import { emitPhoneStatusChange, emitPing, pingWantedSql } from './phone-status';
+
+type PhoneRow = typeof phones.$inferSelect;
+
 import type { HeartbeatStatus } from './schemas';
 
 export type HeartbeatInput = {
@@ -32,10 +34,24 @@ function accountOf(principal: Principal, phone: string): string {
   return principal.accountId;
 }
 
+type Beat = Record<string, unknown> & { old_status: string; device_connected: boolean; ping_wanted: boolean };
+
+/** The phone row as drizzle would have mapped it, from the statement's raw columns. */
+function phoneRowOf(raw: Record<string, unknown>): PhoneRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(phones))) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as PhoneRow;
+}
+
 /**
  * Records a heartbeat: a history row, the phone's status, battery and last heartbeat time, and
- * a phone.online / phone.offline event when the status changes. The change is an UPDATE guarded
- * by `status <> new`, so of concurrent heartbeats exactly one reports the transition.
+ * a phone.online / phone.offline event when the status changes. The phone's row is locked and
+ * updated in one statement that also answers its status before, so of concurrent heartbeats
+ * exactly one sees (and reports) the transition. One statement in a transaction: a heartbeat is
+ * three round trips, the events (rare) aside.
  */
 export async function recordHeartbeat(
   executor: Executor,
@@ -43,12 +59,34 @@ export async function recordHeartbeat(
   input: HeartbeatInput,
 ): Promise<PhoneView> {
   const accountId = accountOf(principal, input.phone);
+  const battery = input.battery ?? null;
   return withTransaction(executor, async (tx) => {
-    const [phone] = await tx
-      .select({ id: phones.id, deviceId: phones.deviceId })
-      .from(phones)
-      .where(and(eq(phones.accountId, accountId), eq(phones.phone, input.phone)));
-    if (!phone) throw notYours(input.phone);
+    const [beat] = await queryRows<Beat>(
+      tx,
+      sql`
+        with target as (
+          select id, status as old_status from phones
+          where account_id = ${accountId}::uuid and phone = ${input.phone}::text
+          for update
+        ),
+        beat as (
+          insert into heartbeats (account_id, phone_id, status, battery)
+          select ${accountId}::uuid, id, ${input.status}::text, ${battery}::smallint from target
+        ),
+        updated as (
+          update phones set status = ${input.status}::text, battery = coalesce(${battery}::smallint, phones.battery),
+            last_heartbeat_at = now()
+          from target where phones.id = target.id
+          returning phones.*
+        )
+        select updated.*, target.old_status,
+          exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected,
+          ${input.status === 'online' ? pingWantedSql(accountId) : sql`false`} as ping_wanted
+        from updated, target
+      `,
+    );
+    if (!beat) throw notYours(input.phone);
+    const phone = phoneRowOf(beat);
     if (input.sims !== undefined && phone.deviceId) {
       const simCards = Array.from({ length: input.sims }, (_, index) => ({
         slot: index + 1,
@@ -57,23 +95,8 @@ export async function recordHeartbeat(
       }));
       await tx.update(devices).set({ simCards }).where(eq(devices.id, phone.deviceId));
     }
-    const battery = input.battery ?? null;
-    await tx.insert(heartbeats).values({ accountId, phoneId: phone.id, status: input.status, battery });
-    const changes = {
-      status: input.status,
-      battery: sql`coalesce(${battery}::smallint, ${phones.battery})`,
-      lastHeartbeatAt: sql`now()`,
-    };
-    const [changed] = await tx
-      .update(phones)
-      .set(changes)
-      .where(and(eq(phones.id, phone.id), ne(phones.status, input.status)))
-      .returning();
-    const [current] = changed
-      ? [changed]
-      : await tx.update(phones).set(changes).where(eq(phones.id, phone.id)).returning();
-    if (changed) await emitPhoneStatusChange(tx, changed);
-    if (current && input.status === 'online') await emitPingIfWanted(tx, current);
-    return getPhone(tx, accountId, phone.id);
+    if (beat.old_status !== input.status) await emitPhoneStatusChange(tx, phone);
+    if (beat.ping_wanted) await emitPing(tx, phone);
+    return { ...phone, deviceConnected: Boolean(beat.device_connected) };
   });
 }
