@@ -46,7 +46,7 @@ export function Providers({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={client}>
       {children}
-      <Toaster closeButton position="top-center" toastOptions={{ duration: 5_000 }} />
+      <Toaster closeButton position="bottom-right" toastOptions={{ duration: 5_000 }} />
     </QueryClientProvider>
   );
 }

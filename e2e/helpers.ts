@@ -86,6 +86,8 @@ export async function checkPage(page: Page, name: string) {
 
 /** Follows a link of the dashboard's navigation, opening the phone-width menu first when it is folded. */
 export async function navigate(page: Page, label: string) {
+  // A pointer left resting on a toast keeps it open (sonner pauses on hover): move it off first.
+  await page.mouse.move(0, 0);
   const nav = page.getByRole('navigation', { name: 'Dashboard' });
   const menu = nav.getByRole('button', { name: /^Menu/ });
   if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) === 'false') await menu.click();

@@ -5,7 +5,7 @@ import type { Database } from '@/db';
 import { devInbox, type EventType, phones, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { emitEvent } from '@/lib/events/emit';
 import { startWebhookWork } from '@/lib/webhooks/background';
-import { createWebhook, deleteWebhook, rotateSecret } from '@/lib/webhooks/manage';
+import { createWebhook, deleteWebhook, getWebhook, rotateSecret } from '@/lib/webhooks/manage';
 import { MAX_ATTEMPTS } from '@/lib/webhooks/retry-policy';
 import { claimDueDeliveries, runDeliveryBatch } from '@/lib/webhooks/worker';
 import { createTestAccount, type TestAccount, testNumber } from './fixtures';
@@ -200,6 +200,24 @@ describe('signed delivery', () => {
 });
 
 describe('retries', () => {
+  it('shows each webhook’s health: its last attempt and the day’s failure rate', async () => {
+    const hook = await newWebhook('/health');
+    expect((await getWebhook(db(), account.accountId, hook.id)).health).toEqual({
+      last_attempt_at: null,
+      last_status_code: null,
+      attempts_24h: 0,
+      failure_rate_24h: null,
+    });
+    receiver.respond((_hit, index) => ({ status: index === 0 ? 500 : 200 }));
+    await emit('message.received');
+    await emit('message.received');
+    await runDeliveryBatch(db(), { now: soon(), limit: 1 });
+    await runDeliveryBatch(db(), { now: soon(), limit: 1 });
+    const health = (await getWebhook(db(), account.accountId, hook.id)).health;
+    expect(health).toMatchObject({ attempts_24h: 2, failure_rate_24h: 0.5, last_status_code: 200 });
+    expect(health.last_attempt_at).toEqual(expect.any(String));
+  });
+
   it('a receiver that answers 500 twice then 200 gets the event on the third attempt, with the backoff recorded', async () => {
     const hook = await newWebhook('/flaky');
     receiver.respond((_hit, index) => ({ status: index < 2 ? 500 : 200, body: index < 2 ? 'down' : 'ok' }));

@@ -9,6 +9,7 @@ import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
 import { ListView } from '../ui/list-view';
+import { RelativeTime } from '../ui/relative-time';
 import { SecretOnce } from '../ui/secret-once';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
@@ -204,6 +205,7 @@ export function WebhooksPanel() {
                       {webhook.phone_filters.length > 0 && ` · phones: ${webhook.phone_filters.join(', ')}`} · created{' '}
                       {formatTime(webhook.created_at)}
                     </p>
+                    <WebhookHealthLine health={webhook.health} />
                     {!webhook.enabled && (
                       <p className="mt-1 text-xs text-amber-800">
                         Disabled{webhook.disabled_reason ? `: ${webhook.disabled_reason}` : ''}
@@ -317,5 +319,20 @@ function AcceptRepliesSwitch({
       </p>
       {error && <p className="text-xs text-red-700">{error}</p>}
     </div>
+  );
+}
+
+/** Last delivery and the day's failure rate, so a failing receiver shows before it is disabled. */
+function WebhookHealthLine({ health }: { health: Webhook['health'] }) {
+  if (!health?.last_attempt_at) return <p className="mt-1 text-xs text-slate-600">No deliveries this week.</p>;
+  const rate = health.failure_rate_24h;
+  const failing = rate !== null && rate > 0;
+  return (
+    <p className={`mt-1 text-xs ${failing ? 'text-red-800' : 'text-slate-600'}`}>
+      Last delivery <RelativeTime value={health.last_attempt_at} />
+      {health.last_status_code !== null ? ` (HTTP ${health.last_status_code})` : ' (no answer)'}
+      {rate !== null &&
+        ` · ${Math.round(rate * 100)}% of ${health.attempts_24h} attempt${health.attempts_24h === 1 ? '' : 's'} failed in 24 h`}
+    </p>
   );
 }

@@ -1,5 +1,5 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Executor } from '@/db';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '@/db';
 import { webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
@@ -73,11 +73,69 @@ export async function listWebhooks(executor: Executor, accountId: string, page: 
     .where(and(eq(webhooks.accountId, accountId), inArray(webhooks.kind, ['endpoint', 'smsgate']), keyset.after))
     .orderBy(...keyset.orderBy)
     .limit(keyset.limit);
-  return toPage(rows, page.limit, presentWebhook);
+  const health = await healthOf(
+    executor,
+    rows.map((row) => row.id),
+  );
+  return toPage(rows, page.limit, (row) => ({ ...presentWebhook(row), health: health.get(row.id) ?? NO_HEALTH }));
 }
 
-export async function getWebhook(executor: Executor, accountId: string, id: string): Promise<WebhookWire> {
-  return presentWebhook(await findWebhook(executor, accountId, id));
+export async function getWebhook(executor: Executor, accountId: string, id: string) {
+  const row = await findWebhook(executor, accountId, id);
+  const health = await healthOf(executor, [row.id]);
+  return { ...presentWebhook(row), health: health.get(row.id) ?? NO_HEALTH };
+}
+
+export type WebhookHealth = {
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  attempts_24h: number;
+  failure_rate_24h: number | null;
+};
+
+const NO_HEALTH: WebhookHealth = {
+  last_attempt_at: null,
+  last_status_code: null,
+  attempts_24h: 0,
+  failure_rate_24h: null,
+};
+
+/**
+ * How each webhook has been doing: its last attempt (within a week) and the share of attempts
+ * in the last 24 hours that got no 2xx. One aggregate over the webhooks of a page.
+ */
+async function healthOf(executor: Executor, ids: string[]): Promise<Map<string, WebhookHealth>> {
+  if (ids.length === 0) return new Map();
+  const rows = await queryRows<{
+    webhook_id: string;
+    last_attempt_at: string | Date | null;
+    last_status_code: number | null;
+    attempts: number;
+    failed: number;
+  }>(
+    executor,
+    sql`
+      select d.webhook_id, max(a.attempted_at) as last_attempt_at,
+        (array_agg(a.status_code order by a.attempted_at desc, a.id desc))[1] as last_status_code,
+        count(*) filter (where a.attempted_at > now() - interval '1 day')::int as attempts,
+        count(*) filter (where a.attempted_at > now() - interval '1 day'
+          and (a.status_code is null or a.status_code not between 200 and 299))::int as failed
+      from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
+      where d.webhook_id = any(${`{${ids.join(',')}}`}::uuid[]) and d.created_at > now() - interval '7 days'
+      group by d.webhook_id
+    `,
+  );
+  return new Map(
+    rows.map((row) => [
+      row.webhook_id,
+      {
+        last_attempt_at: row.last_attempt_at ? new Date(row.last_attempt_at).toISOString() : null,
+        last_status_code: row.last_status_code === null ? null : Number(row.last_status_code),
+        attempts_24h: Number(row.attempts),
+        failure_rate_24h: Number(row.attempts) > 0 ? Number(row.failed) / Number(row.attempts) : null,
+      },
+    ]),
+  );
 }
 
 /**

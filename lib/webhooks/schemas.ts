@@ -83,6 +83,22 @@ export const webhookSchema = z
       .openapi({ description: 'Why the service disabled the webhook (after a day of failed deliveries), if it did.' }),
     created_at: timestamp,
     updated_at: timestamp,
+    health: z
+      .object({
+        last_attempt_at: timestamp.nullable().openapi({ description: 'The last delivery attempt (within a week).' }),
+        last_status_code: z
+          .number()
+          .int()
+          .nullable()
+          .openapi({ description: 'What the receiver answered then (null: no answer).' }),
+        attempts_24h: z.number().int(),
+        failure_rate_24h: z
+          .number()
+          .nullable()
+          .openapi({ description: 'Share of the last 24 hours’ attempts that got no 2xx (null: none).' }),
+      })
+      .optional()
+      .openapi({ description: 'How deliveries have been going (in lists and when read by id).' }),
   })
   .openapi('Webhook');
 
