@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 
 export const INDEX_FILE = path.join('app', 'api', 'v1', 'openapi.json', 'routes.ts');
 const API_DIR = path.join('app', 'api');
-const WRAPPED = /\b(route|mobileRoute|integratorRoute)\(/;
+const WRAPPED = /\b(route|mobileRoute|integratorRoute|notAvailableRoute)\(/;
 
 /** Route files (relative, `/`-separated) whose handlers are made by the route wrappers, sorted. */
 export function wrappedRouteFiles(root = process.cwd(), dir = API_DIR): string[] {

@@ -1,7 +1,7 @@
+import { DomainError } from '@/lib/errors';
 import type { AuthMode } from '@/lib/http/authenticate';
-import { type RouteContext, type RouteHandler, type RouteOptions, route } from '@/lib/http/route';
-import { attachSpec } from '@/lib/openapi/define';
-import { asAppAnswer } from '@/lib/protocols/smsgate-app/route';
+import type { RouteContext, RouteHandler, RouteOptions, route } from '@/lib/http/route';
+import { plainJsonRoute } from '@/lib/protocols/smsgate-app/route';
 
 type Schema = Parameters<typeof route>[0]['body'];
 
@@ -17,7 +17,36 @@ export function integratorRoute<
   Q extends Schema = undefined,
   P extends Schema = undefined,
 >(options: RouteOptions<M, B, Q, P>, handler: (ctx: RouteContext<M, B, Q, P>) => Promise<unknown>): RouteHandler {
-  const inner = route(options, handler);
-  const run: RouteHandler = async (req, context) => asAppAnswer(await inner(req, context));
-  return attachSpec(run, { ...options, errorMediaType: 'application/json' });
+  return plainJsonRoute(options, handler);
+}
+
+/**
+ * An operation of the reference that Simgate does not offer: 501 with `message` saying where to
+ * look instead, as the reference answers for a feature it has off.
+ */
+export function notAvailableRoute(operation: {
+  operationId: string;
+  summary: string;
+  /** What to use instead: the documentation's text and the error's message. */
+  instead: string;
+}): RouteHandler {
+  return integratorRoute(
+    {
+      auth: 'integrator',
+      doc: {
+        operationId: operation.operationId,
+        summary: `${operation.summary} (SMSGate): not available`,
+        description: `Answers 501, as the reference does with the feature off. ${operation.instead}`,
+        tags: ['SMSGate integrator API'],
+        response: { description: 'Never: this answers 501.' },
+        errors: ['NOT_IMPLEMENTED'],
+      },
+    },
+    async () => {
+      throw new DomainError(
+        'NOT_IMPLEMENTED',
+        `${operation.summary} is not available on Simgate. ${operation.instead}`,
+      );
+    },
+  );
 }

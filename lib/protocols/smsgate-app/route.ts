@@ -16,13 +16,26 @@ export function mobileRoute<
   Q extends Schema = undefined,
   P extends Schema = undefined,
 >(options: RouteOptions<M, B, Q, P>, handler: (ctx: RouteContext<M, B, Q, P>) => Promise<unknown>): RouteHandler {
+  return plainJsonRoute(options, handler, options.auth === 'device' ? [{ AppToken: [] }] : []);
+}
+
+/**
+ * `route()` answering errors as SMSGate's clients read them (plain JSON with `message`), and so
+ * documented; `security` overrides the auth mode's (both SMSGate surfaces share this).
+ */
+export function plainJsonRoute<
+  M extends AuthMode,
+  B extends Schema = undefined,
+  Q extends Schema = undefined,
+  P extends Schema = undefined,
+>(
+  options: RouteOptions<M, B, Q, P>,
+  handler: (ctx: RouteContext<M, B, Q, P>) => Promise<unknown>,
+  security?: Parameters<typeof attachSpec>[1]['security'],
+): RouteHandler {
   const inner = route(options, handler);
   const run: RouteHandler = async (req, context) => asAppAnswer(await inner(req, context));
-  return attachSpec(run, {
-    ...options,
-    security: options.auth === 'device' ? [{ AppToken: [] }] : [],
-    errorMediaType: 'application/json',
-  });
+  return attachSpec(run, { ...options, ...(security ? { security } : {}), errorMediaType: 'application/json' });
 }
 
 /** A problem+json error as SMSGate's clients read errors: `{ "message": … }` (problem fields kept), as application/json. */
