@@ -1,7 +1,6 @@
 'use client';
 
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { useId, useState } from 'react';
 import type { SendingSettings } from '@/lib/settings/schemas';
 import { ApiProblem, api, type Page } from '../api';
@@ -116,7 +115,9 @@ function SettingsForm({ account, group }: { account: SendingSettings; group?: Gr
   const fieldError = (prefix: string) =>
     problem?.errors.find((error) => error.path.replace(/^sending\./, '').startsWith(prefix))?.message;
 
-  const myCountries = () => {
+  // libphonenumber's metadata is loaded only when asked for: it would put the page over its 200 kB budget.
+  const myCountries = async () => {
+    const { parsePhoneNumberFromString } = await import('libphonenumber-js/min');
     const found = new Set<string>();
     for (const phone of phones.data?.data ?? []) {
       const country = parsePhoneNumberFromString(phone.phone)?.country;
