@@ -1,4 +1,10 @@
+import path from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { createTestCertificates } from './test/fixtures/tls/receiver';
+
+// A throwaway CA for the specs' local HTTPS webhook receivers, made once by the runner (workers load
+// this file again and inherit the directory); the server trusts it through NODE_EXTRA_CA_CERTS.
+process.env.E2E_TLS_DIR ??= createTestCertificates().dir;
 
 const port = Number(process.env.E2E_PORT ?? 3107);
 const baseURL = `http://127.0.0.1:${port}`;
@@ -35,6 +41,7 @@ export default defineConfig({
       DATA_DIR: `.data/e2e-${Date.now()}`,
       DATABASE_URL: '',
       LOG_LEVEL: 'warn',
+      NODE_EXTRA_CA_CERTS: path.join(process.env.E2E_TLS_DIR, 'ca.pem'),
       NEXT_DIST_DIR: '.next-e2e',
       HOST: '127.0.0.1',
       PORT: String(port),

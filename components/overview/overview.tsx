@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
+import { useEffect, useState } from 'react';
 import { api, type Page } from '@/components/api';
 import { StatusBadge } from '@/components/phone/badges';
 import { queryKeys } from '@/components/query-keys';
@@ -62,11 +63,33 @@ function Step({ done, title, children }: { done: boolean; title: string; childre
   );
 }
 
-function Onboarding({ phones, messages }: { phones: Phone[]; messages: Message[] }) {
-  const connected = phones.some((phone) => phone.device_connected);
-  const delivered = messages.some((message) => message.direction === 'outbound' && message.status === 'delivered');
+function isConnected(phones: Phone[]): boolean {
+  return phones.some((phone) => phone.device_connected);
+}
+
+function hasDelivered(messages: Message[]): boolean {
+  return messages.some((message) => message.direction === 'outbound' && message.status === 'delivered');
+}
+
+function Onboarding({ phones, messages, onDismiss }: { phones: Phone[]; messages: Message[]; onDismiss: () => void }) {
+  const connected = isConnected(phones);
+  const delivered = hasDelivered(messages);
   return (
-    <Section title="Get started">
+    <Section
+      title="Get started"
+      actions={
+        connected && delivered ? (
+          <button type="button" onClick={onDismiss} className="text-sm font-medium text-slate-700 underline">
+            Hide
+          </button>
+        ) : null
+      }
+    >
+      {connected && delivered && (
+        <p role="status" className="mb-3 text-sm font-medium text-emerald-800" data-testid="onboarding-done">
+          You are set up: a phone is connected and your first message was delivered.
+        </p>
+      )}
       <ol className="space-y-4 text-sm">
         <Step done={connected} title="Connect a phone">
           <p className="text-slate-700">
@@ -139,22 +162,32 @@ export function Overview() {
     refetchInterval: ONBOARDING_INTERVAL_MS,
   });
 
-  if (phones.isPending || messages.isPending) return <Loading label="Loading the overview…" />;
+  const onboarding =
+    phones.data !== undefined &&
+    messages.data !== undefined &&
+    (!isConnected(phones.data.data) || !hasDelivered(messages.data.data));
+  // Once shown, the steps stay on this visit until hidden, so the last one is seen ticking off.
+  const [onboardingSeen, setOnboardingSeen] = useState(false);
+  const [onboardingHidden, setOnboardingHidden] = useState(false);
+  useEffect(() => {
+    if (onboarding) setOnboardingSeen(true);
+  }, [onboarding]);
+
+  if (phones.isPending || messages.isPending) return <Loading label="Loading the overview…" rows={6} />;
   if (phones.isError) return <ErrorState error={phones.error} onRetry={() => phones.refetch()} />;
   if (messages.isError) return <ErrorState error={messages.error} onRetry={() => messages.refetch()} />;
 
   const list = phones.data.data;
   const sent = messages.data.data;
-  const onboarding =
-    !list.some((phone) => phone.device_connected) ||
-    !sent.some((message) => message.direction === 'outbound' && message.status === 'delivered');
   const attention = list
     .map((phone) => ({ phone, reasons: attentionReasons(phone) }))
     .filter((row) => row.reasons.length > 0);
 
   return (
     <>
-      {onboarding ? <Onboarding phones={list} messages={sent} /> : null}
+      {onboarding || (onboardingSeen && !onboardingHidden) ? (
+        <Onboarding phones={list} messages={sent} onDismiss={() => setOnboardingHidden(true)} />
+      ) : null}
       <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
         <Stat
           label="Phones online"

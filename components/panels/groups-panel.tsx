@@ -54,7 +54,16 @@ export function GroupsPanel() {
             {items.map((group) => (
               <tr key={group.id} className="border-t border-slate-100">
                 <td className="py-2 font-medium">
-                  {group.name} {group.is_default && <span className="text-xs text-slate-500">(default)</span>}
+                  {group.name}{' '}
+                  {group.is_default && (
+                    <span
+                      className="ml-1 inline-flex items-center gap-1 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700"
+                      title="The default group cannot be deleted"
+                    >
+                      <span aria-hidden="true">🔒</span> default
+                      <span className="sr-only">, cannot be deleted</span>
+                    </span>
+                  )}
                 </td>
                 <td>{group.phone_count}</td>
                 <td>{group.balance}</td>

@@ -40,9 +40,11 @@ function useSearchInUrl(): [string, string, (value: string) => void] {
 }
 
 export function MessagesPanel() {
+  const initialParams = useSearchParams();
   const [status, setStatus] = useState('');
   const [direction, setDirection] = useState('');
-  const [phone, setPhone] = useState('');
+  // A phone's page links here with `?phone=` to show all of its messages.
+  const [phone, setPhone] = useState(() => initialParams.get('phone') ?? '');
   const [fromDay, setFromDay] = useState('');
   const [toDay, setToDay] = useState('');
   const [view, setView] = useState<'list' | 'conversations'>('list');

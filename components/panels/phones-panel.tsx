@@ -1,15 +1,15 @@
 'use client';
 
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { type InfiniteData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
 import type { Phone } from '@/components/wire';
 import { ApiProblem, api, type Page } from '../api';
 import { SimBadge, StatusBadge } from '../phone/badges';
+import { RemovePhoneDialog } from '../phone/remove-phone-dialog';
 import { BatteryGauge } from '../ui/battery-gauge';
 import { Button } from '../ui/button';
-import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
 import { ListView, Table } from '../ui/list-view';
 import { RelativeTime } from '../ui/relative-time';
@@ -39,21 +39,36 @@ export function PhonesPanel() {
       return refresh();
     },
   });
+  const queryClient = useQueryClient();
+  // Optimistic: the select shows the new group at once, and goes back if the API refuses.
   const move = useMutation({
     meta: { success: 'Phone moved' },
     mutationFn: ({ id, groupId }: { id: string; groupId: number }) =>
       api(`/api/v1/phones/${id}`, { method: 'PATCH', body: { group_id: groupId } }),
-    onSuccess: refresh,
-  });
-  const remove = useMutation({
-    meta: { success: 'Phone deleted' },
-    mutationFn: (id: string) => api(`/api/v1/phones/${id}`, { method: 'DELETE' }),
-    onSuccess: () => {
-      setDeleting(null);
-      return refresh();
+    onMutate: async ({ id, groupId }) => {
+      const key = queryKeys.phones.list();
+      await queryClient.cancelQueries({ queryKey: key });
+      const before = queryClient.getQueryData<InfiniteData<Page<Phone>>>(key);
+      queryClient.setQueryData<InfiniteData<Page<Phone>>>(key, (data) =>
+        data
+          ? {
+              ...data,
+              pages: data.pages.map((page) => ({
+                ...page,
+                data: page.data.map((p) => (p.id === id ? { ...p, group_id: groupId } : p)),
+              })),
+            }
+          : data,
+      );
+      return { before };
     },
+    onError: (_error, _vars, context) => queryClient.setQueryData(queryKeys.phones.list(), context?.before),
+    onSettled: refresh,
   });
   const problem = create.error instanceof ApiProblem ? create.error : undefined;
+  // A number the account already has is a problem of the number field.
+  const phoneError =
+    problem?.fieldError('phone') ?? (problem?.code === 'DUPLICATE_PHONE' ? problem.message : undefined);
   const groupName = (id: number) => groups.data?.data.find((g) => g.id === id)?.name ?? `#${id}`;
 
   return (
@@ -72,7 +87,7 @@ export function PhonesPanel() {
           required
           value={form.phone}
           onChange={(e) => setForm({ ...form, phone: e.target.value })}
-          error={problem?.fieldError('phone')}
+          error={phoneError}
         />
         <Field
           id="phone-label"
@@ -85,7 +100,7 @@ export function PhonesPanel() {
           {create.isPending ? 'Adding…' : 'Add phone'}
         </Button>
       </form>
-      {problem && !problem.fieldError('phone') && <ErrorState error={problem} />}
+      {problem && !phoneError && <ErrorState error={problem} />}
       {move.error && <ErrorState error={move.error} />}
       <ListView
         list={phones}
@@ -149,17 +164,7 @@ export function PhonesPanel() {
           </Table>
         )}
       </ListView>
-      <ConfirmDialog
-        open={deleting !== null}
-        title={`Remove ${deleting?.phone ?? ''}?`}
-        confirmLabel="Remove phone"
-        pending={remove.isPending}
-        onConfirm={() => deleting && remove.mutate(deleting.id)}
-        onCancel={() => setDeleting(null)}
-      >
-        The phone stops sending for this account. Its message history stays.
-        {remove.error && <ErrorState error={remove.error} />}
-      </ConfirmDialog>
+      <RemovePhoneDialog phone={deleting} onClose={() => setDeleting(null)} />
     </Section>
   );
 }

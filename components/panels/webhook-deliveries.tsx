@@ -1,6 +1,7 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
+import Link from 'next/link';
 import { queryKeys } from '@/components/query-keys';
 import type { Delivery } from '@/components/wire';
 import { api } from '../api';
@@ -17,6 +18,8 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
   const deliveries = usePagedList<Delivery>(
     queryKeys.deliveries.list(webhookId),
     `/api/v1/webhooks/${webhookId}/deliveries`,
+    // Live while open: a queued delivery turns succeeded or failed within seconds.
+    { refetchInterval: 3_000 },
   );
   const resend = useMutation({
     meta: { success: 'Delivery queued again' },
@@ -32,7 +35,13 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
             {items.map((d) => (
               <tr key={d.id} className="border-t border-slate-100">
                 <td className="py-2">
-                  <code>{d.event_type}</code>
+                  <Link
+                    href={`/dashboard/settings/webhooks/${webhookId}/deliveries/${d.id}`}
+                    className="underline decoration-slate-400 underline-offset-2 hover:decoration-slate-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-slate-900"
+                  >
+                    <code>{d.event_type}</code>
+                    <span className="sr-only"> delivery of {formatTime(d.created_at)}</span>
+                  </Link>
                 </td>
                 <td>
                   {d.status}

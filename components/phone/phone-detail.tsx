@@ -2,18 +2,23 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
 import { ApiProblem, api, type Page } from '../api';
 import type { Group } from '../panels/groups-panel';
 import type { Phone } from '../panels/phones-panel';
+import { Button } from '../ui/button';
 import { formatTime, Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
 import { SimBadge, StatusBadge } from './badges';
 import { BatterySection } from './battery-section';
 import { ConnectPanel } from './connect-panel';
 import { DevicesSection } from './devices-section';
+import { PhoneMessages } from './phone-messages';
+import { PhoneSettings } from './phone-settings';
 import { usePhone } from './queries';
+import { RemovePhoneDialog } from './remove-phone-dialog';
 import { SimCheckPanel } from './sim-check-panel';
 
 /** Status and battery change on their own: ask now and then even when nothing is awaited. */
@@ -71,6 +76,8 @@ function PhoneView({ phone }: { phone: Phone }) {
   });
   const groupName = groups.data?.data.find((g) => g.id === phone.group_id)?.name ?? `#${phone.group_id}`;
   const simNotice = useSimVerifiedNotice(phone.sim_verification);
+  const [removing, setRemoving] = useState(false);
+  const router = useRouter();
 
   return (
     <>
@@ -110,8 +117,23 @@ function PhoneView({ phone }: { phone: Phone }) {
 
       <BatterySection phoneId={phone.id} />
       {phone.sim_verification === 'pending' && <SimCheckPanel phone={phone} />}
+      <PhoneMessages phone={phone} />
+      <PhoneSettings key={phone.id} phone={phone} />
       <ConnectPanel phone={phone} />
       <DevicesSection phone={phone} />
+      <Section title="Remove this phone">
+        <p className="mb-3 text-sm text-slate-700">
+          Removing the phone signs its device out and fails the messages it has not sent, giving their credits back.
+        </p>
+        <Button variant="danger" onClick={() => setRemoving(true)}>
+          Remove {phone.phone}
+        </Button>
+      </Section>
+      <RemovePhoneDialog
+        phone={removing ? phone : null}
+        onClose={() => setRemoving(false)}
+        onRemoved={() => router.push('/dashboard/phones')}
+      />
     </>
   );
 }

@@ -1,11 +1,24 @@
 import type { ReactNode } from 'react';
 import { errorMessage } from '../api';
 
-export function Loading({ label = 'Loading…' }: { label?: string }) {
+/**
+ * A placeholder the size of what is coming (grey bars that pulse), so the page does not jump when the
+ * answer lands; screen readers hear the label.
+ */
+export function Loading({ label = 'Loading…', rows = 3 }: { label?: string; rows?: number }) {
   return (
-    <p role="status" aria-live="polite" className="py-6 text-sm text-slate-500">
-      {label}
-    </p>
+    <div role="status" aria-live="polite" className="space-y-3 py-2">
+      <span className="sr-only">{label}</span>
+      {Array.from({ length: rows }, (_, index) => (
+        <div
+          // biome-ignore lint/suspicious/noArrayIndexKey: placeholder bars have no identity
+          key={index}
+          aria-hidden="true"
+          className="h-8 animate-pulse rounded bg-slate-100"
+          style={{ width: `${100 - ((index * 17) % 40)}%` }}
+        />
+      ))}
+    </div>
   );
 }
 

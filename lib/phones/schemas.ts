@@ -3,9 +3,7 @@ import { groupId, groupIdInBody } from '@/lib/groups/ids';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
-
-export const MAX_LABEL_LENGTH = 100;
-export const MAX_MESSAGES_PER_MINUTE = 60;
+import { MAX_DAILY_CAP, MAX_LABEL_LENGTH, MAX_MESSAGES_PER_MINUTE } from './limits';
 
 /** A display name: trimmed, at most 100 characters; empty or null clears it. */
 export const label = z
@@ -41,7 +39,7 @@ export const updatePhoneBody = z
       .number()
       .int()
       .positive()
-      .max(1_000_000)
+      .max(MAX_DAILY_CAP)
       .nullable()
       .optional()
       .openapi({ description: 'Most messages the phone sends per day; null for no cap.' }),

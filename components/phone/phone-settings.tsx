@@ -1,0 +1,157 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
+import type { Group, Phone } from '@/components/wire';
+import { MAX_DAILY_CAP, MAX_LABEL_LENGTH, MAX_MESSAGES_PER_MINUTE } from '@/lib/phones/limits';
+import { ApiProblem, api, type Page } from '../api';
+import { Button } from '../ui/button';
+import { Field } from '../ui/field';
+import { Section } from '../ui/section';
+import { ErrorState } from '../ui/states';
+import { useRefresh } from '../use-refresh';
+
+type Form = { label: string; group_id: string; messages_per_minute: string; daily_cap: string };
+
+function formOf(phone: Phone): Form {
+  return {
+    label: phone.label ?? '',
+    group_id: String(phone.group_id),
+    messages_per_minute: String(phone.messages_per_minute),
+    daily_cap: phone.daily_cap === null ? '' : String(phone.daily_cap),
+  };
+}
+
+/** Rename the phone, move it to another group, and set its pacing: one PATCH of what changed. */
+export function PhoneSettings({ phone }: { phone: Phone }) {
+  const [form, setForm] = useState<Form>(() => formOf(phone));
+  const queryClient = useQueryClient();
+  const refresh = useRefresh();
+  const groups = useQuery({
+    queryKey: queryKeys.groups.options(),
+    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
+  });
+  const saved = formOf(phone);
+  const changed = (Object.keys(form) as Array<keyof Form>).filter((key) => form[key] !== saved[key]);
+  const save = useMutation({
+    meta: { success: 'Phone saved' },
+    mutationFn: () => {
+      const body: Record<string, unknown> = {};
+      if (changed.includes('label')) body.label = form.label.trim() || null;
+      if (changed.includes('group_id')) body.group_id = Number(form.group_id);
+      if (changed.includes('messages_per_minute')) body.messages_per_minute = Number(form.messages_per_minute);
+      if (changed.includes('daily_cap')) body.daily_cap = form.daily_cap === '' ? null : Number(form.daily_cap);
+      return api<Phone>(`/api/v1/phones/${phone.id}`, { method: 'PATCH', body });
+    },
+    onSuccess: (updated) => {
+      queryClient.setQueryData(queryKeys.phones.one(phone.id), updated);
+      setForm(formOf(updated));
+      return refresh('phones', 'groups');
+    },
+  });
+  const problem = save.error instanceof ApiProblem ? save.error : undefined;
+  const fieldError = (path: string) =>
+    problem?.fieldError(path) ??
+    (path === 'group_id' && problem?.code === 'GROUP_NOT_FOUND' ? problem.message : undefined);
+  const unplaced = problem && !['label', 'group_id', 'messages_per_minute', 'daily_cap'].some((p) => fieldError(p));
+
+  return (
+    <Section title="Name, group and pacing">
+      <form
+        className="grid grid-cols-1 items-start gap-4 sm:grid-cols-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          save.mutate();
+        }}
+      >
+        <Field
+          id="phone-settings-label"
+          label="Label"
+          maxLength={MAX_LABEL_LENGTH}
+          value={form.label}
+          onChange={(e) => setForm({ ...form, label: e.target.value })}
+          hint="Shown beside the number; empty for none."
+          error={fieldError('label')}
+        />
+        <div className="flex flex-col gap-1">
+          <label htmlFor="phone-settings-group" className="text-sm font-medium text-slate-800">
+            Group
+          </label>
+          <select
+            id="phone-settings-group"
+            className="rounded-md border border-slate-300 px-2 py-1.5 text-sm aria-invalid:border-red-600"
+            value={form.group_id}
+            aria-invalid={fieldError('group_id') ? true : undefined}
+            aria-describedby={fieldError('group_id') ? 'phone-settings-group-error' : 'phone-settings-group-hint'}
+            onChange={(e) => setForm({ ...form, group_id: e.target.value })}
+          >
+            {(groups.data?.data ?? []).map((g) => (
+              <option key={g.id} value={g.id}>
+                {g.name}
+                {g.is_default ? ' (default)' : ''}
+              </option>
+            ))}
+            {!groups.data?.data.some((g) => String(g.id) === form.group_id) && (
+              <option value={form.group_id}>Group #{form.group_id}</option>
+            )}
+          </select>
+          <p id="phone-settings-group-hint" className="text-xs text-slate-500">
+            Its messages are paid from this group’s credits.
+          </p>
+          {fieldError('group_id') && (
+            <p id="phone-settings-group-error" className="text-xs text-red-700">
+              {fieldError('group_id')}
+            </p>
+          )}
+        </div>
+        <Field
+          id="phone-settings-rate"
+          label="Messages per minute"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={MAX_MESSAGES_PER_MINUTE}
+          step={1}
+          required
+          value={form.messages_per_minute}
+          onChange={(e) => setForm({ ...form, messages_per_minute: e.target.value })}
+          hint={`How fast the phone is handed messages, 1 to ${MAX_MESSAGES_PER_MINUTE}.`}
+          error={fieldError('messages_per_minute')}
+        />
+        <Field
+          id="phone-settings-cap"
+          label="Daily cap"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={MAX_DAILY_CAP}
+          step={1}
+          placeholder="No cap"
+          value={form.daily_cap}
+          onChange={(e) => setForm({ ...form, daily_cap: e.target.value })}
+          hint="Most messages it sends per day; empty for no cap."
+          error={fieldError('daily_cap')}
+        />
+        {unplaced && (
+          <div className="sm:col-span-2">
+            <ErrorState error={problem} />
+          </div>
+        )}
+        {save.error && !problem && (
+          <div className="sm:col-span-2">
+            <ErrorState error={save.error} />
+          </div>
+        )}
+        <div className="flex gap-2 sm:col-span-2">
+          <Button type="submit" disabled={save.isPending || changed.length === 0}>
+            {save.isPending ? 'Saving…' : 'Save changes'}
+          </Button>
+          <Button variant="secondary" disabled={changed.length === 0} onClick={() => setForm(saved)}>
+            Undo changes
+          </Button>
+        </div>
+      </form>
+    </Section>
+  );
+}
