@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { checkPage } from './helpers';
 
 test('the home page renders and links to the API reference', async ({ page }) => {
   await page.goto('/');
@@ -7,9 +8,29 @@ test('the home page renders and links to the API reference', async ({ page }) =>
   await expect(page).toHaveURL(/\/docs$/);
 });
 
-test('/docs renders the API reference from the OpenAPI document', async ({ page }) => {
+test('/docs renders the API reference from the OpenAPI document, accessible at both widths', async ({ page }) => {
   await page.goto('/docs');
-  await expect(page.getByText('Simgate API').first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole('heading', { level: 1, name: /Simgate API/ })).toBeVisible();
+  await checkPage(page, 'docs');
+
+  // An operation from the index, in full: its body fields and its answers.
+  await page.getByRole('link', { name: '/api/v1/messages', exact: true }).first().click();
+  await expect(page).toHaveURL(/\/docs\/messages#/);
+  const send = page.getByRole('article', { name: 'Send a message' });
+  await expect(send.getByRole('table', { name: 'Body of Send a message' })).toContainText('request_id');
+  await expect(send).toContainText('INSUFFICIENT_CREDITS');
+  await checkPage(page, 'docs-messages');
+
+  await page.goto('/docs/events');
+  await expect(page.getByRole('article', { name: 'message.received' })).toBeVisible();
+  await checkPage(page, 'docs-events');
+
+  // Phone width folds the contents behind a disclosure that still reaches every section.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const nav = page.getByRole('navigation', { name: 'API reference' });
+  await nav.getByText('Contents').click();
+  await nav.getByRole('link', { name: 'Webhooks', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Webhooks' })).toBeVisible();
 });
 
 test('the retired password endpoints answer 410 problem+json', async ({ request }) => {
