@@ -11,7 +11,12 @@ import type {
   ruleSchema,
   testRuleAnswerSchema,
 } from '@/lib/automation/schemas';
-import type { balancesSchema, ledgerEntrySchema, transferResultSchema } from '@/lib/credits/schemas';
+import type {
+  balanceHistorySchema,
+  balancesSchema,
+  ledgerEntrySchema,
+  transferResultSchema,
+} from '@/lib/credits/schemas';
 import type { pairingCodeResponse, phoneDeviceSchema, simCardSchema } from '@/lib/devices/schemas';
 import type { catalogueEntrySchema } from '@/lib/events/catalogue';
 import type { groupSchema } from '@/lib/groups/schemas';
@@ -25,6 +30,7 @@ import type { z } from '@/lib/zod';
 export type ApiKey = z.output<typeof apiKeySchema>;
 export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
 export type Balances = z.output<typeof balancesSchema>;
+export type BalanceHistory = z.output<typeof balanceHistorySchema>;
 export type LedgerEntry = z.output<typeof ledgerEntrySchema>;
 export type TransferResult = z.output<typeof transferResultSchema>;
 export type PairingCode = z.output<typeof pairingCodeResponse>;

@@ -1,6 +1,7 @@
 import { LEDGER_KINDS } from '@/db/schema';
 import { groupId, groupIdInBody } from '@/lib/groups/ids';
 import { pageQuery } from '@/lib/pagination';
+import { queryTimestamp } from '@/lib/query-params';
 import { z } from '@/lib/zod';
 
 export const MAX_TRANSFER_AMOUNT = 1_000_000_000;
@@ -47,7 +48,38 @@ export const transferResultSchema = z
 
 export const ledgerQuery = pageQuery.extend({
   group_id: groupId.optional().openapi({ description: 'Only movements of this group (also a deleted one).' }),
+  kind: z.enum(LEDGER_KINDS).optional().openapi({ description: 'Only movements of this kind.' }),
+  created_after: queryTimestamp.optional().openapi({ description: 'Only movements at or after this time.' }),
+  created_before: queryTimestamp.optional().openapi({ description: 'Only movements before this time.' }),
 });
+
+export const MAX_HISTORY_DAYS = 90;
+
+export const balanceHistoryQuery = z.object({
+  days: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_HISTORY_DAYS)
+    .default(30)
+    .openapi({ description: `How many UTC days, ending today: 1 to ${MAX_HISTORY_DAYS} (default 30).` }),
+  group_id: groupId
+    .optional()
+    .openapi({ description: 'Only this group’s balance (also a deleted one); the account’s total when absent.' }),
+});
+
+export const balanceHistorySchema = z
+  .object({
+    days: z
+      .array(
+        z.object({
+          date: z.string().openapi({ example: '2026-11-24', description: 'A UTC day.' }),
+          balance: z.number().int().openapi({ description: 'The balance at the end of that day (now, for today).' }),
+        }),
+      )
+      .openapi({ description: 'Oldest first, every day present.' }),
+  })
+  .openapi('BalanceHistory');
 
 export const ledgerEntrySchema = z
   .object({
@@ -67,3 +99,4 @@ export type GroupBalanceWire = z.infer<typeof groupBalanceSchema>;
 export type BalancesWire = z.infer<typeof balancesSchema>;
 export type TransferResultWire = z.infer<typeof transferResultSchema>;
 export type LedgerEntryWire = z.infer<typeof ledgerEntrySchema>;
+export type BalanceHistoryWire = z.infer<typeof balanceHistorySchema>;

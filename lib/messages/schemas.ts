@@ -10,6 +10,7 @@ import {
 import { automationEntrySchema, messageOriginSchema } from '@/lib/automation/schemas';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
+import { queryPhone, queryTimestamp, timestamp } from '@/lib/query-params';
 import { webhookUrl } from '@/lib/webhooks/url';
 import { z } from '@/lib/zod';
 import { RETRYABLE_ERRORS } from './failures';
@@ -183,17 +184,6 @@ export const dryRunSchema = z
 
 export const messageIdParams = z.object({ id: z.uuid().openapi({ description: 'Message id.' }) });
 export const bulkIdParams = z.object({ id: z.uuid().openapi({ description: 'Bulk message id.' }) });
-
-const timestamp = z.iso
-  .datetime({ offset: true })
-  .transform((value) => new Date(value))
-  .openapi({ type: 'string', format: 'date-time' });
-
-// An unencoded `+` in a query string arrives as a space: `?phone=+1415…` reads ` 1415…` and an
-// offset `+02:00` reads ` 02:00`. Neither a number nor an RFC 3339 time has a space of its own.
-const restorePlus = (value: unknown) => (typeof value === 'string' ? value.replace(/ /g, '+') : value);
-const queryPhone = z.preprocess(restorePlus, e164);
-const queryTimestamp = z.preprocess(restorePlus, timestamp);
 
 export const messageListQuery = pageQuery.extend({
   status: z.enum(MESSAGE_STATUSES).optional(),

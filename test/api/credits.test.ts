@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { GET as balance } from '@/app/api/v1/credits/balance/route';
+import { GET as balanceHistory } from '@/app/api/v1/credits/balance-history/route';
 import { GET as ledger } from '@/app/api/v1/credits/ledger/route';
 import { POST as transfer } from '@/app/api/v1/credits/transfer/route';
 import { DELETE as deleteGroup } from '@/app/api/v1/phone-groups/[id]/route';
@@ -283,6 +284,120 @@ describe('GET /api/v1/credits/ledger', () => {
     const res = await call(ledger, { path: `/api/v1/credits/ledger?${query}`, apiKey: account.apiKey });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
+  });
+});
+
+describe('GET /api/v1/credits/ledger filters', () => {
+  it('filters by kind and by time, combined with the group and with paging', async () => {
+    const owner = await createTestAccount(db(), { plan: 'pro' });
+    const target = await newGroup(owner.apiKey);
+    for (const amount of [1, 2, 3]) await send(owner.apiKey, { to_group: target, amount });
+    const ins = await call(ledger, { path: '/api/v1/credits/ledger?kind=transfer_in&limit=2', apiKey: owner.apiKey });
+    expect(ins.body.data.map((r: { amount: number }) => r.amount)).toEqual([3, 2]);
+    const rest = await call(ledger, {
+      path: `/api/v1/credits/ledger?kind=transfer_in&limit=2&cursor=${ins.body.next_cursor}`,
+      apiKey: owner.apiKey,
+    });
+    expect(rest.body).toEqual({
+      data: [expect.objectContaining({ kind: 'transfer_in', amount: 1 })],
+      next_cursor: null,
+    });
+    const outOfDefault = await call(ledger, {
+      path: `/api/v1/credits/ledger?kind=transfer_out&group_id=${target}`,
+      apiKey: owner.apiKey,
+    });
+    expect(outOfDefault.body.data).toEqual([]);
+
+    // Backdate the starter grant: the time filters see it on its own side.
+    const weekAgo = new Date(Date.now() - 7 * 86_400_000);
+    await db()
+      .update(creditLedger)
+      .set({ createdAt: weekAgo })
+      .where(sql`${creditLedger.accountId} = ${owner.accountId} and ${creditLedger.kind} = 'starter_grant'`);
+    const since = encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString());
+    const recent = await call(ledger, { path: `/api/v1/credits/ledger?created_after=${since}`, apiKey: owner.apiKey });
+    expect(recent.body.data).toHaveLength(6);
+    const older = await call(ledger, { path: `/api/v1/credits/ledger?created_before=${since}`, apiKey: owner.apiKey });
+    expect(older.body.data.map((r: { kind: string }) => r.kind)).toEqual(['starter_grant']);
+    // An offset with an unencoded + (a space once decoded) still reads as a time.
+    const plus = await call(ledger, {
+      path: '/api/v1/credits/ledger?created_before=2000-01-01T00:00:00+02:00',
+      apiKey: owner.apiKey,
+    });
+    expect(plus.body.data).toEqual([]);
+  });
+
+  it.each([
+    ['kind=gift', 'kind'],
+    ['created_after=yesterday', 'created_after'],
+    ['created_before=2026-13-01T00:00:00Z', 'created_before'],
+  ])('answers 400 naming the field for ?%s', async (query, field) => {
+    const res = await call(ledger, { path: `/api/v1/credits/ledger?${query}`, apiKey: account.apiKey });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(field);
+  });
+});
+
+describe('GET /api/v1/credits/balance-history', () => {
+  const DAY = 86_400_000;
+  const dayOf = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
+
+  it('answers each day’s closing balance, of the account and of one group, every day present', async () => {
+    const owner = await createTestAccount(db(), { plan: 'pro' });
+    const sales = await newGroup(owner.apiKey, 'Sales');
+    await send(owner.apiKey, { to_group: sales, amount: 30 });
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY);
+    await db()
+      .update(creditLedger)
+      .set({ createdAt: at(10) })
+      .where(sql`${creditLedger.accountId} = ${owner.accountId} and ${creditLedger.kind} = 'starter_grant'`);
+    await db()
+      .update(creditLedger)
+      .set({ createdAt: at(3) })
+      .where(sql`${creditLedger.accountId} = ${owner.accountId} and ${creditLedger.kind} like 'transfer_%'`);
+
+    const total = await call(balanceHistory, { path: '/api/v1/credits/balance-history', apiKey: owner.apiKey });
+    expect(total.status).toBe(200);
+    expect(total.body.days).toHaveLength(30);
+    expect(total.body.days[0].date).toBe(dayOf(29));
+    expect(total.body.days.at(-1)).toEqual({ date: dayOf(0), balance: 100 });
+    const byDate = (days: Array<{ date: string; balance: number }>) =>
+      Object.fromEntries(days.map((d) => [d.date, d.balance]));
+    const all = byDate(total.body.days);
+    expect([all[dayOf(11)], all[dayOf(10)], all[dayOf(3)]]).toEqual([0, 100, 100]);
+
+    const ofDefault = await call(balanceHistory, {
+      path: `/api/v1/credits/balance-history?days=12&group_id=${owner.defaultGroupId}`,
+      apiKey: owner.apiKey,
+    });
+    expect(ofDefault.body.days).toHaveLength(12);
+    const def = byDate(ofDefault.body.days);
+    expect([def[dayOf(11)], def[dayOf(10)], def[dayOf(4)], def[dayOf(3)], def[dayOf(0)]]).toEqual([
+      0, 100, 100, 70, 70,
+    ]);
+    const ofSales = await call(balanceHistory, {
+      path: `/api/v1/credits/balance-history?days=5&group_id=${sales}`,
+      apiKey: owner.apiKey,
+    });
+    expect(ofSales.body.days.map((d: { balance: number }) => d.balance)).toEqual([0, 30, 30, 30, 30]);
+  });
+
+  it('answers 404 GROUP_NOT_FOUND for another account’s group, and 400 for days out of range', async () => {
+    const other = await createTestAccount(db(), { plan: 'pro' });
+    const theirs = await call(balanceHistory, {
+      path: `/api/v1/credits/balance-history?group_id=${account.defaultGroupId}`,
+      apiKey: other.apiKey,
+    });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.code).toBe('GROUP_NOT_FOUND');
+    for (const days of ['0', '91', 'x']) {
+      const res = await call(balanceHistory, {
+        path: `/api/v1/credits/balance-history?days=${days}`,
+        apiKey: other.apiKey,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].path).toBe('days');
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import * as bulkCancel from '@/app/api/v1/bulk-messages/[id]/cancel/route';
 import * as bulkMessage from '@/app/api/v1/bulk-messages/[id]/route';
 import * as bulkMessages from '@/app/api/v1/bulk-messages/route';
 import * as balance from '@/app/api/v1/credits/balance/route';
+import * as balanceHistory from '@/app/api/v1/credits/balance-history/route';
 import * as ledger from '@/app/api/v1/credits/ledger/route';
 import * as transfer from '@/app/api/v1/credits/transfer/route';
 import * as deviceStatus from '@/app/api/v1/device/messages/[id]/status/route';
@@ -195,6 +196,12 @@ const probes: Probe[] = [
   {
     name: 'GET ledger of the group',
     handler: ledger.GET,
+    options: () => ({ path: `/x?group_id=${owned.groupId}` }),
+    expect: GROUP_NOT_FOUND,
+  },
+  {
+    name: 'GET balance history of the group',
+    handler: balanceHistory.GET,
     options: () => ({ path: `/x?group_id=${owned.groupId}` }),
     expect: GROUP_NOT_FOUND,
   },
