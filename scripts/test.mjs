@@ -1,4 +1,4 @@
-// `npm test`: type-check, lint, migrations, a production build, Vitest (unit + API integration,
+// `npm test`: type-check, lint, migrations, a production build and its page sizes, Vitest (unit + API integration,
 // server tests on the build), then Playwright end to end. Stops at the first failing step, exit non-zero.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -58,6 +58,8 @@ const steps = [
   ['lint', () => run('npx', ['biome', 'check', '.'])],
   ['migrations', migrationsMatchSchema],
   ['build', () => run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], build)],
+  // First-load JavaScript per page within its budget (200 kB gzipped), read from that build.
+  ['size', () => run(process.execPath, ['scripts/size.mjs'], build)],
   ['vitest', () => run('npx', ['vitest', 'run'], build)],
   ['playwright', () => run('npx', ['playwright', 'test'], { ...build, E2E_PREBUILT: '1' })],
 ];

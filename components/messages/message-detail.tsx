@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { api } from '@/components/api';
+import { ApiProblem, api } from '@/components/api';
 import { queryKeys } from '@/components/query-keys';
 import { formatTime, Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';
@@ -27,10 +27,17 @@ export function MessageDetail({ messageId }: { messageId: string }) {
   );
   if (message.isPending) return <Loading label="Loading the message…" />;
   if (message.isError) {
+    const missing =
+      message.error instanceof ApiProblem && (message.error.status === 404 || message.error.status === 400);
     return (
       <>
         {back}
-        <ErrorState error={message.error} onRetry={() => message.refetch()} />
+        <h1 className="text-2xl font-bold tracking-tight">{missing ? 'Message not found' : 'Message'}</h1>
+        {missing ? (
+          <p className="text-sm text-slate-600">There is no such message in this account.</p>
+        ) : (
+          <ErrorState error={message.error} onRetry={() => message.refetch()} />
+        )}
       </>
     );
   }

@@ -1,10 +1,10 @@
 'use client';
 
-import { useMutation } from '@tanstack/react-query';
+import { type InfiniteData, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
-import type { ApiKey } from '@/components/wire';
-import { ApiProblem, api } from '../api';
+import type { ApiKey, CreatedApiKey } from '@/components/wire';
+import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { ListView, Table } from '../ui/list-view';
@@ -21,11 +21,26 @@ export function ApiKeysPanel() {
   const [created, setCreated] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
 
+  const queryClient = useQueryClient();
   const create = useMutation({
     meta: { success: 'API key created' },
-    mutationFn: (keyName: string) => api<{ key: string }>('/api/v1/auth/api-keys', { body: { name: keyName } }),
-    onSuccess: (result) => {
-      setCreated(result.key);
+    mutationFn: (keyName: string) => api<CreatedApiKey>('/api/v1/auth/api-keys', { body: { name: keyName } }),
+    onSuccess: ({ key, ...created }) => {
+      setCreated(key);
+      const listed: ApiKey = { ...created, last_used_at: null, revoked_at: null };
+      // The answer is the new row: listed at once, whatever the refetch's timing.
+      queryClient.setQueryData<InfiniteData<Page<ApiKey>>>(queryKeys.apiKeys.list(), (data) =>
+        data
+          ? {
+              ...data,
+              pages: data.pages.map((page, index) =>
+                index === 0 && !page.data.some((k) => k.id === listed.id)
+                  ? { ...page, data: [listed, ...page.data] }
+                  : page,
+              ),
+            }
+          : data,
+      );
       return refresh('apiKeys');
     },
   });
