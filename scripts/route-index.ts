@@ -19,7 +19,20 @@ export function wrappedRouteFiles(root = process.cwd(), dir = API_DIR): string[]
       found.push(relative.split(path.sep).join('/'));
     }
   }
-  return found.sort();
+  return found.sort(bySegments);
+}
+
+/**
+ * Folder by folder, as Biome orders imports: `credits/balance/route` before
+ * `credits/balance-history/route` (a plain string sort puts `-` before `/`).
+ */
+function bySegments(a: string, b: string): number {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    if (left[i] !== right[i]) return left[i]! < right[i]! ? -1 : 1;
+  }
+  return left.length - right.length;
 }
 
 /** `app/api/v1/phones/[id]/route.ts` → `/api/v1/phones/{id}`. */

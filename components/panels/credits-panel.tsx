@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import dynamic from 'next/dynamic';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { LEDGER_KIND_LABELS, LEDGER_KINDS } from '@/components/credits/ledger-labels';
 import { queryKeys } from '@/components/query-keys';
 import type { Balances as Balance, BalanceHistory, Group, LedgerEntry as LedgerRow } from '@/components/wire';
@@ -107,6 +107,7 @@ type GroupBalance = Balance['data'][number];
 function TransferSection({ groups }: { groups: GroupBalance[] }) {
   const refresh = useRefresh();
   const [form, setForm] = useState({ from_group: '', to_group: '', amount: '' });
+  const ids = useId();
   const transfer = useMutation({
     meta: { success: 'Credits transferred' },
     mutationFn: () =>
@@ -151,7 +152,7 @@ function TransferSection({ groups }: { groups: GroupBalance[] }) {
         }}
       >
         <SelectField
-          id="transfer-from"
+          id={`${ids}-from`}
           label="From group"
           value={form.from_group}
           error={errors.from_group}
@@ -165,7 +166,7 @@ function TransferSection({ groups }: { groups: GroupBalance[] }) {
           ))}
         </SelectField>
         <SelectField
-          id="transfer-to"
+          id={`${ids}-to`}
           label="To group"
           required
           value={form.to_group}
@@ -182,7 +183,7 @@ function TransferSection({ groups }: { groups: GroupBalance[] }) {
           ))}
         </SelectField>
         <Field
-          id="transfer-amount"
+          id={`${ids}-amount`}
           label="Amount"
           type="number"
           inputMode="numeric"
@@ -229,6 +230,7 @@ function TransferSection({ groups }: { groups: GroupBalance[] }) {
 
 function LedgerSection({ groups }: { groups: GroupBalance[] }) {
   const [filters, setFilters] = useState({ group_id: '', kind: '', since: '', until: '' });
+  const ids = useId();
   // Days are the viewer's own: from the start of the first to the end of the last.
   const createdAfter = filters.since ? new Date(`${filters.since}T00:00:00`).toISOString() : '';
   const createdBefore = filters.until
@@ -287,7 +289,7 @@ function LedgerSection({ groups }: { groups: GroupBalance[] }) {
       <Section title="Ledger">
         <div className="mb-4 grid grid-cols-2 gap-3 sm:grid-cols-4">
           <SelectField
-            id="ledger-group"
+            id={`${ids}-group`}
             label="Group"
             value={filters.group_id}
             onChange={(e) => setFilters({ ...filters, group_id: e.target.value })}
@@ -300,7 +302,7 @@ function LedgerSection({ groups }: { groups: GroupBalance[] }) {
             ))}
           </SelectField>
           <SelectField
-            id="ledger-kind"
+            id={`${ids}-kind`}
             label="Kind"
             value={filters.kind}
             onChange={(e) => setFilters({ ...filters, kind: e.target.value })}
@@ -313,7 +315,7 @@ function LedgerSection({ groups }: { groups: GroupBalance[] }) {
             ))}
           </SelectField>
           <Field
-            id="ledger-since"
+            id={`${ids}-since`}
             label="Since"
             type="date"
             value={filters.since}
@@ -321,7 +323,7 @@ function LedgerSection({ groups }: { groups: GroupBalance[] }) {
             onChange={(e) => setFilters({ ...filters, since: e.target.value })}
           />
           <Field
-            id="ledger-until"
+            id={`${ids}-until`}
             label="Until"
             type="date"
             value={filters.until}

@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
 import type { Group, Phone } from '@/components/wire';
 import { MAX_DAILY_CAP, MAX_LABEL_LENGTH, MAX_MESSAGES_PER_MINUTE } from '@/lib/phones/limits';
@@ -26,6 +26,7 @@ function formOf(phone: Phone): Form {
 /** Rename the phone, move it to another group, and set its pacing: one PATCH of what changed. */
 export function PhoneSettings({ phone }: { phone: Phone }) {
   const [form, setForm] = useState<Form>(() => formOf(phone));
+  const ids = useId();
   const queryClient = useQueryClient();
   const refresh = useRefresh();
   const groups = useQuery({
@@ -66,7 +67,7 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
         }}
       >
         <Field
-          id="phone-settings-label"
+          id={`${ids}-label`}
           label="Label"
           maxLength={MAX_LABEL_LENGTH}
           value={form.label}
@@ -75,15 +76,15 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
           error={fieldError('label')}
         />
         <div className="flex flex-col gap-1">
-          <label htmlFor="phone-settings-group" className="text-sm font-medium text-slate-800">
+          <label htmlFor={`${ids}-group`} className="text-sm font-medium text-slate-800">
             Group
           </label>
           <select
-            id="phone-settings-group"
+            id={`${ids}-group`}
             className="rounded-md border border-slate-300 px-2 py-1.5 text-sm aria-invalid:border-red-600"
             value={form.group_id}
             aria-invalid={fieldError('group_id') ? true : undefined}
-            aria-describedby={fieldError('group_id') ? 'phone-settings-group-error' : 'phone-settings-group-hint'}
+            aria-describedby={fieldError('group_id') ? `${ids}-group-error` : `${ids}-group-hint`}
             onChange={(e) => setForm({ ...form, group_id: e.target.value })}
           >
             {(groups.data?.data ?? []).map((g) => (
@@ -96,17 +97,17 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
               <option value={form.group_id}>Group #{form.group_id}</option>
             )}
           </select>
-          <p id="phone-settings-group-hint" className="text-xs text-slate-500">
+          <p id={`${ids}-group-hint`} className="text-xs text-slate-500">
             Its messages are paid from this group’s credits.
           </p>
           {fieldError('group_id') && (
-            <p id="phone-settings-group-error" className="text-xs text-red-700">
+            <p id={`${ids}-group-error`} className="text-xs text-red-700">
               {fieldError('group_id')}
             </p>
           )}
         </div>
         <Field
-          id="phone-settings-rate"
+          id={`${ids}-rate`}
           label="Messages per minute"
           type="number"
           inputMode="numeric"
@@ -120,7 +121,7 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
           error={fieldError('messages_per_minute')}
         />
         <Field
-          id="phone-settings-cap"
+          id={`${ids}-cap`}
           label="Daily cap"
           type="number"
           inputMode="numeric"

@@ -33,8 +33,8 @@ import * as route29 from '@/app/api/v1/auth/sign-in/request-code/route';
 import * as route30 from '@/app/api/v1/bulk-messages/[id]/cancel/route';
 import * as route31 from '@/app/api/v1/bulk-messages/[id]/route';
 import * as route32 from '@/app/api/v1/bulk-messages/route';
-import * as route33 from '@/app/api/v1/credits/balance-history/route';
-import * as route34 from '@/app/api/v1/credits/balance/route';
+import * as route33 from '@/app/api/v1/credits/balance/route';
+import * as route34 from '@/app/api/v1/credits/balance-history/route';
 import * as route35 from '@/app/api/v1/credits/ledger/route';
 import * as route36 from '@/app/api/v1/credits/transfer/route';
 import * as route37 from '@/app/api/v1/device/messages/[id]/status/route';
@@ -112,8 +112,8 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/bulk-messages/{id}/cancel', module: route30 },
   { path: '/api/v1/bulk-messages/{id}', module: route31 },
   { path: '/api/v1/bulk-messages', module: route32 },
-  { path: '/api/v1/credits/balance-history', module: route33 },
-  { path: '/api/v1/credits/balance', module: route34 },
+  { path: '/api/v1/credits/balance', module: route33 },
+  { path: '/api/v1/credits/balance-history', module: route34 },
   { path: '/api/v1/credits/ledger', module: route35 },
   { path: '/api/v1/credits/transfer', module: route36 },
   { path: '/api/v1/device/messages/{id}/status', module: route37 },
