@@ -221,7 +221,7 @@ function TryItPanel({ phones }: { phones: Phone[] }) {
     return () => clearTimeout(timer);
   }, [receiving, from, text]);
   const result = useQuery({
-    queryKey: [...queryKeys.inboundRules.root, 'test', query],
+    queryKey: queryKeys.inboundRules.test(query),
     queryFn: () => api<RulesTestResult>('/api/v1/inbound-rules/test', { body: query }),
     enabled: query !== null,
   });

@@ -244,11 +244,11 @@ function LedgerSection({ groups }: { groups: GroupBalance[] }) {
   };
   const query = new URLSearchParams(params).toString();
   const ledger = usePagedList<LedgerRow>(
-    [...queryKeys.ledger.list(), params],
+    queryKeys.ledger.list(params),
     `/api/v1/credits/ledger${query ? `?${query}` : ''}`,
   );
   const history = useQuery({
-    queryKey: [...queryKeys.ledger.root, 'history', filters.group_id],
+    queryKey: queryKeys.ledger.history(filters.group_id),
     queryFn: () =>
       api<BalanceHistory>(
         `/api/v1/credits/balance-history?days=30${filters.group_id ? `&group_id=${filters.group_id}` : ''}`,

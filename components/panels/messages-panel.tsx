@@ -280,7 +280,7 @@ function Conversations({ messages }: { messages: Message[] }) {
 
 function Thread({ counterpart }: { counterpart: string }) {
   const thread = useQuery({
-    queryKey: [...queryKeys.messages.root, 'thread', counterpart],
+    queryKey: queryKeys.messages.thread(counterpart),
     queryFn: () => api<Page<Message>>(`/api/v1/messages?q=${encodeURIComponent(counterpart)}&limit=100`),
   });
   if (thread.isPending) return <p className="text-sm text-slate-600">Loading the conversation…</p>;

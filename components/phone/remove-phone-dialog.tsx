@@ -33,7 +33,7 @@ export function RemovePhoneDialog({
 }) {
   const refresh = useRefresh();
   const unsent = useQuery({
-    queryKey: [...queryKeys.messages.root, 'unsent', phone?.phone],
+    queryKey: queryKeys.messages.unsentOf(phone?.phone ?? ''),
     enabled: phone !== null,
     queryFn: async () => {
       const [queued, dispatched] = await Promise.all([

@@ -48,12 +48,12 @@ function outcomeStyle(statusCode: number | null): string {
 export function DeliveryDetail({ webhookId, deliveryId }: { webhookId: string; deliveryId: string }) {
   const refresh = useRefresh();
   const delivery = useQuery({
-    queryKey: [...queryKeys.deliveries.root, 'one', deliveryId],
+    queryKey: queryKeys.deliveries.one(deliveryId),
     queryFn: () => api<Detail>(`/api/v1/webhooks/${webhookId}/deliveries/${deliveryId}`),
     refetchInterval: (query) => (query.state.data?.status === 'pending' ? LIVE_INTERVAL_MS : false),
   });
   const webhook = useQuery({
-    queryKey: [...queryKeys.webhooks.root, 'one', webhookId],
+    queryKey: queryKeys.webhooks.one(webhookId),
     queryFn: () => api<Webhook>(`/api/v1/webhooks/${webhookId}`),
   });
   const resend = useMutation({

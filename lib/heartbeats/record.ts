@@ -1,8 +1,8 @@
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
-import { withTransaction } from '@/lib/db';
+import { isTransaction, withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import type { PhoneView } from '@/lib/phones/present';
 import { emitPhoneStatusChange, emitPing, pingWantedSql } from './phone-status';
@@ -47,11 +47,49 @@ function phoneRowOf(raw: Record<string, unknown>): PhoneRow {
 }
 
 /**
+ * The heartbeat as one statement: lock the phone, add a history row, update status, battery and
+ * last heartbeat time, and answer the status before. `quiet` adds the guard of the fast path: only
+ * when nothing else is due (the status stays as it was, no `phone.ping` receiver), else it writes
+ * nothing and answers no row. The guard is re-checked on the locked row (READ COMMITTED re-reads
+ * it after waiting), so a concurrent transition is never missed.
+ */
+function beatStatement(accountId: string, input: HeartbeatInput, quiet: boolean): SQL {
+  const battery = input.battery ?? null;
+  const wanted = input.status === 'online' ? pingWantedSql(accountId) : sql`false`;
+  return sql`
+    with target as (
+      select id, status as old_status from phones
+      where account_id = ${accountId}::uuid and phone = ${input.phone}::text
+        ${quiet ? sql`and status = ${input.status}::text and not ${wanted}` : sql``}
+      for update
+    ),
+    beat as (
+      insert into heartbeats (account_id, phone_id, status, battery)
+      select ${accountId}::uuid, id, ${input.status}::text, ${battery}::smallint from target
+    ),
+    updated as (
+      update phones set status = ${input.status}::text, battery = coalesce(${battery}::smallint, phones.battery),
+        last_heartbeat_at = now()
+      from target where phones.id = target.id
+      returning phones.*
+    )
+    select updated.*, target.old_status,
+      exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected,
+      ${quiet ? sql`false` : wanted} as ping_wanted
+    from updated, target
+  `;
+}
+
+/**
  * Records a heartbeat: a history row, the phone's status, battery and last heartbeat time, and
  * a phone.online / phone.offline event when the status changes. The phone's row is locked and
  * updated in one statement that also answers its status before, so of concurrent heartbeats
- * exactly one sees (and reports) the transition. One statement in a transaction: a heartbeat is
- * three round trips, the events (rare) aside.
+ * exactly one sees (and reports) the transition.
+ *
+ * Most heartbeats change nothing but the readings: they take the fast path, the guarded statement
+ * on its own (one round trip, committed by itself). Any other (a status change, a `phone.ping`
+ * receiver, SIM slots reported) runs the statement in a transaction with what follows it: three
+ * round trips, the events aside.
  */
 export async function recordHeartbeat(
   executor: Executor,
@@ -59,32 +97,12 @@ export async function recordHeartbeat(
   input: HeartbeatInput,
 ): Promise<PhoneView> {
   const accountId = accountOf(principal, input.phone);
-  const battery = input.battery ?? null;
+  if (input.sims === undefined && !isTransaction(executor)) {
+    const [quiet] = await queryRows<Beat>(executor, beatStatement(accountId, input, true));
+    if (quiet) return { ...phoneRowOf(quiet), deviceConnected: Boolean(quiet.device_connected) };
+  }
   return withTransaction(executor, async (tx) => {
-    const [beat] = await queryRows<Beat>(
-      tx,
-      sql`
-        with target as (
-          select id, status as old_status from phones
-          where account_id = ${accountId}::uuid and phone = ${input.phone}::text
-          for update
-        ),
-        beat as (
-          insert into heartbeats (account_id, phone_id, status, battery)
-          select ${accountId}::uuid, id, ${input.status}::text, ${battery}::smallint from target
-        ),
-        updated as (
-          update phones set status = ${input.status}::text, battery = coalesce(${battery}::smallint, phones.battery),
-            last_heartbeat_at = now()
-          from target where phones.id = target.id
-          returning phones.*
-        )
-        select updated.*, target.old_status,
-          exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected,
-          ${input.status === 'online' ? pingWantedSql(accountId) : sql`false`} as ping_wanted
-        from updated, target
-      `,
-    );
+    const [beat] = await queryRows<Beat>(tx, beatStatement(accountId, input, false));
     if (!beat) throw notYours(input.phone);
     const phone = phoneRowOf(beat);
     if (input.sims !== undefined && phone.deviceId) {

@@ -1,8 +1,8 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { POST } from '@/app/api/v1/heartbeats/route';
 import { GET as history } from '@/app/api/v1/phones/[id]/heartbeats/route';
-import { devices, events, phones } from '@/db/schema';
+import { devices, events, heartbeats, phones } from '@/db/schema';
 import { generateKey } from '@/lib/auth/keys';
 import { startFleetWork } from '@/lib/heartbeats/background';
 import { sweepOfflinePhones } from '@/lib/heartbeats/sweep';
@@ -88,6 +88,32 @@ describe('POST /api/v1/heartbeats', () => {
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(await phoneEvents([owner.phoneId])).toHaveLength(1);
+  });
+
+  it('reports every transition once when concurrent heartbeats flip the status, steady ones taking the fast path', async () => {
+    const owner = await createTestAccount(db());
+    const statuses = Array.from({ length: 24 }, (_, i) => (i % 3 === 0 ? 'offline' : 'online'));
+    const results = await Promise.all(
+      statuses.map((status, i) => beat(owner.apiKey, { phone: owner.phone, status, battery: i })),
+    );
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    // Heartbeat rows are numbered after the phone's lock is taken: their order is the order applied.
+    const applied = await db()
+      .select({ status: heartbeats.status })
+      .from(heartbeats)
+      .where(eq(heartbeats.phoneId, owner.phoneId))
+      .orderBy(asc(heartbeats.id));
+    expect(applied).toHaveLength(statuses.length);
+    let previous = 'unknown';
+    let transitions = 0;
+    for (const { status } of applied) {
+      if (status !== previous) transitions += 1;
+      previous = status;
+    }
+    const emitted = await phoneEvents([owner.phoneId]);
+    expect(emitted).toHaveLength(transitions);
+    const [row] = await db().select({ status: phones.status }).from(phones).where(eq(phones.id, owner.phoneId));
+    expect(row?.status).toBe(previous);
   });
 
   it('takes the device key for the device’s own number', async () => {
