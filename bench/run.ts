@@ -57,20 +57,29 @@ async function activateMany(baseUrl: string, count: number, first: number, label
   return phones;
 }
 
+/**
+ * Flags for the server's node instead of `npm start`'s (`BENCH_NODE_ARGS="--max-old-space-size=512"`); the
+ * server's heap limit alone is `HEAP_MB`, as for `npm start`.
+ */
+const SERVER_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 async function main() {
   const dbUrl = process.env.BENCH_DATABASE_URL;
   const certs = createTestCertificates();
   const receiver = await startReceiver(certs);
-  const server = await startServer({
-    BENCH: '1',
-    API_KEY_RATE_LIMIT: '0',
-    REGISTER_IP_RATE_LIMIT: '1000000',
-    STARTER_CREDITS: '100000000',
-    // The webhook scenario's receiver is on loopback, with its own CA.
-    NODE_EXTRA_CA_CERTS: certs.caFile,
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
-    ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
-  });
+  const server = await startServer(
+    {
+      BENCH: '1',
+      API_KEY_RATE_LIMIT: '0',
+      REGISTER_IP_RATE_LIMIT: '1000000',
+      STARTER_CREDITS: '100000000',
+      // The webhook scenario's receiver is on loopback, with its own CA.
+      NODE_EXTRA_CA_CERTS: certs.caFile,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
+      ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
+    },
+    SERVER_NODE_ARGS,
+  );
   try {
     const { baseUrl } = server;
     const pid = server.process.pid;

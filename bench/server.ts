@@ -9,15 +9,29 @@ const startScript = path.join(root, 'scripts', 'start.mjs');
 
 export type Server = { baseUrl: string; process: ChildProcess; stop: () => Promise<void> };
 
-/** Builds once if needed, then starts `npm start`'s server on a free port with a throwaway database. */
-export async function startServer(env: Record<string, string>): Promise<Server> {
+/**
+ * Builds once if needed, then starts `npm start`'s server on a free port with a throwaway database;
+ * `nodeArgs` go to its node (`--cpu-prof`, another heap limit). Without them it runs the very command
+ * of `npm start` (package.json), heap limit included, through the shell.
+ */
+export async function startServer(env: Record<string, string>, nodeArgs: string[] = []): Promise<Server> {
   if (!fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
     const build = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });
     if (build.status !== 0) throw new Error('next build failed');
   }
   const port = 3300 + Math.floor(Math.random() * 500);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-bench-'));
-  const child = spawn(process.execPath, [startScript], {
+  const startCommand = (
+    JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      scripts: { start: string };
+    }
+  ).scripts.start;
+  // `exec`: the shell becomes node, so the pid is the server's (RSS samples, SIGTERM).
+  const [command, args] =
+    nodeArgs.length > 0
+      ? [process.execPath, [...nodeArgs, startScript]]
+      : ['/bin/sh', ['-c', `exec ${startCommand.replace(/^node /, `"${process.execPath}" `)}`]];
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -125,6 +125,9 @@ export const envSchema = z.object({
   NEXTAUTH_URL: variable(httpUrl),
   /** Read by scripts/start.mjs (plain JS); checked here so that a bad port is named at start. */
   PORT: variable(port),
+  // Read by the shell of package.json's `start` (`node --max-old-space-size=${HEAP_MB:-256}`), where Node
+  // refuses a value that is not a number; listed here with the others, and checked (64 MB at least).
+  HEAP_MB: variable(wholeNumber(64)).default(256),
   TRUST_PROXY: variable(trustProxy),
   ALLOWED_HOSTS: variable(text),
   /** Set by scripts/start.mjs for its own process. */

@@ -1,0 +1,96 @@
+// A CPU profile of the server under one scenario: `tsx bench/profile.ts ping|send [seconds]`.
+// Starts the built server with --cpu-prof (on BENCH_DATABASE_URL, else embedded), drives the
+// scenario, stops the server and prints where its main thread spent its self time, by area.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { activateBenchPhone } from './activate';
+import { load } from './load';
+import { startServer } from './server';
+
+type Node = { id: number; callFrame: { functionName: string; url: string }; children?: number[] };
+type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+
+const AREAS: Array<[string, RegExp]> = [
+  ['ours (lib, app, db)', /\/(lib|app|db)\/|\.next\/server\/(chunks|app)\/(?!.*node_modules)/],
+  ['next', /node_modules\/next\//],
+  ['drizzle', /drizzle-orm/],
+  ['postgres driver', /node_modules\/postgres\//],
+  ['zod', /node_modules\/zod/],
+  ['libphonenumber', /libphonenumber/],
+  ['react', /node_modules\/react/],
+  ['other packages', /node_modules\//],
+  ['node internals', /^node:|^internal\//],
+];
+
+function areaOf(node: Node): string {
+  const { url, functionName } = node.callFrame;
+  if (!url) return functionName.startsWith('(') ? functionName : '(native)';
+  return AREAS.find(([, pattern]) => pattern.test(url))?.[0] ?? 'unattributed bundles';
+}
+
+async function main() {
+  const scenario = process.argv[2] ?? 'send';
+  const seconds = Number(process.argv[3] ?? 8);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-prof-'));
+  const dbUrl = process.env.BENCH_DATABASE_URL;
+  const server = await startServer(
+    {
+      BENCH: '1',
+      API_KEY_RATE_LIMIT: '0',
+      STARTER_CREDITS: '100000000',
+      ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
+    },
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  );
+  let n = 0;
+  try {
+    if (scenario === 'ping') {
+      await load(`${server.baseUrl}/api/bench/bare`, () => ({ headers: {}, body: '{"ping":true}' }), seconds);
+    } else {
+      const phone = await activateBenchPhone(server.baseUrl, '+14155550100', `prof-${Date.now()}@example.test`);
+      const result = await load(
+        `${server.baseUrl}/api/v1/messages`,
+        () => ({
+          headers: { 'x-api-key': phone.apiKey },
+          body: JSON.stringify({ from: phone.phone, to: '+14155550123', content: 'Profile', request_id: `p-${n++}` }),
+        }),
+        seconds,
+      );
+      console.log(result);
+    }
+  } finally {
+    await server.stop();
+  }
+  const files = fs.readdirSync(dir).map((f) => path.join(dir, f));
+  // The main server process wrote the largest profile.
+  const file = files.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!;
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfUs = new Map<number, number>();
+  profile.samples.forEach((id, i) => {
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  const areas = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let total = 0;
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id)!;
+    total += us;
+    const area = areaOf(node);
+    areas.set(area, (areas.get(area) ?? 0) + us);
+    const name = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}`;
+    functions.set(name, (functions.get(name) ?? 0) + us);
+  }
+  const idle = areas.get('(idle)') ?? 0;
+  console.log(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(idle / 1e6).toFixed(1)} s idle`);
+  for (const [area, us] of [...areas].sort((a, b) => b[1] - a[1])) {
+    console.log(`${area.padEnd(28)} ${((100 * us) / (total - idle)).toFixed(1).padStart(5)} %`);
+  }
+  console.log('\ntop functions (self time, share of busy time):');
+  for (const [name, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    console.log(`${((100 * us) / (total - idle)).toFixed(1).padStart(5)} %  ${name}`);
+  }
+}
+
+await main();
