@@ -9,6 +9,8 @@ test('the home page renders and links to the API reference', async ({ page }) =>
 });
 
 test('/docs renders the API reference from the OpenAPI document, accessible at both widths', async ({ page }) => {
+  // Three long pages, each run through axe twice: more than the default 30 s on a loaded machine.
+  test.setTimeout(90_000);
   await page.goto('/docs');
   await expect(page.getByRole('heading', { level: 1, name: /Simgate API/ })).toBeVisible();
   await checkPage(page, 'docs');
