@@ -38,7 +38,7 @@ test('credits: a transfer previews and changes both balances, too many is refuse
   await transfer.getByRole('button', { name: 'Transfer' }).click();
   const amount = transfer.getByLabel('Amount');
   await expect(amount).toHaveAttribute('aria-invalid', 'true');
-  await expect(amount).toHaveAccessibleDescription(/credit/i);
+  await expect(amount).toHaveAccessibleDescription(/Group “Default” \(\d+\) has 75 credit\(s\); 1000 needed\./);
   await expect(perGroup.getByRole('listitem')).toHaveText(['Default: 75', 'Marketing: 25']);
   await checkPage(page, 'credits');
 

@@ -340,7 +340,15 @@ function LedgerSection({ groups }: { groups: GroupBalance[] }) {
           }
         >
           {(items) => (
-            <Table columns={['When', 'Group', 'Kind', 'Amount', 'Balance after']}>
+            <Table
+              columns={[
+                'When',
+                'Group',
+                'Kind',
+                { label: 'Amount', align: 'right' },
+                { label: 'Balance after', align: 'right' },
+              ]}
+            >
               {items.map((row) => (
                 <tr key={row.id} className="border-t border-slate-100">
                   <td className="py-2">{formatTime(row.created_at)}</td>

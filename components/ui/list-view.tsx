@@ -32,17 +32,24 @@ export function ListView<T>({
 const STACKED =
   'max-sm:block max-sm:[&_tbody]:block max-sm:[&_tbody_tr]:block max-sm:[&_tbody_tr]:py-2 max-sm:[&_td]:block max-sm:[&_td]:max-w-full max-sm:[&_td]:py-0.5 max-sm:[&_td]:whitespace-normal max-sm:[&_td]:break-words max-sm:[&_td]:text-left';
 
+/** A column's header: its label, right-aligned over numbers. */
+export type Column = string | { label: string; align: 'right' };
+
 /** A table with a header row; an empty column label names the actions column for screen readers. */
-export function Table({ columns, children }: { columns: string[]; children: ReactNode }) {
+export function Table({ columns, children }: { columns: Column[]; children: ReactNode }) {
   return (
     <table className={`w-full text-left text-sm ${STACKED}`}>
       <thead className="text-slate-500 max-sm:sr-only">
         <tr>
-          {columns.map((label, index) => (
-            <th key={label || `actions-${index}`} className="py-2">
-              {label || <span className="sr-only">Actions</span>}
-            </th>
-          ))}
+          {columns.map((column, index) => {
+            const label = typeof column === 'string' ? column : column.label;
+            const right = typeof column !== 'string' && column.align === 'right';
+            return (
+              <th key={label || `actions-${index}`} className={`py-2 ${right ? 'text-right' : ''}`}>
+                {label || <span className="sr-only">Actions</span>}
+              </th>
+            );
+          })}
         </tr>
       </thead>
       <tbody>{children}</tbody>

@@ -55,14 +55,14 @@ export async function refusedDebitError(
 ): Promise<DomainError> {
   const { accountId, groupId, required } = debit;
   const [group] = await executor
-    .select({ balance: phoneGroups.balance })
+    .select({ balance: phoneGroups.balance, name: phoneGroups.name })
     .from(phoneGroups)
     .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId)));
   if (!group) return new DomainError('GROUP_NOT_FOUND', `Phone group ${groupId} does not exist.`);
   return new DomainError(
     'INSUFFICIENT_CREDITS',
-    `Group ${groupId} has ${group.balance} credit(s); ${required} needed.`,
-    { operation: debit.operation, extra: { balance: group.balance, required } },
+    `Group “${group.name}” (${groupId}) has ${group.balance} credit(s); ${required} needed.`,
+    { operation: debit.operation, extra: { group_id: groupId, balance: group.balance, required } },
   );
 }
 

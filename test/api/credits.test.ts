@@ -121,7 +121,13 @@ describe('POST /api/v1/credits/transfer', () => {
     const target = await newGroup(owner.apiKey);
     const res = await send(owner.apiKey, { to_group: target, amount: 101 });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'INSUFFICIENT_CREDITS', balance: 100, required: 101 });
+    expect(res.body).toMatchObject({
+      code: 'INSUFFICIENT_CREDITS',
+      group_id: owner.defaultGroupId,
+      balance: 100,
+      required: 101,
+      detail: `Group “Default” (${owner.defaultGroupId}) has 100 credit(s); 101 needed.`,
+    });
     const after = await call(balance, { apiKey: owner.apiKey });
     expect(after.body.data.map((g: { balance: number }) => g.balance)).toEqual([100, 0]);
     const rows = await db().select().from(creditLedger).where(eq(creditLedger.accountId, owner.accountId));
