@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
 import { activateDevice } from '../lib/device-sim/activate';
@@ -92,4 +93,25 @@ export async function navigate(page: Page, label: string) {
   const menu = nav.getByRole('button', { name: /^Menu/ });
   if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) === 'false') await menu.click();
   await nav.getByRole('link', { name: label, exact: true }).click();
+}
+
+/** The device simulator's command line (`npm run device -- …`), as a child process. */
+export function deviceCli(args: string[]): ChildProcess {
+  return spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/device.ts', ...args], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Waits for a child process to end: its exit code and everything it printed. */
+export async function exitOf(child: ChildProcess): Promise<{ code: number | null; output: string }> {
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, output };
 }

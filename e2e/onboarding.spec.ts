@@ -1,28 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { checkPage, navigate, signIn, uniqueNumber } from './helpers';
-
-function deviceCli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/device.ts', ...args], {
-    cwd: process.cwd(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-async function exitOf(child: ChildProcess): Promise<{ code: number | null; output: string }> {
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { code, output };
-}
+import { checkPage, deviceCli, exitOf, navigate, signIn, uniqueNumber } from './helpers';
 
 test('onboarding: the overview walks a new account from connecting the simulator to a first delivered message', async ({
   page,

@@ -1,28 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { uniqueNumber } from './helpers';
-
-function runCli(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/device.ts', ...args], {
-    cwd: process.cwd(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-async function finished(child: ChildProcess): Promise<{ code: number | null; output: string }> {
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { code, output };
-}
+import { deviceCli, exitOf, uniqueNumber } from './helpers';
 
 test('the device simulator activates a phone and delivers a message sent through the API', async ({
   request,
@@ -33,14 +13,14 @@ test('the device simulator activates a phone and delivers a message sent through
   const state = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-e2e-')), 'device.json');
   const common = ['--base-url', baseURL!, '--state', state];
 
-  const registered = await finished(
-    runCli([...common, 'register', '--phone', phone, '--email', `sim-${Date.now()}@example.test`]),
+  const registered = await exitOf(
+    deviceCli([...common, 'register', '--phone', phone, '--email', `sim-${Date.now()}@example.test`]),
   );
   expect(registered.code, registered.output).toBe(0);
   const apiKey = registered.output.match(/sk_[0-9A-Za-z]+/)?.[0];
   expect(apiKey, registered.output).toBeTruthy();
 
-  const runner = runCli([...common, 'run', '--phone', phone, '--delay-ms', '50', '--wait', '5']);
+  const runner = deviceCli([...common, 'run', '--phone', phone, '--delay-ms', '50', '--wait', '5']);
   try {
     const sent = await request.post('/api/v1/messages', {
       headers: { 'x-api-key': apiKey! },

@@ -214,12 +214,7 @@ function TransferSection({ groups }: { groups: GroupBalance[] }) {
           )}
         </p>
       )}
-      {problem && !placed && (
-        <div className="mt-4">
-          <ErrorState error={problem} />
-        </div>
-      )}
-      {transfer.error && !problem && (
+      {transfer.error && !placed && (
         <div className="mt-4">
           <ErrorState error={transfer.error} />
         </div>

@@ -134,12 +134,7 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
           hint="Most messages it sends per day; empty for no cap."
           error={fieldError('daily_cap')}
         />
-        {unplaced && (
-          <div className="sm:col-span-2">
-            <ErrorState error={problem} />
-          </div>
-        )}
-        {save.error && !problem && (
+        {save.error && (!problem || unplaced) && (
           <div className="sm:col-span-2">
             <ErrorState error={save.error} />
           </div>
