@@ -38,6 +38,7 @@ async function main() {
     {
       BENCH: '1',
       API_KEY_RATE_LIMIT: '0',
+      REGISTER_IP_RATE_LIMIT: '1000000',
       STARTER_CREDITS: '100000000',
       ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
     },
@@ -46,7 +47,9 @@ async function main() {
   let n = 0;
   try {
     if (scenario === 'ping') {
-      await load(`${server.baseUrl}/api/bench/bare`, () => ({ headers: {}, body: '{"ping":true}' }), seconds);
+      console.log(
+        await load(`${server.baseUrl}/api/bench/bare`, () => ({ headers: {}, body: '{"ping":true}' }), seconds),
+      );
     } else {
       const phone = await activateBenchPhone(server.baseUrl, '+14155550100', `prof-${Date.now()}@example.test`);
       const result = await load(

@@ -48,10 +48,11 @@ export async function openPglite(dataDirOrMemory?: string, options?: { loadDataD
  * A postgres-js client for `url` with up to `max` connections: the pool and the migration lock
  * connection are made alike, so the lock keeps the URL's TLS mode, parameters and socket.
  */
-export function connectPostgres(url: string, max: number): postgres.Sql {
+export function connectPostgres(url: string, max: number, connection?: Record<string, string>): postgres.Sql {
   const { url: target, host } = postgresTarget(url);
   return postgres(target, {
     ...(host ? { host } : {}),
+    ...(connection ? { connection } : {}),
     max,
     onnotice: () => {},
     // Timestamps come back as Date objects either way; keep bigints as numbers where they fit.
@@ -89,10 +90,49 @@ export function preparingEveryQuery(client: postgres.Sql): postgres.Sql {
   return client;
 }
 
-export function openPostgres(url: string, options: { max: number }): DatabaseHandle {
+/**
+ * How long a statement on the pipelined connections may wait for a lock before it gives up (and
+ * `onPipeline` runs it again on the pool): the bound on how long it holds up the statements queued
+ * behind it on its connection.
+ */
+export const PIPELINE_LOCK_TIMEOUT_MS = 50;
+
+// On the database object itself, not in a module-level map: Next evaluates this module in several
+// bundles, each with its own module state, and the one that opened the database may not be the one
+// that asks.
+const PIPELINE = Symbol.for('simgate.db.pipeline');
+
+/**
+ * `max` pooled connections, plus `pipeline` connections for the hot one-statement requests (a send,
+ * a steady heartbeat). postgres-js hands each query to an idle connection if there is one, so
+ * under load every send of a pool of 10 costs the server its own socket write, read and wake-up of
+ * a backend. The pipelined connections are few and always busy: postgres-js queues the statements
+ * of concurrent requests on them back to back (pipelining), writes those of one tick in one
+ * write, and PostgreSQL answers them in order. A statement that waits on a lock there holds up the
+ * ones behind it, so those connections wait PIPELINE_LOCK_TIMEOUT_MS at most.
+ */
+export function openPostgres(url: string, options: { max: number; pipeline?: number }): DatabaseHandle {
   const client = preparingEveryQuery(connectPostgres(url, options.max));
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
-  return { db, driver: { kind: 'postgres', client, url }, close: () => client.end({ timeout: 5 }) };
+  const pipelineSize = options.pipeline ?? 0;
+  if (pipelineSize === 0) {
+    return { db, driver: { kind: 'postgres', client, url }, close: () => client.end({ timeout: 5 }) };
+  }
+  const pipelineClient = preparingEveryQuery(
+    connectPostgres(url, pipelineSize, { lock_timeout: `${PIPELINE_LOCK_TIMEOUT_MS}ms` }),
+  );
+  Object.defineProperty(db, PIPELINE, {
+    value: drizzlePostgres({ client: pipelineClient, schema }) as unknown as Database,
+  });
+  const close = async () => {
+    await Promise.all([client.end({ timeout: 5 }), pipelineClient.end({ timeout: 5 })]);
+  };
+  return { db, driver: { kind: 'postgres', client, url }, close };
+}
+
+/** The pipelined connections of `executor` (a database that has them; never a transaction). */
+export function pipelineOf(executor: Executor): Database | undefined {
+  return (executor as { [PIPELINE]?: Database })[PIPELINE];
 }
 
 export async function runMigrations(handle: DatabaseHandle): Promise<void> {

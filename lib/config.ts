@@ -19,7 +19,9 @@ export const config = {
   },
   get database(): DatabaseLocation {
     const url = readSetting('DATABASE_URL');
-    return url ? { url, poolSize: readSetting('DATABASE_POOL_SIZE') } : { dataDir: this.dataDir };
+    return url
+      ? { url, poolSize: readSetting('DATABASE_POOL_SIZE'), pipelineSize: readSetting('DATABASE_PIPELINE_SIZE') }
+      : { dataDir: this.dataDir };
   },
   /** Local mode: where the embedded database and the generated secret live. */
   get dataDir() {

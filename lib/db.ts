@@ -1,6 +1,6 @@
 import { is } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import type { Database, Executor, Transaction } from '@/db';
+import { type Database, type Executor, pipelineOf, type Transaction } from '@/db';
 
 /**
  * Whether `executor` is a transaction. drizzle's `is` compares entity kinds, not classes, so it
@@ -39,4 +39,24 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
     current = (current as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/** lock_not_available: a statement waited longer than its connection's lock_timeout. */
+const LOCK_TIMEOUT = '55P03';
+
+/**
+ * Runs one autocommitted statement (all or nothing by itself) on the database's pipelined
+ * connections when it has them (db/client.ts `openPostgres`), else on `executor` itself. A statement
+ * that waited there too long for a lock (PIPELINE_LOCK_TIMEOUT_MS) failed whole, so it runs again on
+ * the pool, where it may wait as long as it must without holding up anyone else's.
+ */
+export async function onPipeline<T>(executor: Executor, run: (executor: Executor) => Promise<T>): Promise<T> {
+  const pipeline = pipelineOf(executor);
+  if (!pipeline) return run(executor);
+  try {
+    return await run(pipeline);
+  } catch (error) {
+    if (sqlState(error) === LOCK_TIMEOUT) return run(executor);
+    throw error;
+  }
 }

@@ -88,7 +88,7 @@ export async function openTestDatabase(template: Template): Promise<TestDatabase
   } finally {
     await admin.end();
   }
-  const handle = openPostgres(withDatabase(url, name), { max: 20 });
+  const handle = openPostgres(withDatabase(url, name), { max: 20, pipeline: 2 });
   return {
     ...handle,
     name,

@@ -119,6 +119,8 @@ const trustProxy: Reader<TrustProxy> = (raw) => {
 export const envSchema = z.object({
   DATABASE_URL: variable(postgresUrl),
   DATABASE_POOL_SIZE: variable(wholeNumber(1)).default(10),
+  /** Connections of their own, pipelined, for the hot one-statement requests (db/client.ts); 0: they use the pool. */
+  DATABASE_PIPELINE_SIZE: variable(wholeNumber(0)).default(2),
   DATA_DIR: variable(text).default(() => path.join(process.cwd(), '.data')),
   APP_SECRET: variable(secret),
   APP_URL: variable(httpUrl),

@@ -2,7 +2,7 @@ import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
-import { isTransaction, withTransaction } from '@/lib/db';
+import { isTransaction, onPipeline, withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import type { PhoneView } from '@/lib/phones/present';
 import { emitPhoneStatusChange, emitPing, pingWantedSql } from './phone-status';
@@ -98,7 +98,8 @@ export async function recordHeartbeat(
 ): Promise<PhoneView> {
   const accountId = accountOf(principal, input.phone);
   if (input.sims === undefined && !isTransaction(executor)) {
-    const [quiet] = await queryRows<Beat>(executor, beatStatement(accountId, input, true));
+    const statement = beatStatement(accountId, input, true);
+    const [quiet] = await onPipeline(executor, (runner) => queryRows<Beat>(runner, statement));
     if (quiet) return { ...phoneRowOf(quiet), deviceConnected: Boolean(quiet.device_connected) };
   }
   return withTransaction(executor, async (tx) => {

@@ -3,7 +3,7 @@ import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type MessageOriginKind, type MessagePriority, messages } from '@/db/schema';
 import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
-import { isTransaction, isUniqueViolation } from '@/lib/db';
+import { isTransaction, isUniqueViolation, onPipeline } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
@@ -146,7 +146,8 @@ type Outcome = {
 } & Record<string, unknown>;
 
 async function acceptMessage(executor: Executor, message: Accepted): Promise<MessageWire> {
-  const [outcome] = await queryRows<Outcome>(executor, acceptStatement(message));
+  const statement = acceptStatement(message);
+  const [outcome] = await onPipeline(executor, (runner) => queryRows<Outcome>(runner, statement));
   if (!outcome) {
     if (message.fromGroup !== null) throw noOnlinePhone(message.fromGroup);
     throw await senderRefusal(executor, message.accountId, message.from);

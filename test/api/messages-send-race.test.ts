@@ -1,8 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
-import { queryRows } from '@/db';
+import { PIPELINE_LOCK_TIMEOUT_MS, queryRows } from '@/db';
 import { creditLedger, messages, phoneGroups } from '@/db/schema';
 import { sendMessage } from '@/lib/messages/send';
+import { onRealPostgres } from '../database';
 import { createTestAccount, testNumber } from '../fixtures';
 import { withTestDatabase } from '../setup-db';
 
@@ -64,3 +65,52 @@ it('a send whose request_id another send commits while it waits answers 409, cha
   expect(messageCharges.map((charge) => charge.messageId).sort()).toEqual([id, other.id].sort());
   expect(messageCharges.map((charge) => charge.balanceAfter).sort()).toEqual([8, 9]);
 });
+
+it.runIf(onRealPostgres())(
+  'a send held on its group’s lock past the pipelined connections’ lock_timeout lands through the pool, and other accounts’ sends go on meanwhile',
+  async () => {
+    const held = await createTestAccount(db(), { credits: 10 });
+    const other = await createTestAccount(db(), { credits: 10 });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = db().transaction(async (tx) => {
+      await tx.execute(sql`select balance from phone_groups where id = ${held.defaultGroupId} for update`);
+      locked();
+      await released;
+    });
+    await lockTaken;
+    const started = Date.now();
+    const waiting = sendMessage(db(), held.accountId, { from: held.phone, to: testNumber(), content: 'held' });
+    let outcome: unknown;
+    void waiting.then(
+      (message) => (outcome = message),
+      (error: unknown) => (outcome = error),
+    );
+    // Past the pipeline's lock_timeout the send gave up there; it is still waiting (on the pool), not failed.
+    while (Date.now() - started < 4 * PIPELINE_LOCK_TIMEOUT_MS) await someoneWaitsOnALock();
+    await someoneWaitsOnALock();
+    expect(outcome).toBeUndefined();
+    const meanwhile = await sendMessage(db(), other.accountId, {
+      from: other.phone,
+      to: testNumber(),
+      content: 'free',
+    });
+    expect(meanwhile.status).toBe('queued');
+    expect(outcome).toBeUndefined();
+
+    release();
+    await holder;
+    const sent = await waiting;
+    expect(sent.status).toBe('queued');
+    const charges = await db().select().from(creditLedger).where(eq(creditLedger.accountId, held.accountId));
+    expect(charges.filter((charge) => charge.kind === 'message_charge').map((charge) => charge.messageId)).toEqual([
+      sent.id,
+    ]);
+  },
+);
