@@ -75,3 +75,13 @@ export async function post(url: string, headers: Record<string, string>, body: u
     body: JSON.stringify(body),
   });
 }
+
+/**
+ * The recipient of the n-th send: a different valid number each time (8 million before they
+ * repeat), as an integrator's traffic would be, so that nothing kept by recipient flatters the
+ * figures.
+ */
+export function recipient(n: number): string {
+  const exchange = 200 + (Math.floor(n / 10_000) % 800);
+  return `+1415${exchange}${String(n % 10_000).padStart(4, '0')}`;
+}

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { activateBenchPhone } from './activate';
-import { load } from './load';
+import { load, recipient } from './load';
 import { startServer } from './server';
 
 type Node = { id: number; callFrame: { functionName: string; url: string }; children?: number[] };
@@ -56,7 +56,7 @@ async function main() {
         `${server.baseUrl}/api/v1/messages`,
         () => ({
           headers: { 'x-api-key': phone.apiKey },
-          body: JSON.stringify({ from: phone.phone, to: '+14155550123', content: 'Profile', request_id: `p-${n++}` }),
+          body: JSON.stringify({ from: phone.phone, to: recipient(n), content: 'Profile', request_id: `p-${n++}` }),
         }),
         seconds,
       );

@@ -11,7 +11,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { createTestCertificates, startReceiver } from '../test/fixtures/tls/receiver';
 import { activateBenchPhone, type BenchPhone } from './activate';
-import { CONNECTIONS, DURATION_S, type Load, load, peakRss, percentile, post } from './load';
+import { CONNECTIONS, DURATION_S, type Load, load, peakRss, percentile, post, recipient } from './load';
 import { startServer } from './server';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
@@ -103,7 +103,7 @@ async function main() {
       headers: keyHeader,
       body: JSON.stringify({
         from: account.phone,
-        to: '+14155550123',
+        to: recipient(n),
         content: 'Benchmark message',
         request_id: `one-${n++}`,
       }),
@@ -114,7 +114,7 @@ async function main() {
         headers: { 'x-api-key': phone.apiKey },
         body: JSON.stringify({
           from: phone.phone,
-          to: '+14155550123',
+          to: recipient(n),
           content: 'Benchmark message',
           request_id: `many-${n++}`,
         }),

@@ -13,6 +13,15 @@ describe('phone numbers', () => {
     }
   });
 
+  it('answers the same the second time, from what it remembers of the number', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(toE164('+1 415 555 0100')).toBe('+14155550100');
+      expect(toE164('+1415')).toBeUndefined();
+      expect(countryOf('+4915112345678')).toBe('DE');
+      expect(countryOf('+1415')).toBeUndefined();
+    }
+  });
+
   it('knows the country of a number and the ISO codes', () => {
     expect(countryOf('+4915112345678')).toBe('DE');
     expect(isKnownCountryCode('FR')).toBe(true);
