@@ -92,8 +92,8 @@ export function preparingEveryQuery(client: postgres.Sql): postgres.Sql {
 
 /**
  * How long a statement on the pipelined connections may wait for a lock before it gives up (and
- * `onPipeline` runs it again on the pool): the bound on how long it holds up the statements queued
- * behind it on its connection.
+ * `batchedOnPipeline` in lib/db.ts has its items run alone on the pool): the bound on how long it
+ * holds up the batches queued behind it on its connection.
  */
 export const PIPELINE_LOCK_TIMEOUT_MS = 50;
 
@@ -103,13 +103,11 @@ export const PIPELINE_LOCK_TIMEOUT_MS = 50;
 const PIPELINE = Symbol.for('simgate.db.pipeline');
 
 /**
- * `max` pooled connections, plus `pipeline` connections for the hot one-statement requests (a send,
- * a steady heartbeat). postgres-js hands each query to an idle connection if there is one, so
- * under load every send of a pool of 10 costs the server its own socket write, read and wake-up of
- * a backend. The pipelined connections are few and always busy: postgres-js queues the statements
- * of concurrent requests on them back to back (pipelining), writes those of one tick in one
- * write, and PostgreSQL answers them in order. A statement that waits on a lock there holds up the
- * ones behind it, so those connections wait PIPELINE_LOCK_TIMEOUT_MS at most.
+ * `max` pooled connections, plus `pipeline` connections for the hot requests (a send, a steady
+ * heartbeat), which go there in batches (lib/db.ts `batchedOnPipeline`): a batch pays one socket
+ * write, one backend wake-up and one commit where each request on the pool pays its own. A batch
+ * that waits on a lock holds up those behind it on its connection, so these connections wait
+ * PIPELINE_LOCK_TIMEOUT_MS at most.
  */
 export function openPostgres(url: string, options: { max: number; pipeline?: number }): DatabaseHandle {
   const client = preparingEveryQuery(connectPostgres(url, options.max));
@@ -121,18 +119,23 @@ export function openPostgres(url: string, options: { max: number; pipeline?: num
   const pipelineClient = preparingEveryQuery(
     connectPostgres(url, pipelineSize, { lock_timeout: `${PIPELINE_LOCK_TIMEOUT_MS}ms` }),
   );
-  Object.defineProperty(db, PIPELINE, {
-    value: drizzlePostgres({ client: pipelineClient, schema }) as unknown as Database,
-  });
+  const pipeline: Pipeline = {
+    db: drizzlePostgres({ client: pipelineClient, schema }) as unknown as Database,
+    size: pipelineSize,
+  };
+  Object.defineProperty(db, PIPELINE, { value: pipeline });
   const close = async () => {
     await Promise.all([client.end({ timeout: 5 }), pipelineClient.end({ timeout: 5 })]);
   };
   return { db, driver: { kind: 'postgres', client, url }, close };
 }
 
+/** The pipelined connections of a database: `size` of them, used through `db`. */
+export type Pipeline = { db: Database; size: number };
+
 /** The pipelined connections of `executor` (a database that has them; never a transaction). */
-export function pipelineOf(executor: Executor): Database | undefined {
-  return (executor as { [PIPELINE]?: Database })[PIPELINE];
+export function pipelineOf(executor: Executor): Pipeline | undefined {
+  return (executor as { [PIPELINE]?: Pipeline })[PIPELINE];
 }
 
 export async function runMigrations(handle: DatabaseHandle): Promise<void> {

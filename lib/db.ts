@@ -1,6 +1,7 @@
 import { is } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import { type Database, type Executor, pipelineOf, type Transaction } from '@/db';
+import { type Database, type Executor, type Pipeline, pipelineOf, type Transaction } from '@/db';
+import { batcher } from '@/lib/batch';
 
 /**
  * Whether `executor` is a transaction. drizzle's `is` compares entity kinds, not classes, so it
@@ -41,22 +42,35 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return false;
 }
 
-/** lock_not_available: a statement waited longer than its connection's lock_timeout. */
-const LOCK_TIMEOUT = '55P03';
-
 /**
- * Runs one autocommitted statement (all or nothing by itself) on the database's pipelined
- * connections when it has them (db/client.ts `openPostgres`), else on `executor` itself. A statement
- * that waited there too long for a lock (PIPELINE_LOCK_TIMEOUT_MS) failed whole, so it runs again on
- * the pool, where it may wait as long as it must without holding up anyone else's.
+ * `run` for many items at once, as one statement on the database's pipelined connections, the
+ * items being whatever calls reach this instance meanwhile (natural batching, lib/batch.ts). The
+ * answer for an item is what `run` answered for it, or undefined: an item `run` did not settle,
+ * every item of a statement the database refused as a whole (a lock wait past the pipeline's
+ * lock_timeout, a unique violation between two items, a value it rejects), and every item where
+ * there are no pipelined connections (the embedded database, a transaction). The caller handles
+ * those alone, as it would without batching; nothing was written for them, since a statement is
+ * all or nothing. A lost connection is rethrown: the commit's answer may be what was lost.
  */
-export async function onPipeline<T>(executor: Executor, run: (executor: Executor) => Promise<T>): Promise<T> {
-  const pipeline = pipelineOf(executor);
-  if (!pipeline) return run(executor);
-  try {
-    return await run(pipeline);
-  } catch (error) {
-    if (sqlState(error) === LOCK_TIMEOUT) return run(executor);
-    throw error;
-  }
+export function batchedOnPipeline<I, O>(
+  run: (db: Database, items: I[]) => Promise<Array<O | undefined>>,
+  options: { max: number },
+): (executor: Executor, item: I) => Promise<O | undefined> {
+  const submitters = new WeakMap<Pipeline, (item: I) => Promise<O | undefined>>();
+  return async (executor, item) => {
+    const pipeline = pipelineOf(executor);
+    if (!pipeline) return undefined;
+    let submit = submitters.get(pipeline);
+    if (!submit) {
+      submit = batcher({ inFlight: pipeline.size, max: options.max, run: (items) => run(pipeline.db, items) });
+      submitters.set(pipeline, submit);
+    }
+    try {
+      return await submit(item);
+    } catch (error) {
+      const state = sqlState(error);
+      if (state && !/^(08|57)/.test(state)) return undefined;
+      throw error;
+    }
+  };
 }

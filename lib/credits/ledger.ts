@@ -28,21 +28,24 @@ const REFUSED_OPERATION: Partial<Record<LedgerKind, ErrorOperation>> = {
  * a column of that statement.
  */
 export function creditMovementCall(movement: {
-  accountId: string;
+  /** An account id, or an expression for one (a column of a batched statement). */
+  accountId: string | SQL;
   groupId: number | SQL;
   amount: number;
   kind: LedgerKind;
-  messageIds?: string[];
+  /** Message ids, or an expression for a uuid[] of them. */
+  messageIds?: string[] | SQL;
   transferId?: string;
   note?: string;
 }): SQL {
   const { amount, messageIds } = movement;
   if (!Number.isInteger(amount) || amount === 0) throw new Error(`creditMovementCall: bad amount ${amount}`);
-  if (messageIds?.length === 0) throw new Error('creditMovementCall: an empty list of messages');
+  if (Array.isArray(messageIds) && messageIds.length === 0)
+    throw new Error('creditMovementCall: an empty list of messages');
   // One array parameter whatever N is (uuids need no quoting in an array literal).
-  const ids = messageIds ? `{${messageIds.join(',')}}` : null;
-  return sql`simgate_move_credits(${movement.accountId}::uuid, (${movement.groupId})::integer, ${amount}::integer,
-    ${movement.kind}::text, ${ids}::uuid[], ${movement.transferId ?? null}::uuid, ${movement.note ?? null}::text)`;
+  const ids = messageIds === undefined ? null : Array.isArray(messageIds) ? `{${messageIds.join(',')}}` : messageIds;
+  return sql`simgate_move_credits((${movement.accountId})::uuid, (${movement.groupId})::integer, ${amount}::integer,
+    ${movement.kind}::text, (${ids})::uuid[], ${movement.transferId ?? null}::uuid, ${movement.note ?? null}::text)`;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function refusedDebitError(
 
 async function runMovement(
   tx: Executor,
-  movement: Parameters<typeof creditMovementCall>[0] & { groupId: number },
+  movement: Parameters<typeof creditMovementCall>[0] & { accountId: string; groupId: number; messageIds?: string[] },
 ): Promise<{ balanceAfter: number }> {
   const [moved] = await queryRows<{ balance_after: number | null }>(
     tx,

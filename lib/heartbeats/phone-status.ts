@@ -30,10 +30,10 @@ export async function emitPhoneStatusChange(tx: Executor, phone: PhoneRow): Prom
  * Whether the account has an SMSGate-format `system:ping` webhook, the only receiver of
  * `phone.ping`: as an SQL expression, folded into the heartbeat's own statement.
  */
-export function pingWantedSql(accountId: string): SQL {
+export function pingWantedSql(accountId: string | SQL): SQL {
   return sql`exists (
     select 1 from webhooks w
-    where w.account_id = ${accountId}::uuid and w.kind = 'smsgate' and w.enabled and 'phone.ping' = any(w.events)
+    where w.account_id = (${accountId})::uuid and w.kind = 'smsgate' and w.enabled and 'phone.ping' = any(w.events)
   )`;
 }
 

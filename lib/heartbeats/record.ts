@@ -1,8 +1,8 @@
 import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
-import { type Executor, queryRows } from '@/db';
+import { type Executor, pipelineOf, queryRows } from '@/db';
 import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
-import { isTransaction, onPipeline, withTransaction } from '@/lib/db';
+import { batchedOnPipeline, isTransaction, withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import type { PhoneView } from '@/lib/phones/present';
 import { emitPhoneStatusChange, emitPing, pingWantedSql } from './phone-status';
@@ -80,6 +80,62 @@ function beatStatement(accountId: string, input: HeartbeatInput, quiet: boolean)
   `;
 }
 
+type QuietBeat = { accountId: string; phone: string; status: HeartbeatStatus; battery: number | null };
+
+/**
+ * The fast path of `beatStatement` (`quiet`) for the beats that reach this instance meanwhile, in
+ * one statement on the pipelined connections (lib/db.ts `batchedOnPipeline`). Phones are locked in
+ * id order, so two batches never wait on each other in a circle. A phone's second beat in one
+ * batch, a beat the guard turns away and a batch the database refused answer undefined: the
+ * caller records those alone, in a transaction (the slow path, which does everything).
+ */
+const quietBeatInBatch = batchedOnPipeline<QuietBeat, Beat>(
+  async (db, beats) => {
+    const seen = new Set<string>();
+    const firsts = beats.filter((beat) => {
+      const key = `${beat.accountId} ${beat.phone}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    const input = JSON.stringify(firsts.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
+    const rows = await queryRows<Beat & { beat_ord: number }>(
+      db,
+      sql`
+        with input as materialized (
+          select * from jsonb_to_recordset(${input}::jsonb)
+            as i(ord int, account_id uuid, phone text, status text, battery smallint)
+        ),
+        target as materialized (
+          select p.id, i.ord, i.account_id, i.status, i.battery, p.status as old_status
+          from input i join phones p on p.account_id = i.account_id and p.phone = i.phone and p.status = i.status
+          where not ${pingWantedSql(sql`i.account_id`)}
+          order by p.id
+          for update of p
+        ),
+        beat as (
+          insert into heartbeats (account_id, phone_id, status, battery)
+          select account_id, id, status, battery from target
+        ),
+        updated as (
+          update phones set status = target.status, battery = coalesce(target.battery, phones.battery),
+            last_heartbeat_at = now()
+          from target where phones.id = target.id
+          returning phones.*
+        )
+        select updated.*, target.old_status, target.ord as beat_ord,
+          exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected,
+          false as ping_wanted
+        from updated join target on target.id = updated.id
+      `,
+    );
+    const byOrd = new Map(rows.map((row) => [Number(row.beat_ord), row]));
+    const answers = new Map(firsts.map((beat, ord) => [beat, byOrd.get(ord)]));
+    return beats.map((beat) => answers.get(beat));
+  },
+  { max: 64 },
+);
+
 /**
  * Records a heartbeat: a history row, the phone's status, battery and last heartbeat time, and
  * a phone.online / phone.offline event when the status changes. The phone's row is locked and
@@ -98,8 +154,14 @@ export async function recordHeartbeat(
 ): Promise<PhoneView> {
   const accountId = accountOf(principal, input.phone);
   if (input.sims === undefined && !isTransaction(executor)) {
-    const statement = beatStatement(accountId, input, true);
-    const [quiet] = await onPipeline(executor, (runner) => queryRows<Beat>(runner, statement));
+    const quiet =
+      (await quietBeatInBatch(executor, {
+        accountId,
+        phone: input.phone,
+        status: input.status,
+        battery: input.battery ?? null,
+      })) ??
+      (pipelineOf(executor) ? undefined : (await queryRows<Beat>(executor, beatStatement(accountId, input, true)))[0]);
     if (quiet) return { ...phoneRowOf(quiet), deviceConnected: Boolean(quiet.device_connected) };
   }
   return withTransaction(executor, async (tx) => {

@@ -1,7 +1,18 @@
-import type { AutomationEntry, MessageOriginKind, messages } from '@/db/schema';
+import { getTableColumns } from 'drizzle-orm';
+import { type AutomationEntry, type MessageOriginKind, messages } from '@/db/schema';
 import { iso } from '@/lib/wire';
 
 export type MessageRow = typeof messages.$inferSelect;
+
+/** A message's raw columns (a raw statement's `returning *`), as drizzle would have mapped them. */
+export function messageRowOf(raw: Record<string, unknown>): MessageRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(messages))) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as MessageRow;
+}
 export type HistoryEntry = {
   status: string;
   at: Date;

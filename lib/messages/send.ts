@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type MessageOriginKind, type MessagePriority, messages } from '@/db/schema';
 import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
-import { isTransaction, isUniqueViolation, onPipeline } from '@/lib/db';
+import { isTransaction, isUniqueViolation } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
+import { acceptInBatch } from './accept-batch';
 import { chooseGroupPhones, noOnlinePhone, simFitsSql } from './assign';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
-import { type MessageRow, type MessageWire, presentMessage } from './present';
+import { type MessageRow, type MessageWire, messageRowOf, presentMessage } from './present';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender';
@@ -146,8 +147,13 @@ type Outcome = {
 } & Record<string, unknown>;
 
 async function acceptMessage(executor: Executor, message: Accepted): Promise<MessageWire> {
-  const statement = acceptStatement(message);
-  const [outcome] = await onPipeline(executor, (runner) => queryRows<Outcome>(runner, statement));
+  // Automatic messages and opt-out confirmations (rare, with their own rules) always go alone.
+  if (message.origin === null && !message.ignoreOptOut) {
+    const batched = await acceptInBatch(executor, { ...message, country: countryOf(message.to) ?? null });
+    if (batched) return presentMessage(batched);
+  }
+  // Alone: what the batch did not take gets its own answer here.
+  const [outcome] = await queryRows<Outcome>(executor, acceptStatement(message));
   if (!outcome) {
     if (message.fromGroup !== null) throw noOnlinePhone(message.fromGroup);
     throw await senderRefusal(executor, message.accountId, message.from);
@@ -251,16 +257,6 @@ function acceptStatement(message: Accepted): SQL {
       (select count(*)::int from woken) as woken, message.*
     from sender left join message on true
   `;
-}
-
-/** The inserted message's columns, as drizzle would have mapped them. */
-function messageRowOf(raw: Record<string, unknown>): MessageRow {
-  const row: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(getTableColumns(messages))) {
-    const value = raw[column.name];
-    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-  }
-  return row as MessageRow;
 }
 
 export function countryNotAllowed(to: string): DomainError {

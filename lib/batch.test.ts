@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { batcher } from './batch';
+
+/** A `run` whose batches end when the test says so. */
+function controlledRun() {
+  const batches: Array<{ items: number[]; finish: () => void; fail: (error: Error) => void }> = [];
+  const run = (items: number[]) =>
+    new Promise<string[]>((resolve, reject) => {
+      batches.push({ items, finish: () => resolve(items.map((item) => `done ${item}`)), fail: reject });
+    });
+  return { batches, run };
+}
+
+describe('natural batching', () => {
+  it('sends an item at once when a slot is free, and what arrives meanwhile together next', async () => {
+    const { batches, run } = controlledRun();
+    const submit = batcher({ inFlight: 1, max: 10, run });
+    const first = submit(1);
+    expect(batches.map((batch) => batch.items)).toEqual([[1]]);
+    const waiting = [submit(2), submit(3), submit(4)];
+    expect(batches).toHaveLength(1);
+    batches[0]?.finish();
+    expect(await first).toBe('done 1');
+    expect(batches.map((batch) => batch.items)).toEqual([[1], [2, 3, 4]]);
+    batches[1]?.finish();
+    expect(await Promise.all(waiting)).toEqual(['done 2', 'done 3', 'done 4']);
+  });
+
+  it('keeps `inFlight` batches running and none larger than `max`', async () => {
+    const { batches, run } = controlledRun();
+    const submit = batcher({ inFlight: 2, max: 2, run });
+    const all = [1, 2, 3, 4, 5, 6].map((item) => submit(item));
+    expect(batches.map((batch) => batch.items)).toEqual([[1], [2]]);
+    batches[0]?.finish();
+    await all[0];
+    expect(batches.map((batch) => batch.items)).toEqual([[1], [2], [3, 4]]);
+    batches[1]?.finish();
+    await all[1];
+    expect(batches.map((batch) => batch.items)).toEqual([[1], [2], [3, 4], [5, 6]]);
+    batches[2]?.finish();
+    batches[3]?.finish();
+    expect(await Promise.all(all)).toEqual([1, 2, 3, 4, 5, 6].map((item) => `done ${item}`));
+  });
+
+  it('rejects the items of a failed batch only, and goes on with the next', async () => {
+    const { batches, run } = controlledRun();
+    const submit = batcher({ inFlight: 1, max: 10, run });
+    const first = submit(1);
+    const second = submit(2);
+    batches[0]?.fail(new Error('lock timeout'));
+    await expect(first).rejects.toThrow('lock timeout');
+    batches[1]?.finish();
+    expect(await second).toBe('done 2');
+  });
+
+  it('refuses a run that answers the wrong number of results', async () => {
+    const submit = batcher({ inFlight: 1, max: 10, run: async () => [] as string[] });
+    await expect(submit(1)).rejects.toThrow('0 results for 1 items');
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * Natural batching, the application's group commit: an item handed in while `inFlight` batches are
+ * already running waits, and all that wait (up to `max`) go together as the next batch when one of
+ * them ends. An item handed in with a slot free goes at once, with whatever waits. There is no
+ * timer: under light load every item goes alone and is not delayed; under load a batch carries
+ * what arrived during one round trip, so the fixed cost of a statement (a socket write, a backend
+ * wake-up, parse-free execution, a commit's WAL flush, a hot row's lock) is paid once per batch.
+ *
+ * `run` answers one result per item, in order; when it throws, every item of the batch rejects
+ * with that error.
+ */
+export function batcher<I, O>(options: {
+  inFlight: number;
+  max: number;
+  run: (items: I[]) => Promise<O[]>;
+}): (item: I) => Promise<O> {
+  type Waiting = { item: I; resolve: (value: O) => void; reject: (error: unknown) => void };
+  const { inFlight, max, run } = options;
+  let running = 0;
+  let queue: Waiting[] = [];
+
+  const next = () => {
+    while (running < inFlight && queue.length > 0) {
+      const batch = queue.slice(0, max);
+      queue = queue.slice(batch.length);
+      running++;
+      // The slot is handed on before the batch's callers hear their results.
+      const settle = (deliver: () => void) => {
+        running--;
+        next();
+        deliver();
+      };
+      run(batch.map((waiting) => waiting.item)).then(
+        (results) =>
+          settle(() => {
+            if (results.length !== batch.length) {
+              const error = new Error(`batch: ${results.length} results for ${batch.length} items`);
+              for (const waiting of batch) waiting.reject(error);
+              return;
+            }
+            for (const [index, waiting] of batch.entries()) waiting.resolve(results[index] as O);
+          }),
+        (error: unknown) =>
+          settle(() => {
+            for (const waiting of batch) waiting.reject(error);
+          }),
+      );
+    }
+  };
+
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      next();
+    });
+}

@@ -1,0 +1,136 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { queryRows } from '@/db';
+import { creditMovementCall } from '@/lib/credits/ledger';
+import { batchedOnPipeline } from '@/lib/db';
+import { outboxNotification } from '@/lib/notify/outbox';
+import { type MessageRow, messageRowOf } from './present';
+
+/** A send ready for the database: checked, its id chosen, its schedule and segments known. */
+export type BatchedSend = {
+  id: string;
+  accountId: string;
+  from: string;
+  fromGroup: number | null;
+  sim: number | null;
+  to: string;
+  country: string | null;
+  content: string;
+  requestId: string | null;
+  segments: number;
+  encoding: string;
+  sendAt: Date;
+  expiresAt: Date;
+  priority: string;
+  callbackWebhookId: string | null;
+};
+
+/**
+ * Accepts `send` together with the other sends that reach this instance meanwhile, in one
+ * statement on the pipelined connections (lib/db.ts `batchedOnPipeline`): one write, one
+ * execution, one commit and one balance update per group for the whole batch, where a send alone
+ * pays each of them. The answer is the inserted message, or undefined for a send the statement
+ * did not take outright (not the account's phone, SIM, request_id, opt-out, country, credits) or
+ * could not run: the caller sends it alone, where it gets its own answer.
+ */
+export const acceptInBatch = batchedOnPipeline<BatchedSend, MessageRow>(
+  async (db, sends) => {
+    const rows = await queryRows<Record<string, unknown>>(db, batchStatement(sends));
+    const accepted = new Map(rows.map((row) => [String(row.id), messageRowOf(row)]));
+    return sends.map((send) => accepted.get(send.id));
+  },
+  // What one round trip's worth of arrivals comes to, with room.
+  { max: 64 },
+);
+
+/**
+ * The one-statement send of lib/messages/send.ts (`acceptStatement`, whose comment explains the
+ * design) for many sends: the same checks row by row, then one call of the credit rule per
+ * group for all of that group's sends (all or nothing, so a group that cannot cover its whole
+ * batch takes none and its sends go alone), groups in id order so that two batches never lock
+ * two groups in opposite orders. The sends travel as one JSON parameter, so the statement's text
+ * is the same whatever the batch (prepared once per connection).
+ */
+function batchStatement(sends: BatchedSend[]): SQL {
+  const input = JSON.stringify(
+    sends.map((send, ord) => ({
+      ord,
+      id: send.id,
+      account_id: send.accountId,
+      from: send.from,
+      from_group: send.fromGroup,
+      sim: send.sim,
+      to: send.to,
+      country: send.country,
+      content: send.content,
+      request_id: send.requestId,
+      segments: send.segments,
+      encoding: send.encoding,
+      send_at: send.sendAt.toISOString(),
+      expires_at: send.expiresAt.toISOString(),
+      priority: send.priority,
+      callback_webhook_id: send.callbackWebhookId,
+    })),
+  );
+  const charge = creditMovementCall({
+    accountId: sql`batch.account_id`,
+    groupId: sql`batch.group_id`,
+    amount: -1,
+    kind: 'message_charge',
+    messageIds: sql`batch.ids`,
+  });
+  return sql`
+    with input as materialized (
+      select * from jsonb_to_recordset(${input}::jsonb) as i(ord int, id uuid, account_id uuid, "from" text,
+        from_group int, sim smallint, "to" text, country text, content text, request_id text, segments int,
+        encoding text, send_at timestamptz, expires_at timestamptz, priority text, callback_webhook_id uuid)
+    ),
+    sender as materialized (
+      select i.ord, p.id as phone_id, p.group_id from input i
+      join phones p on p.account_id = i.account_id and p.phone = i."from" and p.sim_verification <> 'pending'
+        and (i.from_group is null or p.group_id = i.from_group)
+      left join devices d on d.id = p.device_id
+      where i.sim is null or d.sim_cards is null or jsonb_array_length(d.sim_cards) = 0
+        or exists (select 1 from jsonb_array_elements(d.sim_cards) c where (c->>'slot')::int = i.sim)
+      for key share of p
+    ),
+    eligible as materialized (
+      select i.*, s.phone_id, s.group_id from input i
+      join sender s on s.ord = i.ord
+      join phone_groups g on g.id = s.group_id
+      join accounts a on a.id = i.account_id
+      where not exists (select 1 from messages m where m.account_id = i.account_id and m.request_id = i.request_id)
+        and not exists (select 1 from opt_outs o where o.account_id = i.account_id and o.phone = i."to")
+        and case
+          when jsonb_exists(g.sending_overrides, 'allowed_countries')
+            then jsonb_typeof(g.sending_overrides->'allowed_countries') = 'null'
+              or jsonb_exists(g.sending_overrides->'allowed_countries', i.country)
+          else a.allowed_countries is null or i.country = any(a.allowed_countries)
+        end
+    ),
+    charged as materialized (
+      select batch.account_id, batch.group_id, ${charge} as balance_after
+      from (
+        select account_id, group_id, array_agg(id order by ord) as ids from eligible
+        group by account_id, group_id order by group_id offset 0
+      ) batch
+    ),
+    message as (
+      insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
+        encoding, request_id, send_at, expires_at, sim, from_group, priority, callback_webhook_id)
+      select e.id, e.account_id, e.phone_id, e.group_id, 'outbound', e."from", e."to", e.content, 'queued',
+        e.segments, e.encoding, e.request_id, e.send_at, e.expires_at, e.sim, e.from_group, e.priority,
+        e.callback_webhook_id
+      from eligible e join charged c on c.account_id = e.account_id and c.group_id = e.group_id
+      where c.balance_after is not null
+      order by e.ord
+      returning *
+    ),
+    history as (
+      insert into message_status_history (message_id, status, at) select id, status, created_at from message
+    ),
+    woken as (
+      select ${outboxNotification(sql`phone_id`)} from message
+    )
+    select (select count(*)::int from woken) as woken, message.* from message
+  `;
+}

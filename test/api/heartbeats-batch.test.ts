@@ -1,0 +1,74 @@
+import { eq, inArray, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { queryRows } from '@/db';
+import { events, heartbeats, phones } from '@/db/schema';
+import type { AccountPrincipal } from '@/lib/auth/principal';
+import { recordHeartbeat } from '@/lib/heartbeats/record';
+import { onRealPostgres } from '../database';
+import { addTestPhone, createTestAccount } from '../fixtures';
+import { withTestDatabase } from '../setup-db';
+
+const { db } = withTestDatabase();
+
+// Heartbeats that reach one instance together go to PostgreSQL as one statement (lib/heartbeats/record.ts).
+describe.runIf(onRealPostgres())('heartbeats batched on PostgreSQL', () => {
+  it('many phones beating at once: each beat recorded with its own reading, in shared statements', async () => {
+    const owner = await createTestAccount(db(), { plan: 'pro' });
+    const fleet = await Promise.all(Array.from({ length: 30 }, () => addTestPhone(db(), owner, { online: true })));
+    const principal: AccountPrincipal = { kind: 'account', accountId: owner.accountId, keyId: null, via: 'session' };
+    const answers = await Promise.all(
+      fleet.map((phone, i) =>
+        recordHeartbeat(db(), principal, { phone: phone.phone, status: 'online', battery: 10 + i }),
+      ),
+    );
+    expect(answers.map((answer) => answer.battery)).toEqual(fleet.map((_, i) => 10 + i));
+    expect(answers.every((answer) => answer.status === 'online' && answer.lastHeartbeatAt instanceof Date)).toBe(true);
+
+    const phoneIds = fleet.map((phone) => phone.phoneId);
+    const recorded = await db().select().from(heartbeats).where(inArray(heartbeats.phoneId, phoneIds));
+    expect(recorded).toHaveLength(30);
+    const stored = await db().select().from(phones).where(inArray(phones.id, phoneIds));
+    expect(new Map(stored.map((row) => [row.id, row.battery]))).toEqual(
+      new Map(fleet.map((phone, i) => [phone.phoneId, 10 + i])),
+    );
+    // Rows written by one transaction share its xmin: 30 beats alone would be 30 transactions.
+    const [written] = await queryRows<{ transactions: number }>(
+      db(),
+      sql`select count(distinct xmin::text)::int as transactions from heartbeats
+          where phone_id in (${sql.join(
+            phoneIds.map((id) => sql`${id}::uuid`),
+            sql`, `,
+          )})`,
+    );
+    expect(written?.transactions).toBeLessThan(10);
+  });
+
+  it('a phone beating twice in one batch, and one coming online, are each recorded once', async () => {
+    const owner = await createTestAccount(db(), { plan: 'pro' });
+    const steady = await addTestPhone(db(), owner, { online: true });
+    const waking = await addTestPhone(db(), owner);
+    await db().update(phones).set({ status: 'offline' }).where(eq(phones.id, waking.phoneId));
+    const principal: AccountPrincipal = { kind: 'account', accountId: owner.accountId, keyId: null, via: 'session' };
+    const answers = await Promise.all([
+      recordHeartbeat(db(), principal, { phone: steady.phone, status: 'online', battery: 50 }),
+      recordHeartbeat(db(), principal, { phone: steady.phone, status: 'online', battery: 51 }),
+      recordHeartbeat(db(), principal, { phone: steady.phone, status: 'online', battery: 52 }),
+      recordHeartbeat(db(), principal, { phone: waking.phone, status: 'online', battery: 70 }),
+    ]);
+    expect(answers.map((answer) => answer.battery)).toEqual([50, 51, 52, 70]);
+    const recorded = await db()
+      .select()
+      .from(heartbeats)
+      .where(inArray(heartbeats.phoneId, [steady.phoneId, waking.phoneId]));
+    expect(
+      recorded
+        .filter((row) => row.phoneId === steady.phoneId)
+        .map((row) => row.battery)
+        .sort(),
+    ).toEqual([50, 51, 52]);
+    const online = await db().select().from(events).where(eq(events.type, 'phone.online'));
+    expect(online.filter((row) => (row.payload as { phone_id: string }).phone_id === waking.phoneId)).toHaveLength(1);
+    const [wokenRow] = await db().select().from(phones).where(eq(phones.id, waking.phoneId));
+    expect(wokenRow).toMatchObject({ status: 'online', battery: 70 });
+  });
+});
