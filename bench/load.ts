@@ -46,6 +46,36 @@ async function drive(url: string, next: NextRequest, duration: number): Promise<
   };
 }
 
+/** CPU time per request, in µs: the server's main thread, and all of PostgreSQL's processes on this machine. */
+export type CpuPerRequest = { server_main_us: number; postgres_us: number };
+
+/** Clock ticks of user and system time in a /proc/…/stat line (fields 14 and 15), as ms. */
+function statMs(file: string): number {
+  const raw = fs.readFileSync(file, 'utf8');
+  const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU ms so far of the server's main thread and of every process named postgres; NaN off Linux. */
+function cpuSample(pid: number | undefined): { main: number; postgres: number } {
+  try {
+    if (!pid) throw new Error('no pid');
+    let postgresMs = 0;
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+          postgresMs += statMs(`/proc/${entry}/stat`);
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+    return { main: statMs(`/proc/${pid}/task/${pid}/stat`), postgres: postgresMs };
+  } catch {
+    return { main: Number.NaN, postgres: Number.NaN };
+  }
+}
+
 /** The length of one slice of `interleaved`. */
 export const SLICE_S = 2;
 
@@ -58,14 +88,28 @@ export const SLICE_S = 2;
  */
 export async function interleaved<K extends string>(
   scenarios: Record<K, { url: string; next: NextRequest }>,
+  serverPid: number | undefined,
   duration = DURATION_S,
-): Promise<Record<K, Load>> {
-  const totals = new Map<string, { requests: number; seconds: number; p50: number; p99: number; errors: number }>();
+): Promise<{ loads: Record<K, Load>; cpu: Record<K, CpuPerRequest> }> {
+  type Total = {
+    requests: number;
+    seconds: number;
+    p50: number;
+    p99: number;
+    errors: number;
+    main: number;
+    pg: number;
+  };
+  const totals = new Map<string, Total>();
   for (let done = 0; done < duration; done += SLICE_S) {
     const seconds = Math.min(SLICE_S, duration - done);
     for (const [name, { url, next }] of Object.entries<{ url: string; next: NextRequest }>(scenarios)) {
+      const before = cpuSample(serverPid);
       const { load: slice, requests } = await drive(url, next, seconds);
-      const total = totals.get(name) ?? { requests: 0, seconds: 0, p50: 0, p99: 0, errors: 0 };
+      const after = cpuSample(serverPid);
+      const total = totals.get(name) ?? { requests: 0, seconds: 0, p50: 0, p99: 0, errors: 0, main: 0, pg: 0 };
+      total.main += after.main - before.main;
+      total.pg += after.postgres - before.postgres;
       total.requests += requests;
       total.seconds += seconds;
       total.p50 += slice.p50_ms * requests;
@@ -74,17 +118,27 @@ export async function interleaved<K extends string>(
       totals.set(name, total);
     }
   }
-  return Object.fromEntries(
-    [...totals].map(([name, total]): [string, Load] => [
-      name,
-      {
-        rps: total.requests / total.seconds,
-        p50_ms: total.p50 / Math.max(1, total.requests),
-        p99_ms: total.p99 / Math.max(1, total.requests),
-        errors: total.errors,
-      },
-    ]),
-  ) as Record<K, Load>;
+  const entries = [...totals];
+  const perRequest = (ms: number, total: Total) => Math.round((ms * 1000) / Math.max(1, total.requests));
+  return {
+    loads: Object.fromEntries(
+      entries.map(([name, total]): [string, Load] => [
+        name,
+        {
+          rps: total.requests / total.seconds,
+          p50_ms: total.p50 / Math.max(1, total.requests),
+          p99_ms: total.p99 / Math.max(1, total.requests),
+          errors: total.errors,
+        },
+      ]),
+    ) as Record<K, Load>,
+    cpu: Object.fromEntries(
+      entries.map(([name, total]): [string, CpuPerRequest] => [
+        name,
+        { server_main_us: perRequest(total.main, total), postgres_us: perRequest(total.pg, total) },
+      ]),
+    ) as Record<K, CpuPerRequest>,
+  };
 }
 
 /** The server's resident memory, sampled every 250 ms while `work` runs; the highest value, in MB. */

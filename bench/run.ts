@@ -144,15 +144,18 @@ async function main() {
     await load(sendUrl, sendOne, 3);
     console.log(`measuring ${DURATION_S} s each, in turns of ${SLICE_S} s…`);
     const measured = await peakRss(pid, () =>
-      interleaved({
-        ping: { url: bareUrl, next: pingRequest },
-        send_one_account: { url: sendUrl, next: sendOne },
-        send_many_accounts: { url: sendUrl, next: sendMany },
-        heartbeat: { url: heartbeatUrl, next: heartbeatOf },
-      }),
+      interleaved(
+        {
+          ping: { url: bareUrl, next: pingRequest },
+          send_one_account: { url: sendUrl, next: sendOne },
+          send_many_accounts: { url: sendUrl, next: sendMany },
+          heartbeat: { url: heartbeatUrl, next: heartbeatOf },
+        },
+        pid,
+      ),
     );
     const rssMb = measured.rssMb;
-    const { ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat } = measured.result;
+    const { ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat } = measured.result.loads;
 
     // Bulk of 1,000: latency per call.
     const recipients = Array.from({ length: 1000 }, (_, i) => `+1415555${String(i).padStart(4, '0')}`);
@@ -286,15 +289,21 @@ async function main() {
       dispatch_latency_ms: { p50: percentile(dispatchTimes, 50), p99: percentile(dispatchTimes, 99) },
       webhook_latency_ms: { p50: percentile(webhookTimes, 50), p99: percentile(webhookTimes, 99) },
       rss_mb_max: Math.round(rssMb),
+      cpu_us_per_request: measured.result.cpu,
     };
 
     console.log(
       `\nSimgate benchmark (${database}, ${CONNECTIONS} connections, ${DURATION_S} s, ${results.machine.cpus} cores)`,
     );
-    console.log('scenario              req/s     p50 ms   p99 ms   errors');
+    console.log('scenario              req/s     p50 ms   p99 ms   errors   main µs/req   PG µs/req');
+    const cpu: Record<string, { server_main_us: number; postgres_us: number }> = results.cpu_us_per_request;
     for (const [name, s] of Object.entries(results.scenarios)) {
+      const used = cpu[name];
+      const cpuColumns = used
+        ? `${String(used.server_main_us).padStart(13)} ${String(used.postgres_us).padStart(11)}`
+        : '';
       console.log(
-        `${name.padEnd(20)} ${s.rps.toFixed(0).padStart(7)} ${s.p50_ms.toFixed(1).padStart(9)} ${s.p99_ms.toFixed(1).padStart(8)} ${String(s.errors).padStart(8)}`,
+        `${name.padEnd(20)} ${s.rps.toFixed(0).padStart(7)} ${s.p50_ms.toFixed(1).padStart(9)} ${s.p99_ms.toFixed(1).padStart(8)} ${String(s.errors).padStart(8)}${cpuColumns}`,
       );
     }
     const ratioTargets: Record<string, number> = TARGETS[database];
