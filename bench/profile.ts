@@ -1,4 +1,4 @@
-// A CPU profile of the server under one scenario: `tsx bench/profile.ts ping|send [seconds]`.
+// A CPU profile of the server under one scenario: `tsx bench/profile.ts ping|send|heartbeat [seconds]`.
 // Starts the built server with --cpu-prof (on BENCH_DATABASE_URL, else embedded), drives the
 // scenario, stops the server and prints where its main thread spent its self time, by area.
 import fs from 'node:fs';
@@ -50,6 +50,24 @@ async function main() {
       console.log(
         await load(`${server.baseUrl}/api/bench/bare`, () => ({ headers: {}, body: '{"ping":true}' }), seconds),
       );
+    } else if (scenario === 'heartbeat') {
+      const phones = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          activateBenchPhone(server.baseUrl, `+1415555${String(3000 + i)}`, `prof-hb-${i}-${Date.now()}@example.test`),
+        ),
+      );
+      const result = await load(
+        `${server.baseUrl}/api/v1/heartbeats`,
+        () => {
+          const phone = phones[n++ % phones.length]!;
+          return {
+            headers: { 'x-api-key': phone.deviceKey },
+            body: JSON.stringify({ phone: phone.phone, status: 'online', battery: 50 + (n % 50) }),
+          };
+        },
+        seconds,
+      );
+      console.log(result);
     } else {
       const phone = await activateBenchPhone(server.baseUrl, '+14155550100', `prof-${Date.now()}@example.test`);
       const result = await load(
