@@ -48,19 +48,15 @@ function phoneRowOf(raw: Record<string, unknown>): PhoneRow {
 
 /**
  * The heartbeat as one statement: lock the phone, add a history row, update status, battery and
- * last heartbeat time, and answer the status before. `quiet` adds the guard of the fast path: only
- * when nothing else is due (the status stays as it was, no `phone.ping` receiver), else it writes
- * nothing and answers no row. The guard is re-checked on the locked row (READ COMMITTED re-reads
- * it after waiting), so a concurrent transition is never missed.
+ * last heartbeat time, and answer the status before and whether a `phone.ping` receiver waits.
  */
-function beatStatement(accountId: string, input: HeartbeatInput, quiet: boolean): SQL {
+function beatStatement(accountId: string, input: HeartbeatInput): SQL {
   const battery = input.battery ?? null;
   const wanted = input.status === 'online' ? pingWantedSql(accountId) : sql`false`;
   return sql`
     with target as (
       select id, status as old_status from phones
       where account_id = ${accountId}::uuid and phone = ${input.phone}::text
-        ${quiet ? sql`and status = ${input.status}::text and not ${wanted}` : sql``}
       for update
     ),
     beat as (
@@ -75,7 +71,7 @@ function beatStatement(accountId: string, input: HeartbeatInput, quiet: boolean)
     )
     select updated.*, target.old_status,
       exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected,
-      ${quiet ? sql`false` : wanted} as ping_wanted
+      ${wanted} as ping_wanted
     from updated, target
   `;
 }
@@ -83,58 +79,61 @@ function beatStatement(accountId: string, input: HeartbeatInput, quiet: boolean)
 type QuietBeat = { accountId: string; phone: string; status: HeartbeatStatus; battery: number | null };
 
 /**
- * The fast path of `beatStatement` (`quiet`) for the beats that reach this instance meanwhile, in
- * one statement on the pipelined connections (lib/db.ts `batchedOnPipeline`). Phones are locked in
- * id order, so two batches never wait on each other in a circle. A phone's second beat in one
- * batch, a beat the guard turns away and a batch the database refused answer undefined: the
- * caller records those alone, in a transaction (the slow path, which does everything).
+ * The fast path: `beatStatement` for beats with nothing else due (the status stays as it was, no
+ * `phone.ping` receiver), many in one statement. A beat that fails the guard writes nothing and
+ * answers undefined; so does a phone's second beat in the same call. The guard is re-checked on
+ * the locked rows (READ COMMITTED re-reads them after waiting), so a concurrent transition is never
+ * missed, and phones are locked in id order, so two calls never wait on each other in a circle.
  */
-const quietBeatInBatch = batchedOnPipeline<QuietBeat, Beat>(
-  async (db, beats) => {
-    const seen = new Set<string>();
-    const firsts = beats.filter((beat) => {
-      const key = `${beat.accountId} ${beat.phone}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-    const input = JSON.stringify(firsts.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
-    const rows = await queryRows<Beat & { beat_ord: number }>(
-      db,
-      sql`
-        with input as materialized (
-          select * from jsonb_to_recordset(${input}::jsonb)
-            as i(ord int, account_id uuid, phone text, status text, battery smallint)
-        ),
-        target as materialized (
-          select p.id, i.ord, i.account_id, i.status, i.battery, p.status as old_status
-          from input i join phones p on p.account_id = i.account_id and p.phone = i.phone and p.status = i.status
-          where not ${pingWantedSql(sql`i.account_id`)}
-          order by p.id
-          for update of p
-        ),
-        beat as (
-          insert into heartbeats (account_id, phone_id, status, battery)
-          select account_id, id, status, battery from target
-        ),
-        updated as (
-          update phones set status = target.status, battery = coalesce(target.battery, phones.battery),
-            last_heartbeat_at = now()
-          from target where phones.id = target.id
-          returning phones.*
-        )
-        select updated.*, target.old_status, target.ord as beat_ord,
-          exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected,
-          false as ping_wanted
-        from updated join target on target.id = updated.id
-      `,
-    );
-    const byOrd = new Map(rows.map((row) => [Number(row.beat_ord), row]));
-    const answers = new Map(firsts.map((beat, ord) => [beat, byOrd.get(ord)]));
-    return beats.map((beat) => answers.get(beat));
-  },
-  { max: 64 },
-);
+async function quietBeats(executor: Executor, beats: QuietBeat[]): Promise<Array<Beat | undefined>> {
+  const seen = new Set<string>();
+  const firsts = beats.filter((beat) => {
+    const key = `${beat.accountId} ${beat.phone}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const input = JSON.stringify(firsts.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
+  const rows = await queryRows<Beat & { beat_ord: number }>(
+    executor,
+    sql`
+      with input as materialized (
+        select * from jsonb_to_recordset(${input}::jsonb)
+          as i(ord int, account_id uuid, phone text, status text, battery smallint)
+      ),
+      target as materialized (
+        select p.id, i.ord, i.account_id, i.status, i.battery, p.status as old_status
+        from input i join phones p on p.account_id = i.account_id and p.phone = i.phone and p.status = i.status
+        where i.status <> 'online' or not ${pingWantedSql(sql`i.account_id`)}
+        order by p.id
+        for update of p
+      ),
+      beat as (
+        insert into heartbeats (account_id, phone_id, status, battery)
+        select account_id, id, status, battery from target
+      ),
+      updated as (
+        update phones set status = target.status, battery = coalesce(target.battery, phones.battery),
+          last_heartbeat_at = now()
+        from target where phones.id = target.id
+        returning phones.*
+      )
+      select updated.*, target.old_status, target.ord as beat_ord,
+        exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected,
+        false as ping_wanted
+      from updated join target on target.id = updated.id
+    `,
+  );
+  const byOrd = new Map(rows.map((row) => [Number(row.beat_ord), row]));
+  const answers = new Map(firsts.map((beat, ord) => [beat, byOrd.get(ord)]));
+  return beats.map((beat) => answers.get(beat));
+}
+
+/**
+ * `quietBeats` for the beats that reach this instance meanwhile, in one statement on the pipelined
+ * connections (lib/db.ts `batchedOnPipeline`); undefined for a beat the statement did not record.
+ */
+const quietBeatInBatch = batchedOnPipeline<QuietBeat, Beat>(quietBeats, { max: 64 });
 
 /**
  * Records a heartbeat: a history row, the phone's status, battery and last heartbeat time, and
@@ -142,8 +141,8 @@ const quietBeatInBatch = batchedOnPipeline<QuietBeat, Beat>(
  * updated in one statement that also answers its status before, so of concurrent heartbeats
  * exactly one sees (and reports) the transition.
  *
- * Most heartbeats change nothing but the readings: they take the fast path, the guarded statement
- * on its own (one round trip, committed by itself). Any other (a status change, a `phone.ping`
+ * Most heartbeats change nothing but the readings: they take the fast path, `quietBeats`, one
+ * round trip committed by itself (with other phones' beats, in server mode). Any other (a status change, a `phone.ping`
  * receiver, SIM slots reported) runs the statement in a transaction with what follows it: three
  * round trips, the events aside.
  */
@@ -154,18 +153,15 @@ export async function recordHeartbeat(
 ): Promise<PhoneView> {
   const accountId = accountOf(principal, input.phone);
   if (input.sims === undefined && !isTransaction(executor)) {
+    const beat = { accountId, phone: input.phone, status: input.status, battery: input.battery ?? null };
+    // With pipelined connections the batch has the last word; without them the beat goes alone.
     const quiet =
-      (await quietBeatInBatch(executor, {
-        accountId,
-        phone: input.phone,
-        status: input.status,
-        battery: input.battery ?? null,
-      })) ??
-      (pipelineOf(executor) ? undefined : (await queryRows<Beat>(executor, beatStatement(accountId, input, true)))[0]);
+      (await quietBeatInBatch(executor, beat)) ??
+      (pipelineOf(executor) ? undefined : (await quietBeats(executor, [beat]))[0]);
     if (quiet) return { ...phoneRowOf(quiet), deviceConnected: Boolean(quiet.device_connected) };
   }
   return withTransaction(executor, async (tx) => {
-    const [beat] = await queryRows<Beat>(tx, beatStatement(accountId, input, false));
+    const [beat] = await queryRows<Beat>(tx, beatStatement(accountId, input));
     if (!beat) throw notYours(input.phone);
     const phone = phoneRowOf(beat);
     if (input.sims !== undefined && phone.deviceId) {
