@@ -153,6 +153,8 @@ async function main() {
     console.log(`warming up (${CONNECTIONS} connections)…`);
     await load(bareUrl, pingRequest, 3);
     await load(sendUrl, sendOne, 3);
+    await load(sendUrl, sendMany, 2);
+    await load(heartbeatUrl, heartbeatOf, 2);
     // A database this new has no planner statistics until autovacuum's first ANALYZE, which may come
     // in the middle of a scenario: until then PostgreSQL took the (account, created_at) index for the
     // send's request_id check and read every message of the account. A database in use has them.
