@@ -3,6 +3,7 @@ import { queryRows } from '@/db';
 import { creditMovementCall } from '@/lib/credits/ledger';
 import { batchedOnPipeline } from '@/lib/db';
 import { outboxNotification } from '@/lib/notify/outbox';
+import { countryAllowedSql, simFitsSql } from './assign';
 import { type MessageRow, messageRowOf } from './present';
 
 /** A send ready for the database: checked, its id chosen, its schedule and segments known. */
@@ -89,8 +90,7 @@ function batchStatement(sends: BatchedSend[]): SQL {
       join phones p on p.account_id = i.account_id and p.phone = i."from" and p.sim_verification <> 'pending'
         and (i.from_group is null or p.group_id = i.from_group)
       left join devices d on d.id = p.device_id
-      where i.sim is null or d.sim_cards is null or jsonb_array_length(d.sim_cards) = 0
-        or exists (select 1 from jsonb_array_elements(d.sim_cards) c where (c->>'slot')::int = i.sim)
+      where ${simFitsSql(sql`i.sim`)}
       for key share of p
     ),
     eligible as materialized (
@@ -100,12 +100,7 @@ function batchStatement(sends: BatchedSend[]): SQL {
       join accounts a on a.id = i.account_id
       where not exists (select 1 from messages m where m.account_id = i.account_id and m.request_id = i.request_id)
         and not exists (select 1 from opt_outs o where o.account_id = i.account_id and o.phone = i."to")
-        and case
-          when jsonb_exists(g.sending_overrides, 'allowed_countries')
-            then jsonb_typeof(g.sending_overrides->'allowed_countries') = 'null'
-              or jsonb_exists(g.sending_overrides->'allowed_countries', i.country)
-          else a.allowed_countries is null or i.country = any(a.allowed_countries)
-        end
+        and ${countryAllowedSql(sql`i.country`)}
     ),
     charged as materialized (
       select batch.account_id, batch.group_id, ${charge} as balance_after

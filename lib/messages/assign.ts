@@ -22,12 +22,29 @@ export async function assertGroupOf(executor: Executor, accountId: string, group
   if (!group) throw groupNotFound(groupId);
 }
 
-/** Whether the SIM cards of device `d` include `sim` (a phone that reported none accepts any). */
-export function simFitsSql(sim: number | null | undefined): SQL {
-  return sim === undefined || sim === null
-    ? sql`true`
-    : sql`(d.sim_cards is null or jsonb_array_length(d.sim_cards) = 0
-        or exists (select 1 from jsonb_array_elements(d.sim_cards) c where (c->>'slot')::int = ${sim}::int))`;
+/**
+ * Whether the SIM cards of device `d` include `sim` (a phone that reported none accepts any). `sim`
+ * is a slot, none, or a column of a batched statement (null there: any SIM).
+ */
+export function simFitsSql(sim: number | null | undefined | SQL): SQL {
+  if (sim === undefined || sim === null) return sql`true`;
+  const fits = sql`(d.sim_cards is null or jsonb_array_length(d.sim_cards) = 0
+        or exists (select 1 from jsonb_array_elements(d.sim_cards) c where (c->>'slot')::int = (${sim})::int))`;
+  return typeof sim === 'number' ? fits : sql`((${sim}) is null or ${fits})`;
+}
+
+/**
+ * Whether a recipient in `country` (an ISO code, or an expression for one) may be texted from group
+ * `g` of account `a`: the group's `allowed_countries` override when it has one (null there: any
+ * country), else the account's list (null: any). An unknown country (null) is allowed by no list.
+ */
+export function countryAllowedSql(country: string | null | SQL): SQL {
+  return sql`case
+        when jsonb_exists(g.sending_overrides, 'allowed_countries')
+          then jsonb_typeof(g.sending_overrides->'allowed_countries') = 'null'
+            or jsonb_exists(g.sending_overrides->'allowed_countries', (${country})::text)
+        else a.allowed_countries is null or (${country})::text = any(a.allowed_countries)
+      end`;
 }
 
 /**

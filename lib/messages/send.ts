@@ -9,7 +9,7 @@ import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { acceptInBatch } from './accept-batch';
-import { chooseGroupPhones, noOnlinePhone, simFitsSql } from './assign';
+import { chooseGroupPhones, countryAllowedSql, noOnlinePhone, simFitsSql } from './assign';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, messageRowOf, presentMessage } from './present';
 import { scheduleOf } from './schedule';
@@ -214,12 +214,7 @@ function acceptStatement(message: Accepted): SQL {
       select id from messages where account_id = ${accountId}::uuid and request_id = ${requestId}::text
     ),
     country as (
-      select case
-        when jsonb_exists(g.sending_overrides, 'allowed_countries')
-          then jsonb_typeof(g.sending_overrides->'allowed_countries') = 'null'
-            or jsonb_exists(g.sending_overrides->'allowed_countries', ${country}::text)
-        else a.allowed_countries is null or ${country}::text = any(a.allowed_countries)
-      end as ok
+      select ${countryAllowedSql(country)} as ok
       from sender join phone_groups g on g.id = sender.group_id join accounts a on a.id = ${accountId}::uuid
     ),
     opted as (
