@@ -1,11 +1,11 @@
-// A CPU profile of the server under one scenario: `tsx bench/profile.ts ping|send|heartbeat [seconds]`.
+// A CPU profile of the server under one scenario: `tsx bench/profile.ts ping|send|heartbeat|bulk [seconds]`.
 // Starts the built server with --cpu-prof (on BENCH_DATABASE_URL, else embedded), drives the
 // scenario, stops the server and prints where its main thread spent its self time, by area.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { activateBenchPhone } from './activate';
-import { load, recipient } from './load';
+import { load, percentile, post, recipient } from './load';
 import { startServer } from './server';
 
 type Node = { id: number; callFrame: { functionName: string; url: string }; children?: number[] };
@@ -68,6 +68,27 @@ async function main() {
         seconds,
       );
       console.log(result);
+    } else if (scenario === 'bulk') {
+      // Bulks of 1,000, one after another, as the benchmark's bulk scenario sends them.
+      const phone = await activateBenchPhone(server.baseUrl, '+14155550100', `prof-${Date.now()}@example.test`);
+      const recipients = Array.from({ length: 1000 }, (_, i) => recipient(i));
+      const times: number[] = [];
+      const until = performance.now() + seconds * 1000;
+      while (performance.now() < until) {
+        const started = performance.now();
+        const res = await post(
+          `${server.baseUrl}/api/v1/bulk-messages`,
+          { 'x-api-key': phone.apiKey },
+          {
+            from: phone.phone,
+            recipients,
+            content: `Profile ${n++}`,
+          },
+        );
+        if (res.status !== 201) throw new Error(`bulk answered ${res.status}: ${await res.text()}`);
+        times.push(performance.now() - started);
+      }
+      console.log({ bulks: times.length, p50_ms: percentile(times, 50), p99_ms: percentile(times, 99) });
     } else {
       const phone = await activateBenchPhone(server.baseUrl, '+14155550100', `prof-${Date.now()}@example.test`);
       const result = await load(

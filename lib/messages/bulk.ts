@@ -8,10 +8,15 @@ import { notFound } from '@/lib/errors';
 import { notifyOutbox } from '@/lib/notify/outbox';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
-import { nothingToSend, type OutboundPlanInput, planOutbound, type RejectedRecipient } from './plan';
+import {
+  nothingToSend,
+  type OutboundPlanInput,
+  type PlannedMessage,
+  planOutbound,
+  type RejectedRecipient,
+} from './plan';
 import { scheduleOf } from './schedule';
 import type { Encoding } from './segments';
-import { afterTransition } from './state-machine';
 
 export type BulkInput = OutboundPlanInput & {
   sendAt?: Date;
@@ -57,34 +62,19 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
       })
       .returning();
     if (!bulk) throw new Error('sendBulk: insert returned no row');
-    const inserted = await tx
-      .insert(messages)
-      .values(
-        plan.planned.map((message, index) => ({
-          id: messageIds[index],
-          accountId,
-          phoneId: message.phone.id,
-          groupId: plan.groupId,
-          direction: 'outbound' as const,
-          from: message.phone.phone,
-          to: message.to,
-          content: message.content,
-          status: 'queued' as const,
-          segments: message.segments,
-          encoding: message.encoding,
-          bulkId: bulk.id,
-          sim: input.sim ?? null,
-          priority: input.priority ?? 'normal',
-          callbackWebhookId,
-          fromGroup: input.fromGroup ?? null,
-          sendAt: schedule.sendAt,
-          expiresAt: schedule.expiresAt,
-          createdAt: bulk.createdAt,
-          updatedAt: bulk.createdAt,
-        })),
-      )
-      .returning();
-    await afterTransition(tx, inserted, { at: bulk.createdAt });
+    await insertQueued(tx, {
+      accountId,
+      groupId: plan.groupId,
+      bulkId: bulk.id,
+      planned: plan.planned,
+      messageIds,
+      sim: input.sim ?? null,
+      priority: input.priority ?? 'normal',
+      callbackWebhookId,
+      fromGroup: input.fromGroup ?? null,
+      ...schedule,
+      at: bulk.createdAt,
+    });
     for (const phoneId of new Set(plan.planned.map((message) => message.phone.id))) await notifyOutbox(tx, phoneId);
     return {
       id: bulk.id,
@@ -95,6 +85,59 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
       rejected: plan.rejected,
     };
   });
+}
+
+/**
+ * The bulk's messages and their first history rows in one statement: what varies per message
+ * travels as one JSON parameter, what the bulk shares as plain parameters, so that a thousand
+ * messages cost one short statement to build rather than tens of thousands of parameters. A new
+ * queued message needs only its history row (`queued` emits no event and refunds nothing:
+ * lib/messages/state-machine.ts), as in the single send's statement (lib/messages/send.ts).
+ */
+async function insertQueued(
+  tx: Executor,
+  batch: {
+    accountId: string;
+    groupId: number;
+    bulkId: string;
+    planned: PlannedMessage[];
+    messageIds: string[];
+    sim: number | null;
+    priority: MessagePriority;
+    callbackWebhookId: string | null;
+    fromGroup: number | null;
+    sendAt: Date;
+    expiresAt: Date;
+    at: Date;
+  },
+): Promise<void> {
+  const input = JSON.stringify(
+    batch.planned.map((message, index) => ({
+      id: batch.messageIds[index],
+      phone_id: message.phone.id,
+      from: message.phone.phone,
+      to: message.to,
+      content: message.content,
+      segments: message.segments,
+      encoding: message.encoding,
+    })),
+  );
+  const at = batch.at.toISOString();
+  await tx.execute(sql`
+    with message as (
+      insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
+        encoding, bulk_id, sim, priority, callback_webhook_id, from_group, send_at, expires_at, created_at, updated_at)
+      select i.id, ${batch.accountId}::uuid, i.phone_id, ${batch.groupId}::int, 'outbound', i."from", i."to",
+        i.content, 'queued', i.segments, i.encoding, ${batch.bulkId}::uuid, ${batch.sim}::smallint,
+        ${batch.priority}, ${batch.callbackWebhookId}::uuid, ${batch.fromGroup}::int,
+        ${batch.sendAt.toISOString()}::timestamptz, ${batch.expiresAt.toISOString()}::timestamptz,
+        ${at}::timestamptz, ${at}::timestamptz
+      from jsonb_to_recordset(${input}::jsonb) as i(id uuid, phone_id uuid, "from" text, "to" text, content text,
+        segments int, encoding text)
+      returning id, status, created_at
+    )
+    insert into message_status_history (message_id, status, at) select id, status, created_at from message
+  `);
 }
 
 const COUNTED = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'cancelled'] as const;

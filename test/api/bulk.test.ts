@@ -98,6 +98,58 @@ describe('POST /api/v1/bulk-messages', () => {
     expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['recipients.1', 'recipients.3']);
   });
 
+  it('stores what the bulk shares on each of its messages: schedule, expiry, priority, SIM, group', async () => {
+    const sendAt = new Date(Date.now() + 3_600_000);
+    sendAt.setMilliseconds(0);
+    const sender = await createTestAccount(db(), { credits: 10 });
+    const recipients = numbers(3, 7000);
+    const res = await call(sendBulk, {
+      body: {
+        from_group: sender.defaultGroupId,
+        recipients,
+        content: 'Later',
+        send_at: sendAt.toISOString(),
+        ttl_s: 7200,
+        priority: 'high',
+        sim: 2,
+      },
+      apiKey: sender.apiKey,
+    });
+    expect(res.status).toBe(201);
+    const rows = await db().select().from(messages).where(inArray(messages.id, res.body.message_ids));
+    expect(rows.map((r) => r.to).sort()).toEqual(recipients);
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        accountId: sender.accountId,
+        phoneId: sender.phoneId,
+        from: sender.phone,
+        groupId: sender.defaultGroupId,
+        fromGroup: sender.defaultGroupId,
+        direction: 'outbound',
+        status: 'queued',
+        content: 'Later',
+        segments: 1,
+        encoding: 'GSM-7',
+        bulkId: res.body.id,
+        sim: 2,
+        priority: 'high',
+        callbackWebhookId: null,
+        requestId: null,
+        kind: 'message',
+        attempts: 1,
+      });
+      expect(row.sendAt.toISOString()).toBe(sendAt.toISOString());
+      expect(row.expiresAt?.toISOString()).toBe(new Date(sendAt.getTime() + 7_200_000).toISOString());
+      expect(row.updatedAt.getTime()).toBe(row.createdAt.getTime());
+    }
+    const history = await db()
+      .select()
+      .from(messageStatusHistory)
+      .where(inArray(messageStatusHistory.messageId, res.body.message_ids));
+    expect(history).toHaveLength(3);
+    expect(history.every((h) => h.status === 'queued' && h.at.getTime() === rows[0]!.createdAt.getTime())).toBe(true);
+  });
+
   it.each([
     ['recipients', { recipients: [] }],
     ['recipients', { recipients: numbers(1001) }],
