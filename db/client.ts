@@ -9,6 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { preparingPglite } from './pglite-prepared';
 import { postgresTarget } from './postgres-url';
 import * as schema from './schema';
 
@@ -40,7 +41,11 @@ export async function openPglite(dataDirOrMemory?: string, options?: { loadDataD
   const pgliteOptions = { loadDataDir: options?.loadDataDir, extensions: { pg_trgm } };
   const client = dataDirOrMemory ? new PGlite(dataDirOrMemory, pgliteOptions) : new PGlite(pgliteOptions);
   await client.waitReady;
+  preparingPglite(client);
   const db = drizzlePglite({ client, schema }) as unknown as Database;
+  // One session, so one "connection" for batches: sends and heartbeats that arrive together go as one
+  // statement, as on a server's pipelined connections (`openPostgres`).
+  Object.defineProperty(db, PIPELINE, { value: { db, size: 1, gather: true } satisfies Pipeline });
   return { db, driver: { kind: 'pglite', client }, close: () => client.close() };
 }
 
@@ -130,8 +135,11 @@ export function openPostgres(url: string, options: { max: number; pipeline?: num
   return { db, driver: { kind: 'postgres', client, url }, close };
 }
 
-/** The pipelined connections of a database: `size` of them, used through `db`. */
-export type Pipeline = { db: Database; size: number };
+/**
+ * The pipelined connections of a database: `size` of them, used through `db`. `gather`: the
+ * database runs on this thread (PGlite), so a batch waits for the event loop to take in arrivals.
+ */
+export type Pipeline = { db: Database; size: number; gather?: boolean };
 
 /** The pipelined connections of `executor` (a database that has them; never a transaction). */
 export function pipelineOf(executor: Executor): Pipeline | undefined {

@@ -53,6 +53,31 @@ describe('natural batching', () => {
     expect(await second).toBe('done 2');
   });
 
+  it('with `gather`, waits for the event loop to take in arrivals before it starts a batch', async () => {
+    const { batches, run } = controlledRun();
+    const submit = batcher({ inFlight: 1, max: 10, run, gather: true });
+    const first = [submit(1), submit(2)];
+    // Nothing starts in this turn of the event loop: a database on this thread would run the first
+    // item alone before anything else could arrive.
+    expect(batches).toHaveLength(0);
+    // The batcher's setImmediate was queued before this one, so it has run when this resolves.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches.map((batch) => batch.items)).toEqual([[1, 2]]);
+    const later = submit(3);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toHaveLength(1);
+    const more = submit(4);
+    batches[0]?.finish();
+    expect(await Promise.all(first)).toEqual(['done 1', 'done 2']);
+    // What queued while a batch ran goes as soon as it ends.
+    expect(batches.map((batch) => batch.items)).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    batches[1]?.finish();
+    expect(await Promise.all([later, more])).toEqual(['done 3', 'done 4']);
+  });
+
   it('refuses a run that answers the wrong number of results', async () => {
     const submit = batcher({ inFlight: 1, max: 10, run: async () => [] as string[] });
     await expect(submit(1)).rejects.toThrow('0 results for 1 items');

@@ -13,11 +13,18 @@ export function batcher<I, O>(options: {
   inFlight: number;
   max: number;
   run: (items: I[]) => Promise<O[]>;
+  /**
+   * Start a batch only once the event loop has taken in what else has arrived (setImmediate), for a
+   * database that runs on this thread: its statement holds the thread, so nothing can arrive while
+   * it runs, and without the wait every batch would be one item.
+   */
+  gather?: boolean;
 }): (item: I) => Promise<O> {
   type Waiting = { item: I; resolve: (value: O) => void; reject: (error: unknown) => void };
-  const { inFlight, max, run } = options;
+  const { inFlight, max, run, gather = false } = options;
   let running = 0;
   let queue: Waiting[] = [];
+  let gathering = false;
 
   const next = () => {
     while (running < inFlight && queue.length > 0) {
@@ -48,9 +55,19 @@ export function batcher<I, O>(options: {
     }
   };
 
+  const start = () => {
+    if (!gather) return next();
+    if (gathering) return;
+    gathering = true;
+    setImmediate(() => {
+      gathering = false;
+      next();
+    });
+  };
+
   return (item) =>
     new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      next();
+      start();
     });
 }

@@ -48,7 +48,8 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
  * answer for an item is what `run` answered for it, or undefined: an item `run` did not settle,
  * every item of a statement the database refused as a whole (a lock wait past the pipeline's
  * lock_timeout, a unique violation between two items, a value it rejects), and every item where
- * there are no pipelined connections (the embedded database, a transaction). The caller handles
+ * there are no pipelined connections (a transaction; the embedded database's one session counts as
+ * one pipelined connection, whose batches gather what the event loop takes in). The caller handles
  * those alone, as it would without batching; nothing was written for them, since a statement is
  * all or nothing. A lost connection is rethrown: the commit's answer may be what was lost.
  */
@@ -62,7 +63,12 @@ export function batchedOnPipeline<I, O>(
     if (!pipeline) return undefined;
     let submit = submitters.get(pipeline);
     if (!submit) {
-      submit = batcher({ inFlight: pipeline.size, max: options.max, run: (items) => run(pipeline.db, items) });
+      submit = batcher({
+        inFlight: pipeline.size,
+        max: options.max,
+        run: (items) => run(pipeline.db, items),
+        gather: pipeline.gather,
+      });
       submitters.set(pipeline, submit);
     }
     try {
