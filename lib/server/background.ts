@@ -4,12 +4,14 @@ import { log } from '@/lib/log';
 import { startMessagingWork } from '@/lib/messages/background';
 import { startRateLimitHousekeeping } from '@/lib/rate-limit/sweep';
 import { startWebhookWork } from '@/lib/webhooks/background';
+import { startEmbeddedMaintenance } from './embedded-maintenance';
 import { onShutdown } from './start';
 
 let started = false;
 
 /**
- * Background work (offline sweep, expiry sweep, webhook delivery, rate-limit housekeeping). The server starts it
+ * Background work (offline sweep, expiry sweep, webhook delivery, rate-limit housekeeping, the embedded
+ * database's ANALYZE and VACUUM). The server starts it
  * in-process unless BACKGROUND=off (web-only instances); `npm run worker` (`worker: true`) runs the
  * same set in a separate process whatever BACKGROUND says. Each starter returns its stop function;
  * a second call does nothing.
@@ -21,7 +23,13 @@ export async function startBackgroundWork(options: { worker?: boolean } = {}): P
     return;
   }
   started = true;
-  for (const start of [startFleetWork, startMessagingWork, startWebhookWork, startRateLimitHousekeeping]) {
+  for (const start of [
+    startFleetWork,
+    startMessagingWork,
+    startWebhookWork,
+    startRateLimitHousekeeping,
+    startEmbeddedMaintenance,
+  ]) {
     onShutdown(await start());
   }
 }
