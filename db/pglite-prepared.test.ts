@@ -100,6 +100,14 @@ describe('PGlite with prepared queries', () => {
     expect(prepared.isInTransaction()).toBe(false);
   });
 
+  it('prepares a statement anew when its table changed shape since', async () => {
+    await prepared.exec('create table shapes (id int)');
+    await prepared.query('insert into shapes values ($1)', [1]);
+    expect((await prepared.query('select * from shapes')).rows).toEqual([{ id: 1 }]);
+    await prepared.exec('alter table shapes add column label text');
+    expect((await prepared.query('select * from shapes')).rows).toEqual([{ id: 1, label: null }]);
+  });
+
   it('delivers notifications raised by a prepared query', async () => {
     const heard: string[] = [];
     await prepared.listen('simgate_test', (payload) => heard.push(payload));

@@ -3,6 +3,8 @@ import { LRUCache } from 'lru-cache';
 
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
 
+const STALE_RESULT_TYPE = 'cached plan must not change result type';
+
 /** Statements kept prepared: far more than the queries the app sends, so only odd ones are ever closed. */
 const MAX_PREPARED = 1000;
 
@@ -44,34 +46,46 @@ export function preparingPglite(client: PGlite, settings: { max?: number } = {})
     };
   };
 
+  const run = async <T>(text: string, params: unknown[], options: QueryOptions | undefined): Promise<Results<T>> => {
+    let statement = statements.get(text);
+    if (!statement) {
+      statement = await prepare(text, options);
+      statements.set(text, statement);
+    }
+    const { name, paramTypes, rowDescription } = statement;
+    const values = params.map((param, i) => {
+      if (param === null || param === undefined) return null;
+      const oid = paramTypes[i] as number;
+      const serialize = options?.serializers?.[oid] ?? client.serializers[oid];
+      return serialize ? serialize(param) : String(param);
+    });
+    const results = await client.execProtocolStream(
+      concat([
+        // Statements the cache let go of (this one's arrival may have pushed one out).
+        ...closing.splice(0).map((evicted) => protocol.serialize.close({ type: 'S', name: evicted })),
+        protocol.serialize.bind({ statement: name, values: values as string[] }),
+        protocol.serialize.execute({}),
+        protocol.serialize.sync(),
+      ]),
+      noSync,
+    );
+    if (!client.isInTransaction()) await client.syncToFs();
+    return resultOf<T>(rowDescription, results, client.parsers, options);
+  };
+
   client.query = (async <T>(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> => {
     if (options?.blob) return original<T>(text, params, options);
     return client._runExclusiveTransaction(() =>
       client._runExclusiveQuery(async () => {
-        let statement = statements.get(text);
-        if (!statement) {
-          statement = await prepare(text, options);
-          statements.set(text, statement);
+        try {
+          return await run<T>(text, params, options);
+        } catch (error) {
+          // A table's columns changed since the statement was prepared (a migration, DDL in a test):
+          // PostgreSQL refuses to run it before anything happens. Prepare it anew, once.
+          if ((error as { message?: string }).message !== STALE_RESULT_TYPE) throw error;
+          statements.delete(text);
+          return await run<T>(text, params, options);
         }
-        const { name, paramTypes, rowDescription } = statement;
-        const values = params.map((param, i) => {
-          if (param === null || param === undefined) return null;
-          const oid = paramTypes[i] as number;
-          const serialize = options?.serializers?.[oid] ?? client.serializers[oid];
-          return serialize ? serialize(param) : String(param);
-        });
-        const results = await client.execProtocolStream(
-          concat([
-            // Statements the cache let go of (this one's arrival may have pushed one out).
-            ...closing.splice(0).map((evicted) => protocol.serialize.close({ type: 'S', name: evicted })),
-            protocol.serialize.bind({ statement: name, values: values as string[] }),
-            protocol.serialize.execute({}),
-            protocol.serialize.sync(),
-          ]),
-          noSync,
-        );
-        if (!client.isInTransaction()) await client.syncToFs();
-        return resultOf<T>(rowDescription, results, client.parsers, options);
       }),
     );
   }) as PGlite['query'];
