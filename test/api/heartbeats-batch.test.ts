@@ -4,14 +4,14 @@ import { queryRows } from '@/db';
 import { events, heartbeats, phones } from '@/db/schema';
 import type { AccountPrincipal } from '@/lib/auth/principal';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
-import { onRealPostgres } from '../database';
 import { addTestPhone, createTestAccount } from '../fixtures';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
-// Heartbeats that reach one instance together go to PostgreSQL as one statement (lib/heartbeats/record.ts).
-describe.runIf(onRealPostgres())('heartbeats batched on PostgreSQL', () => {
+// Heartbeats that reach one instance together go to the database as one statement (lib/heartbeats/record.ts),
+// on PostgreSQL and on the embedded database alike.
+describe('heartbeats batched', () => {
   it('many phones beating at once: each beat recorded with its own reading, in shared statements', async () => {
     const owner = await createTestAccount(db(), { plan: 'pro' });
     const fleet = await Promise.all(Array.from({ length: 30 }, () => addTestPhone(db(), owner, { online: true })));

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '@/db';
 import { creditLedger, messages, phoneGroups } from '@/db/schema';
 import { sendMessage } from '@/lib/messages/send';
-import { onRealPostgres } from '../database';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { withTestDatabase } from '../setup-db';
 
@@ -31,8 +30,9 @@ async function balanceOf(account: TestAccount): Promise<number | undefined> {
   return group?.balance;
 }
 
-// Sends that reach one instance together go to PostgreSQL as one statement (lib/messages/accept-batch.ts).
-describe.runIf(onRealPostgres())('sends batched on PostgreSQL', () => {
+// Sends that reach one instance together go to the database as one statement (lib/messages/accept-batch.ts):
+// on PostgreSQL's pipelined connections, and on the embedded database's one session (batches that gather).
+describe('sends batched', () => {
   it('many accounts sending at once: each send charged once, each group’s ledger counting down without a gap, and sends do share statements', async () => {
     const accounts = await Promise.all([1, 2, 3].map(() => createTestAccount(db(), { credits: 100 })));
     const sends = accounts.flatMap((account) => Array.from({ length: 20 }, (_, i) => ({ account, i })));
