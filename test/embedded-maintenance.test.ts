@@ -29,7 +29,7 @@ async function maintainFlushed() {
 
 // A PostgreSQL server has autovacuum; the pass is for the embedded database, where nothing else
 // would ever ANALYZE or VACUUM.
-describe.skipIf(testDatabaseUrl())('embedded database maintenance', () => {
+describe.skipIf(testDatabaseUrl())('the embedded database', () => {
   it('analyzes a table once a tenth of it changed, vacuums it once a fifth is dead, then rests', async () => {
     await db().execute(
       sql`insert into rate_limit_hits (bucket) select 'maintenance-' || g from generate_series(1, 500) g`,
@@ -48,6 +48,11 @@ describe.skipIf(testDatabaseUrl())('embedded database maintenance', () => {
     const third = await maintainFlushed();
     expect(third).toContainEqual({ table: 'rate_limit_hits', vacuumed: true });
     expect(await statsOf('rate_limit_hits')).toMatchObject({ vacuumed: true, dead: 0, estimate: 0 });
+  });
+
+  it('runs with a page cache of 32 MB, not PGlite’s 128 MB, in memory that never shrinks', async () => {
+    const [row] = await queryRows<{ shared_buffers: string }>(db(), sql`show shared_buffers`);
+    expect(row?.shared_buffers).toBe('32MB');
   });
 
   it('leaves a few changes alone, as autovacuum would', async () => {
