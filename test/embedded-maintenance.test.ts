@@ -1,11 +1,22 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
-import { queryRows } from '@/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, openPglite, queryRows, runMigrations } from '@/db/client';
 import { maintainEmbedded } from '@/lib/server/embedded-maintenance';
-import { testDatabaseUrl } from './database';
-import { withTestDatabase } from './setup-db';
 
-const { db } = withTestDatabase();
+// An embedded database of its own, whatever TEST_DATABASE_URL says: the pass is for PGlite, where
+// nothing else would ever ANALYZE or VACUUM (a PostgreSQL server has autovacuum).
+let handle: DatabaseHandle | undefined;
+beforeAll(async () => {
+  handle = await openPglite();
+  await runMigrations(handle);
+});
+afterAll(async () => {
+  await handle?.close();
+});
+const db = () => {
+  if (!handle) throw new Error('the embedded database is opened in beforeAll');
+  return handle.db;
+};
 
 type TableStats = { analyzed: boolean; vacuumed: boolean; dead: number; estimate: number };
 
@@ -27,9 +38,7 @@ async function maintainFlushed() {
   return maintainEmbedded(db());
 }
 
-// A PostgreSQL server has autovacuum; the pass is for the embedded database, where nothing else
-// would ever ANALYZE or VACUUM.
-describe.skipIf(testDatabaseUrl())('the embedded database', () => {
+describe('the embedded database', () => {
   it('analyzes a table once a tenth of it changed, vacuums it once a fifth is dead, then rests', async () => {
     await db().execute(
       sql`insert into rate_limit_hits (bucket) select 'maintenance-' || g from generate_series(1, 500) g`,
