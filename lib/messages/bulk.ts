@@ -91,8 +91,8 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
  * The bulk's messages and their first history rows in one statement: what varies per message
  * travels as one JSON parameter, what the bulk shares as plain parameters, so that a thousand
  * messages cost one short statement to build rather than tens of thousands of parameters. A new
- * queued message needs only its history row (`queued` emits no event and refunds nothing:
- * lib/messages/state-machine.ts), as in the single send's statement (lib/messages/send.ts).
+ * queued message needs only its history row (`needsOnlyHistory('queued')` in
+ * lib/messages/state-machine.ts, held by its test), as in the single send's statement (lib/messages/send.ts).
  */
 async function insertQueued(
   tx: Executor,

@@ -41,6 +41,15 @@ export function idIn(picked: SQLWrapper): SQL {
   return sql`${messages.id} = any(array(${picked}))`;
 }
 
+/**
+ * Whether entering `status` asks for nothing but the history row: no event, no refund. The sends'
+ * own statements (lib/messages/send.ts, accept-batch.ts, bulk.ts) write a new `queued` message and
+ * its history row without `afterTransition`, on the strength of this.
+ */
+export function needsOnlyHistory(status: MessageStatus): boolean {
+  return EVENT_OF[status] === undefined && !REFUNDED.has(status);
+}
+
 export function canMove(from: MessageStatus, to: MessageStatus): boolean {
   return NEXT[from].includes(to);
 }
