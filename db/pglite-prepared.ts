@@ -33,7 +33,7 @@ export function preparingPglite(client: PGlite, settings: { max?: number } = {})
 
   const prepare = async (text: string, options: QueryOptions | undefined): Promise<Statement> => {
     const name = `simgate_${++counter}`;
-    const message = concat([
+    const message = Buffer.concat([
       protocol.serialize.parse({ name, text, types: options?.paramTypes }),
       protocol.serialize.describe({ type: 'S', name }),
       protocol.serialize.sync(),
@@ -60,7 +60,7 @@ export function preparingPglite(client: PGlite, settings: { max?: number } = {})
       return serialize ? serialize(param) : String(param);
     });
     const results = await client.execProtocolStream(
-      concat([
+      Buffer.concat([
         // Statements the cache let go of (this one's arrival may have pushed one out).
         ...closing.splice(0).map((evicted) => protocol.serialize.close({ type: 'S', name: evicted })),
         protocol.serialize.bind({ statement: name, values: values as string[] }),
@@ -138,14 +138,4 @@ function resultOf<T>(
     }
   }
   return { rows, fields, affectedRows, ...(rowCount === undefined ? {} : { rowCount }) } as Results<T>;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

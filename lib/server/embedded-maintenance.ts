@@ -20,16 +20,16 @@ export type MaintainedTable = { table: string; vacuumed: boolean };
 export async function maintainEmbedded(db: Database): Promise<MaintainedTable[]> {
   const due = await queryRows<{ table: string; vacuum: boolean }>(
     db,
-    sql`select s.relname as table,
-        s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-          or s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0) as vacuum,
-        s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) as analyze
-      from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-      where s.schemaname = 'public'
-        and (s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-          or s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0)
-          or s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0))
-      order by s.relname`,
+    sql`select * from (
+        select s.relname as "table",
+          s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
+            or s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0) as vacuum,
+          s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) as "analyze"
+        from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+        where s.schemaname = 'public'
+      ) due
+      where vacuum or "analyze"
+      order by due."table"`,
   );
   const done: MaintainedTable[] = [];
   for (const { table, vacuum } of due) {
