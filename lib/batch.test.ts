@@ -42,6 +42,28 @@ describe('natural batching', () => {
     expect(await Promise.all(all)).toEqual([1, 2, 3, 4, 5, 6].map((item) => `done ${item}`));
   });
 
+  it('with `spillAt`, starts a batch beside a running one only once that many items wait', async () => {
+    const { batches, run } = controlledRun();
+    const submit = batcher({ inFlight: 2, max: 10, spillAt: 3, run });
+    const all = [submit(1), submit(2), submit(3)];
+    // 1 goes at once; 2 and 3 wait for it rather than start a second lane.
+    expect(batches.map((batch) => batch.items)).toEqual([[1]]);
+    all.push(submit(4));
+    // Three wait: the first lane is not keeping up, so a second batch takes them.
+    expect(batches.map((batch) => batch.items)).toEqual([[1], [2, 3, 4]]);
+    all.push(submit(5));
+    expect(batches).toHaveLength(2);
+    batches[0]?.finish();
+    await all[0];
+    // One lane still runs, and one item waiting does not open another.
+    expect(batches).toHaveLength(2);
+    batches[1]?.finish();
+    await all[1];
+    expect(batches.map((batch) => batch.items)).toEqual([[1], [2, 3, 4], [5]]);
+    batches[2]?.finish();
+    expect(await Promise.all(all)).toEqual([1, 2, 3, 4, 5].map((item) => `done ${item}`));
+  });
+
   it('rejects the items of a failed batch only, and goes on with the next', async () => {
     const { batches, run } = controlledRun();
     const submit = batcher({ inFlight: 1, max: 10, run });

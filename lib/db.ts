@@ -66,6 +66,9 @@ export function batchedOnPipeline<I, O>(
       submit = batcher({
         inFlight: pipeline.size,
         max: options.max,
+        // A second lane only once a quarter of a full batch waits: until then one lane keeps up,
+        // and one batch of sixteen costs the database far less than a few small ones.
+        spillAt: Math.max(1, Math.floor(options.max / 4)),
         run: (items) => run(pipeline.db, items),
         gather: pipeline.gather,
       });
