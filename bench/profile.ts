@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { activateBenchPhone } from './activate';
-import { load, percentile, post, recipient } from './load';
+import { load, type NextRequest, percentile, post, recipient } from './load';
 import { startServer } from './server';
 
 type Node = { id: number; callFrame: { functionName: string; url: string }; children?: number[] };
@@ -34,6 +34,19 @@ async function main() {
   const seconds = Number(process.argv[3] ?? 8);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-prof-'));
   const dbUrl = process.env.BENCH_DATABASE_URL;
+  const spawned = performance.now();
+  // Samples before the measured load (start-up, compilation, the warm-up) are left out.
+  let measuredFromMs = 0;
+  let measuredRequests = 0;
+  let measuredUntilMs = Number.POSITIVE_INFINITY;
+  const measure = async (url: string, next: NextRequest) => {
+    await load(url, next, 3);
+    measuredFromMs = performance.now() - spawned;
+    const result = await load(url, next, seconds);
+    measuredUntilMs = performance.now() - spawned;
+    measuredRequests = result.rps * seconds;
+    console.log(result);
+  };
   const server = await startServer(
     {
       BENCH: '1',
@@ -47,27 +60,20 @@ async function main() {
   let n = 0;
   try {
     if (scenario === 'ping') {
-      console.log(
-        await load(`${server.baseUrl}/api/bench/bare`, () => ({ headers: {}, body: '{"ping":true}' }), seconds),
-      );
+      await measure(`${server.baseUrl}/api/bench/bare`, () => ({ headers: {}, body: '{"ping":true}' }));
     } else if (scenario === 'heartbeat') {
       const phones = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           activateBenchPhone(server.baseUrl, `+1415555${String(3000 + i)}`, `prof-hb-${i}-${Date.now()}@example.test`),
         ),
       );
-      const result = await load(
-        `${server.baseUrl}/api/v1/heartbeats`,
-        () => {
-          const phone = phones[n++ % phones.length]!;
-          return {
-            headers: { 'x-api-key': phone.deviceKey },
-            body: JSON.stringify({ phone: phone.phone, status: 'online', battery: 50 + (n % 50) }),
-          };
-        },
-        seconds,
-      );
-      console.log(result);
+      await measure(`${server.baseUrl}/api/v1/heartbeats`, () => {
+        const phone = phones[n++ % phones.length]!;
+        return {
+          headers: { 'x-api-key': phone.deviceKey },
+          body: JSON.stringify({ phone: phone.phone, status: 'online', battery: 50 + (n % 50) }),
+        };
+      });
     } else if (scenario === 'bulk') {
       // Bulks of 1,000, one after another, as the benchmark's bulk scenario sends them.
       const phone = await activateBenchPhone(server.baseUrl, '+14155550100', `prof-${Date.now()}@example.test`);
@@ -91,15 +97,10 @@ async function main() {
       console.log({ bulks: times.length, p50_ms: percentile(times, 50), p99_ms: percentile(times, 99) });
     } else {
       const phone = await activateBenchPhone(server.baseUrl, '+14155550100', `prof-${Date.now()}@example.test`);
-      const result = await load(
-        `${server.baseUrl}/api/v1/messages`,
-        () => ({
-          headers: { 'x-api-key': phone.apiKey },
-          body: JSON.stringify({ from: phone.phone, to: recipient(n), content: 'Profile', request_id: `p-${n++}` }),
-        }),
-        seconds,
-      );
-      console.log(result);
+      await measure(`${server.baseUrl}/api/v1/messages`, () => ({
+        headers: { 'x-api-key': phone.apiKey },
+        body: JSON.stringify({ from: phone.phone, to: recipient(n), content: 'Profile', request_id: `p-${n++}` }),
+      }));
     }
   } finally {
     await server.stop();
@@ -110,7 +111,10 @@ async function main() {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
+  let at = 0;
   profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < measuredFromMs * 1000 || at > measuredUntilMs * 1000) return;
     selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   });
   const areas = new Map<string, number>();
@@ -125,13 +129,23 @@ async function main() {
     functions.set(name, (functions.get(name) ?? 0) + us);
   }
   const idle = areas.get('(idle)') ?? 0;
+  const perRequest = (us: number) => (measuredRequests > 0 ? (us / measuredRequests).toFixed(0) : '–');
   console.log(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(idle / 1e6).toFixed(1)} s idle`);
   for (const [area, us] of [...areas].sort((a, b) => b[1] - a[1])) {
-    console.log(`${area.padEnd(28)} ${((100 * us) / (total - idle)).toFixed(1).padStart(5)} %`);
+    console.log(
+      `${area.padEnd(28)} ${((100 * us) / (total - idle)).toFixed(1).padStart(5)} % ${perRequest(us).padStart(5)} µs`,
+    );
   }
-  console.log('\ntop functions (self time, share of busy time):');
+  console.log(`\nbusy ${perRequest(total - idle)} µs a request; top functions (self time, share of busy time):`);
   for (const [name, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
-    console.log(`${((100 * us) / (total - idle)).toFixed(1).padStart(5)} %  ${name}`);
+    console.log(`${((100 * us) / (total - idle)).toFixed(1).padStart(5)} % ${perRequest(us).padStart(5)} µs  ${name}`);
+  }
+  // PROFILE_OUT=file.json: every function's self µs a request, to compare two scenarios.
+  if (process.env.PROFILE_OUT && measuredRequests > 0) {
+    fs.writeFileSync(
+      process.env.PROFILE_OUT,
+      JSON.stringify(Object.fromEntries([...functions].map(([name, us]) => [name, us / measuredRequests]))),
+    );
   }
 }
 
