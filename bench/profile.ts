@@ -130,7 +130,9 @@ async function main() {
   }
   const idle = areas.get('(idle)') ?? 0;
   const perRequest = (us: number) => (measuredRequests > 0 ? (us / measuredRequests).toFixed(0) : '–');
-  console.log(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(idle / 1e6).toFixed(1)} s idle`);
+  console.log(
+    `profile ${file}: ${(total / 1e6).toFixed(1)} s sampled from ${measuredFromMs.toFixed(0)} ms to ${measuredUntilMs.toFixed(0)} ms, ${(idle / 1e6).toFixed(1)} s idle`,
+  );
   for (const [area, us] of [...areas].sort((a, b) => b[1] - a[1])) {
     console.log(
       `${area.padEnd(28)} ${((100 * us) / (total - idle)).toFixed(1).padStart(5)} % ${perRequest(us).padStart(5)} µs`,
