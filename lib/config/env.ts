@@ -130,8 +130,9 @@ export const envSchema = z.object({
   // Read by the shell of package.json's `start` (`node --max-old-space-size=${HEAP_MB:-256}`), where Node
   // refuses a value that is not a number; listed here with the others, and checked (64 MB at least).
   HEAP_MB: variable(wholeNumber(64)).default(256),
-  // The same shell's `--max-semi-space-size=${SEMI_SPACE_MB:-64}`: V8's young generation (README, Performance).
-  SEMI_SPACE_MB: variable(wholeNumber(1)).default(64),
+  // The same shell's `--max-semi-space-size`, V8's young generation: 64 MB with DATABASE_URL in the
+  // environment, else Node's own 16 MB (README: the embedded database's memory matters more there).
+  SEMI_SPACE_MB: variable(wholeNumber(1)),
   TRUST_PROXY: variable(trustProxy),
   ALLOWED_HOSTS: variable(text),
   /** Set by scripts/start.mjs for its own process. */
