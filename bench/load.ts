@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 
 export const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -47,7 +48,12 @@ async function drive(url: string, next: NextRequest, duration: number): Promise<
 }
 
 /** CPU time per request, in µs: the server's main thread, and all of PostgreSQL's processes on this machine. */
-export type CpuPerRequest = { server_main_us: number; postgres_us: number };
+export type CpuPerRequest = {
+  server_main_us: number;
+  postgres_us: number;
+  /** The share of the time the server's main thread was on a CPU (1: never idle nor waiting for one). */
+  server_main_busy: number;
+};
 
 /** Clock ticks of user and system time in a /proc/…/stat line (fields 14 and 15), as ms. */
 function statMs(file: string): number {
@@ -135,7 +141,11 @@ export async function interleaved<K extends string>(
     cpu: Object.fromEntries(
       entries.map(([name, total]): [string, CpuPerRequest] => [
         name,
-        { server_main_us: perRequest(total.main, total), postgres_us: perRequest(total.pg, total) },
+        {
+          server_main_us: perRequest(total.main, total),
+          postgres_us: perRequest(total.pg, total),
+          server_main_busy: Math.round((100 * total.main) / (total.seconds * 1000)) / 100,
+        },
       ]),
     ) as Record<K, CpuPerRequest>,
   };
@@ -187,4 +197,15 @@ export async function post(url: string, headers: Record<string, string>, body: u
 export function recipient(n: number): string {
   const exchange = 200 + (Math.floor(n / 10_000) % 800);
   return `+1415${exchange}${String(n % 10_000).padStart(4, '0')}`;
+}
+
+/** ANALYZE `table` on PostgreSQL, as autovacuum would within a minute of rows arriving (nothing on the embedded database). */
+export async function analyze(dbUrl: string | undefined, table: 'messages'): Promise<void> {
+  if (!dbUrl) return;
+  const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`analyze ${table}`);
+  } finally {
+    await admin.end();
+  }
 }

@@ -8,10 +8,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import postgres from 'postgres';
 import { createTestCertificates, startReceiver } from '../test/fixtures/tls/receiver';
 import { activateBenchPhone, type BenchPhone } from './activate';
 import {
+  analyze,
   CONNECTIONS,
   DURATION_S,
   interleaved,
@@ -46,17 +46,6 @@ function summary(samples: number[], seconds: number): Load {
     p99_ms: percentile(samples, 99),
     errors: 0,
   };
-}
-
-/** ANALYZE `table` on PostgreSQL, as autovacuum would within a minute of rows arriving (nothing on the embedded database). */
-async function analyze(dbUrl: string | undefined, table: 'messages'): Promise<void> {
-  if (!dbUrl) return;
-  const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`analyze ${table}`);
-  } finally {
-    await admin.end();
-  }
 }
 
 /** `count` accounts with one activated phone each, ten activations at a time. */
@@ -173,6 +162,15 @@ async function main() {
     );
     const rssMb = measured.rssMb;
     const { ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat } = measured.result.loads;
+    if (process.env.BENCH_ONLY_RATIOS) {
+      // A quick look while working on the hot path: the four interleaved scenarios, nothing written.
+      console.table({ ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat });
+      console.table(measured.result.cpu);
+      console.log(
+        `ratios: send ${(sentOne.rps / ping.rps).toFixed(2)}×, send_many ${(sentMany.rps / ping.rps).toFixed(2)}×, heartbeat ${(heartbeat.rps / ping.rps).toFixed(2)}×; peak RSS ${rssMb} MB`,
+      );
+      return;
+    }
 
     // Bulk of 1,000: latency per call.
     const recipients = Array.from({ length: 1000 }, (_, i) => `+1415555${String(i).padStart(4, '0')}`);

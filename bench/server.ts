@@ -38,14 +38,25 @@ export async function startServer(env: Record<string, string>, nodeArgs: string[
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
+  let last = 'no answer yet';
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ready = await fetch(`${baseUrl}/api/health`).then(
-      (res) => res.ok,
-      () => false,
+    // Each probe is bounded: one that hangs must not outlast the deadline unnoticed.
+    const ready = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(5_000) }).then(
+      async (res) => {
+        last = `${res.status} ${(await res.text()).slice(0, 300)}`;
+        return res.ok;
+      },
+      (error: unknown) => {
+        last = String(error);
+        return false;
+      },
     );
     if (ready) break;
-    if (Date.now() > deadline) throw new Error('server did not become ready in 60 s');
+    if (Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error(`server did not become ready in 60 s (last probe: ${last})`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { batcher } from './batch';
 
 /** A `run` whose batches end when the test says so. */
@@ -98,6 +98,60 @@ describe('natural batching', () => {
     ]);
     batches[1]?.finish();
     expect(await Promise.all([later, more])).toEqual(['done 3', 'done 4']);
+  });
+
+  describe('with `halve`', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('takes at most half of the recent peak of waiting and running items, and forgets an old peak', async () => {
+      vi.useFakeTimers({ toFake: ['performance'] });
+      const { batches, run } = controlledRun();
+      const submit = batcher({ inFlight: 1, max: 10, run, halve: true });
+      const items = (batch: number) => batches[batch]?.items;
+      const finish = async (batch: number, first: Promise<string>) => {
+        batches[batch]?.finish();
+        await first;
+      };
+      // Alone, an item goes at once; then ten are in (one running, nine waiting): halves of five.
+      const all = Array.from({ length: 10 }, (_, i) => submit(i + 1));
+      expect(items(0)).toEqual([1]);
+      await finish(0, all[0]!);
+      expect(items(1)).toEqual([2, 3, 4, 5, 6]);
+      await finish(1, all[1]!);
+      expect(items(2)).toEqual([7, 8, 9, 10]);
+      await finish(2, all[6]!);
+      // Within the second, that peak still holds: four waiting go together.
+      const again = [11, 12, 13, 14, 15].map((item) => submit(item));
+      await finish(3, again[0]!);
+      expect(items(4)).toEqual([12, 13, 14, 15]);
+      await finish(4, again[1]!);
+      // Two seconds on it is forgotten: five in (one running, four waiting) make halves of three.
+      vi.advanceTimersByTime(2_500);
+      const later = [16, 17, 18, 19, 20].map((item) => submit(item));
+      expect(items(5)).toEqual([16]);
+      await finish(5, later[0]!);
+      expect(items(6)).toEqual([17, 18, 19]);
+      await finish(6, later[1]!);
+      expect(items(7)).toEqual([20]);
+      batches[7]?.finish();
+      expect(await Promise.all([...all, ...again, ...later])).toEqual(
+        Array.from({ length: 20 }, (_, i) => `done ${i + 1}`),
+      );
+    });
+
+    it('lets items go one by one under a light load', async () => {
+      const { batches, run } = controlledRun();
+      const submit = batcher({ inFlight: 1, max: 10, run, halve: true });
+      const first = submit(1);
+      const second = submit(2);
+      batches[0]?.finish();
+      await first;
+      expect(batches.map((batch) => batch.items)).toEqual([[1], [2]]);
+      batches[1]?.finish();
+      expect(await second).toBe('done 2');
+    });
   });
 
   it('refuses a run that answers the wrong number of results', async () => {

@@ -11,6 +11,13 @@
  * next batch larger, which costs the database less than two small ones; past it, the lane is
  * saturated (or stuck on a lock) and another helps.
  *
+ * With `halve`, a batch carries at most half of the items recently in the batcher (waiting or
+ * running: the peak of the last one or two seconds), so that a steady load keeps two batches in
+ * turn. Taking all that waited fell into lockstep under a closed load: with 16 callers, one batch
+ * of 15 went to the database while the thread had one request to work on and then nothing (a batch
+ * of 1 next, then 15 again: counted), so the thread idled for most of each big batch's round trip.
+ * With halves it works on one batch's results while the database has the other.
+ *
  * `run` answers one result per item, in order; when it throws, every item of the batch rejects
  * with that error.
  */
@@ -25,21 +32,40 @@ export function batcher<I, O>(options: {
    * it runs, and without the wait every batch would be one item.
    */
   gather?: boolean;
+  /** A batch of at most half the recent peak of waiting and running items (above). */
+  halve?: boolean;
 }): (item: I) => Promise<O> {
   type Waiting = { item: I; resolve: (value: O) => void; reject: (error: unknown) => void };
-  const { inFlight, max, run, gather = false, spillAt = 1 } = options;
+  const { inFlight, max, run, gather = false, spillAt = 1, halve = false } = options;
   let running = 0;
+  let runningItems = 0;
   let queue: Waiting[] = [];
   let gathering = false;
+  // The peak of waiting and running items, in windows of a second: this one's and the last one's.
+  let peak = 0;
+  let previousPeak = 0;
+  let windowStarted = performance.now();
+  const notePeak = () => {
+    const now = performance.now();
+    if (now - windowStarted >= 1000) {
+      previousPeak = now - windowStarted < 2000 ? peak : 0;
+      peak = 0;
+      windowStarted = now;
+    }
+    peak = Math.max(peak, queue.length + runningItems);
+  };
 
   const next = () => {
     while (running < inFlight && queue.length >= (running === 0 ? 1 : spillAt)) {
-      const batch = queue.slice(0, max);
+      const size = halve ? Math.min(max, Math.max(1, Math.ceil(Math.max(peak, previousPeak) / 2))) : max;
+      const batch = queue.slice(0, size);
       queue = queue.slice(batch.length);
       running++;
+      runningItems += batch.length;
       // The slot is handed on before the batch's callers hear their results.
       const settle = (deliver: () => void) => {
         running--;
+        runningItems -= batch.length;
         next();
         deliver();
       };
@@ -74,6 +100,7 @@ export function batcher<I, O>(options: {
   return (item) =>
     new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject });
+      notePeak();
       start();
     });
 }
