@@ -42,7 +42,7 @@ async function main() {
   const measure = async (url: string, next: NextRequest) => {
     await load(url, next, 3);
     // As `npm run bench` does: planner statistics, as autovacuum would have within a minute.
-    await analyze(dbUrl, 'messages');
+    await analyze(server.baseUrl);
     measuredFromMs = performance.now() - spawned;
     const result = await load(url, next, seconds);
     measuredUntilMs = performance.now() - spawned;

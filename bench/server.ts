@@ -41,17 +41,17 @@ export async function startServer(env: Record<string, string>, nodeArgs: string[
   let last = 'no answer yet';
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    // Each probe is bounded: one that hangs must not outlast the deadline unnoticed.
-    const ready = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(5_000) }).then(
-      async (res) => {
+    // Each probe is bounded (the first opens, and on a first start creates, the database: seconds),
+    // so that one that hangs cannot outlast the deadline unnoticed.
+    const ready = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(30_000) })
+      .then(async (res) => {
         last = `${res.status} ${(await res.text()).slice(0, 300)}`;
         return res.ok;
-      },
-      (error: unknown) => {
+      })
+      .catch((error: unknown) => {
         last = String(error);
         return false;
-      },
-    );
+      });
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGTERM');

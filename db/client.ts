@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations, sql } from 'drizzle-orm';
@@ -42,8 +44,29 @@ const MIGRATION_LOCK_ID = 72_201_977;
  */
 const PGLITE_SHARED_BUFFERS = '32MB';
 
+/**
+ * Creates a new embedded database folder (PostgreSQL's initdb, in PGlite) in a child process that
+ * then exits. Done in this process, the creation's memory stayed with it for good: the server's peak
+ * RSS under the benchmark was about 90 MB higher on a first start than on any later one (505 against
+ * 419 MB), and WASM and the C heap do not give memory back. The child imports PGlite by its package
+ * name, so it runs from the app's folder, where node_modules is.
+ */
+async function createPgliteDataDir(dataDir: string): Promise<void> {
+  const script = `import { PGlite } from '@electric-sql/pglite';
+const db = new PGlite(process.argv[1]);
+await db.waitReady;
+await db.close();`;
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, dataDir], {
+    cwd: process.cwd(),
+    timeout: 120_000,
+  });
+}
+
 export async function openPglite(dataDirOrMemory?: string, options?: { loadDataDir?: Blob }): Promise<DatabaseHandle> {
   if (dataDirOrMemory) fs.mkdirSync(dataDirOrMemory, { recursive: true });
+  if (dataDirOrMemory && !options?.loadDataDir && !fs.existsSync(path.join(dataDirOrMemory, 'PG_VERSION'))) {
+    await createPgliteDataDir(dataDirOrMemory);
+  }
   // pg_trgm: the message search index (migration 0009).
   const pgliteOptions = {
     loadDataDir: options?.loadDataDir,

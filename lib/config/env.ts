@@ -131,7 +131,7 @@ export const envSchema = z.object({
   // refuses a value that is not a number; listed here with the others, and checked (64 MB at least).
   HEAP_MB: variable(wholeNumber(64)).default(256),
   // The same shell's `--max-semi-space-size`, V8's young generation: 64 MB with DATABASE_URL in the
-  // environment, else Node's own 16 MB (README: the embedded database's memory matters more there).
+  // environment, else 8 MB (README: the embedded database's memory matters more there).
   SEMI_SPACE_MB: variable(wholeNumber(1)),
   TRUST_PROXY: variable(trustProxy),
   ALLOWED_HOSTS: variable(text),
