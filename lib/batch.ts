@@ -41,7 +41,7 @@ export function batcher<I, O>(options: {
   let runningItems = 0;
   let queue: Waiting[] = [];
   let gathering = false;
-  // The peak of waiting and running items, in windows of a second: this one's and the last one's.
+  // With `halve`: the peak of waiting and running items, in windows of a second (this one's and the last one's).
   let peak = 0;
   let previousPeak = 0;
   let windowStarted = performance.now();
@@ -54,11 +54,11 @@ export function batcher<I, O>(options: {
     }
     peak = Math.max(peak, queue.length + runningItems);
   };
+  const batchSize = () => (halve ? Math.min(max, Math.max(1, Math.ceil(Math.max(peak, previousPeak) / 2))) : max);
 
   const next = () => {
     while (running < inFlight && queue.length >= (running === 0 ? 1 : spillAt)) {
-      const size = halve ? Math.min(max, Math.max(1, Math.ceil(Math.max(peak, previousPeak) / 2))) : max;
-      const batch = queue.slice(0, size);
+      const batch = queue.slice(0, batchSize());
       queue = queue.slice(batch.length);
       running++;
       runningItems += batch.length;
@@ -100,7 +100,7 @@ export function batcher<I, O>(options: {
   return (item) =>
     new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      notePeak();
+      if (halve) notePeak();
       start();
     });
 }
