@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_BODY_LENGTH = 40;
@@ -18,8 +18,9 @@ function randomBase62(length: number): string {
   return out;
 }
 
+/** One call per authenticated request: the one-shot `hash` costs less than half of a `createHash` chain. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export type GeneratedKey = { key: string; hash: string; prefix: string };
