@@ -14,6 +14,8 @@ export function wrappedRouteFiles(root = process.cwd(), dir = API_DIR): string[]
   const found: string[] = [];
   for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
     const relative = path.join(dir, entry.name);
+    // A catch-all answers the paths that are no operation (app/api/v1/[...unknown]: 404).
+    if (entry.isDirectory() && entry.name.startsWith('[...')) continue;
     if (entry.isDirectory()) found.push(...wrappedRouteFiles(root, relative));
     else if (entry.name === 'route.ts' && WRAPPED.test(fs.readFileSync(path.join(root, relative), 'utf8'))) {
       found.push(relative.split(path.sep).join('/'));

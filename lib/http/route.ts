@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { type Database, getDb } from '@/db';
 import { actingAs } from '@/lib/audit/actor';
 import { DomainError } from '@/lib/errors';
+import { guardedByRoute, misdirected, secure } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
 import { auditActorOf } from './actor';
@@ -71,6 +72,11 @@ export function route<
     let response: Response;
     let rawParams: PathParams | undefined;
     try {
+      // The proxy's check, for the paths it leaves to this wrapper (lib/http/front-door.ts).
+      const refused = guardedByRoute(url.pathname)
+        ? misdirected(url.pathname, req.headers.get('host'), req.url)
+        : undefined;
+      if (refused) return answered(refused, requestId);
       rawParams = await nextContext?.params;
       const db = await getDb();
       const principal = await authenticate(db, req, options.auth);
@@ -84,7 +90,7 @@ export function route<
     } catch (error) {
       response = errorResponse(error, requestId, req, routePattern(url.pathname, rawParams));
     }
-    response.headers.set('x-request-id', requestId);
+    answered(response, requestId);
     log.debug(
       {
         requestId,
@@ -98,6 +104,13 @@ export function route<
     return response;
   };
   return attachSpec(run, options);
+}
+
+/** Every answer names its request and carries the security headers. */
+function answered(response: Response, requestId: string): Response {
+  response.headers.set('x-request-id', requestId);
+  secure(response.headers);
+  return response;
 }
 
 function toResponse(result: unknown, status: number | undefined): Response {

@@ -11,11 +11,11 @@ afterEach(() => {
   }
 });
 
-function through(host: string, pathname = '/api/v1/phones', headers: Record<string, string> = {}) {
+function through(host: string, pathname = '/api/mobile/v1/device', headers: Record<string, string> = {}) {
   return proxy(new NextRequest(`http://${host}${pathname}`, { headers: { host, ...headers } }));
 }
 
-describe('the Host check in front of every route (DNS rebinding)', () => {
+describe('the Host check in the proxy (DNS rebinding; /api/v1 does it in route(): front-door.test.ts)', () => {
   it('refuses a rebound name with 421 problem+json before any route runs', async () => {
     for (const host of ['attacker.example:3000', 'attacker.example', '127.0.0.1.nip.io:3000', '[::2]:3000']) {
       const res = through(host);

@@ -1,0 +1,56 @@
+import { hostPolicyFromEnv, isAllowedHost } from './host';
+import { problemBody, problemResponse } from './problem';
+import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers';
+
+/**
+ * What every answer goes through, whoever serves it: the Host check against DNS rebinding before
+ * anything else, and the security headers on the way out. proxy.ts applies it to pages and to the
+ * API surfaces with handlers of their own; the one route wrapper (lib/http/route.ts) applies it to
+ * /api/v1 and /api/health, which the proxy's matcher leaves out. That is the hot path, where Next's
+ * middleware machinery cost more than the wrapper's own work (for a POST it also copies the body
+ * stream, in case the middleware reads it).
+ */
+
+/** The paths route() guards itself: every module under them is built with it (test/api/front-door.test.ts). */
+const GUARDED_BY_ROUTE = /^\/api\/(v1\/|health$)/;
+
+/**
+ * The paths proxy.ts's matcher leaves out, besides Next's build assets: those above, and the
+ * benchmark's routes (404 unless BENCH=1), whose bare route stands for the framework alone.
+ */
+export const LEFT_BY_PROXY = /^\/api\/(v1\/|health$|bench\/)/;
+
+export function guardedByRoute(pathname: string): boolean {
+  return GUARDED_BY_ROUTE.test(pathname);
+}
+
+/** Load balancers probe the health check by address, so it answers any Host. */
+const ANY_HOST = '/api/health';
+
+/**
+ * The 421 answer for a request addressed to a name the app is not served under (DNS rebinding, a
+ * misrouted proxy), or undefined when the name is one of the app's. `host` is the Host header; a
+ * request without one (a test calling a handler, an HTTP/1.0 client: never a browser, so never a
+ * rebinding page) is judged by the host of its URL.
+ */
+export function misdirected(pathname: string, host: string | null, url?: string): Response | undefined {
+  if (pathname === ANY_HOST) return undefined;
+  const name = host ?? (url ? new URL(url).host : null);
+  if (isAllowedHost(name, hostPolicyFromEnv())) return undefined;
+  return problemResponse(
+    problemBody(
+      'MISDIRECTED_REQUEST',
+      'This server does not answer for that host name. Set APP_URL (or ALLOWED_HOSTS) to the name it is served under.',
+    ),
+  );
+}
+
+/** Whether the app is served over https (APP_URL): HSTS, and pages upgrade insecure requests. */
+export function servedOverHttps(): boolean {
+  return hostPolicyFromEnv().appUrl?.startsWith('https://') ?? false;
+}
+
+/** Sets the security headers on `headers`; an API answer's policy loads nothing (the default). */
+export function secure(headers: Headers, csp: string = API_CONTENT_SECURITY_POLICY, https = servedOverHttps()): void {
+  for (const [name, value] of Object.entries(securityHeaders({ csp, https }))) headers.set(name, value);
+}
