@@ -8,8 +8,8 @@ import { API_CONTENT_SECURITY_POLICY, contentSecurityPolicy } from '@/lib/http/s
 const DEV_INBOX = /^\/(api\/)?dev\/inbox(\/|$)/;
 
 /**
- * Runs before every page and route but the API's own (/api/v1, /api/health: the matcher below
- * leaves them to the route wrapper, which does the same; lib/http/front-door.ts). A request
+ * Runs before every page and route but the APIs' (the matcher below leaves them to the route
+ * wrapper, which does the same; lib/http/front-door.ts). A request
  * addressed to a name the app is not served under (DNS rebinding, a misrouted proxy) is refused
  * with 421 before anything else happens, and the dev inbox (page and API) is not found for
  * clients on other machines. Every answer carries the security headers
@@ -45,7 +45,11 @@ function passOn(request: NextRequest, pageCsp: string | undefined): Response {
   return NextResponse.next({ request: { headers: forwarded } });
 }
 
-// Build assets need no check and no headers of ours; /api/v1/… and /api/health answer through
+// Build assets need no check and no headers of ours. The APIs (ours and SMSGate's) answer through
 // route(), which checks and sets them itself, and the benchmark's routes stand for the framework
 // alone (LEFT_BY_PROXY in lib/http/front-door.ts; test/api/front-door.test.ts holds the two together).
-export const config = { matcher: ['/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/bench/).*)'] };
+export const config = {
+  matcher: [
+    '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/).*)',
+  ],
+};

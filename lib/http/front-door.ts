@@ -4,21 +4,25 @@ import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers
 
 /**
  * What every answer goes through, whoever serves it: the Host check against DNS rebinding before
- * anything else, and the security headers on the way out. proxy.ts applies it to pages and to the
- * API surfaces with handlers of their own; the one route wrapper (lib/http/route.ts) applies it to
- * /api/v1 and /api/health, which the proxy's matcher leaves out. That is the hot path, where Next's
- * middleware machinery cost more than the wrapper's own work (for a POST it also copies the body
- * stream, in case the middleware reads it).
+ * anything else, and the security headers on the way out. proxy.ts applies it to pages and the
+ * routes of their own (next-auth, the dev inbox); the one route wrapper (lib/http/route.ts)
+ * applies it to the APIs, which the proxy's matcher leaves out. They are the hot path, where
+ * Next's middleware machinery cost more than the wrapper's own work (for a POST it also tees the
+ * body stream, in case the middleware reads it).
  */
 
-/** The paths route() guards itself: every module under them is built with it (test/api/front-door.test.ts). */
-const GUARDED_BY_ROUTE = /^\/api\/(v1\/|health$)/;
+/**
+ * The paths route() guards itself: our API, its health check, and SMSGate's surfaces (the app's,
+ * the integrator API at both its paths). Every module under them is built with it, including a
+ * catch-all that answers paths naming no operation (test/api/front-door.test.ts).
+ */
+const GUARDED_BY_ROUTE = /^\/(api\/(v1\/|health$|mobile\/v1\/|3rdparty\/v1\/)|3rdparty\/v1\/)/;
 
 /**
  * The paths proxy.ts's matcher leaves out, besides Next's build assets: those above, and the
  * benchmark's routes (404 unless BENCH=1), whose bare route stands for the framework alone.
  */
-export const LEFT_BY_PROXY = /^\/api\/(v1\/|health$|bench\/)/;
+export const LEFT_BY_PROXY = /^\/(api\/(v1\/|health$|mobile\/v1\/|3rdparty\/v1\/|bench\/)|3rdparty\/v1\/)/;
 
 export function guardedByRoute(pathname: string): boolean {
   return GUARDED_BY_ROUTE.test(pathname);

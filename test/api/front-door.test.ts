@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NextRequest } from 'next/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as unknownIntegratorPath from '@/app/api/3rdparty/v1/[...unknown]/route';
 import { GET as health } from '@/app/api/health/route';
+import * as unknownAppPath from '@/app/api/mobile/v1/[...unknown]/route';
 import * as unknownPath from '@/app/api/v1/[...unknown]/route';
-import { ROUTES } from '@/app/api/v1/openapi.json/routes';
 import { guardedByRoute, LEFT_BY_PROXY } from '@/lib/http/front-door';
 import type { RouteHandler } from '@/lib/http/route';
 import { HTTP_METHODS } from '@/lib/openapi/document';
@@ -22,14 +23,16 @@ afterEach(() => {
 /** proxy.ts's matcher as Next reads it: a path pattern over the whole pathname. */
 const matcher = new RegExp(`^${proxyConfig.matcher[0]}$`);
 
-/** Every route module on disk under app/api, as its URL path (`/api/v1/phones/{id}`). */
-function routePaths(dir = path.join('app', 'api')): string[] {
+/** Every route module on disk under app (`app/api/v1/phones/[id]/route.ts`). */
+function routeFiles(dir = 'app'): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) return routePaths(file);
-    return entry.name === 'route.ts' ? [urlPathOf(file.split(path.sep).join('/'))] : [];
+    if (entry.isDirectory()) return routeFiles(file);
+    return entry.name === 'route.ts' ? [file.split(path.sep).join('/')] : [];
   });
 }
+
+const routePaths = () => routeFiles().map(urlPathOf);
 
 function answerFor(handler: RouteHandler, urlPath: string, host: string): Promise<Response> {
   const pathname = urlPath.replace(/\{[^}]+\}/g, 'x');
@@ -50,6 +53,11 @@ describe('the front door: the Host check and the security headers, in the proxy 
       '/dashboard',
       '/sign-in',
       '/3rdparty/v1/message',
+      '/3rdparty/v2/message',
+      '/api/mobile/v1/no-such-thing',
+      '/api/mobile/device',
+      '/api/3rdparty/v1/x/y',
+      '/api/auth/session',
       '/',
     ];
     for (const pathname of samples) {
@@ -60,28 +68,23 @@ describe('the front door: the Host check and the security headers, in the proxy 
   });
 
   it('every handler the proxy leaves out but the benchmark’s refuses a rebound Host with 421, before any work', async () => {
-    const guarded = routePaths().filter((urlPath) => LEFT_BY_PROXY.test(urlPath) && !urlPath.startsWith('/api/bench/'));
-    expect(guarded.length).toBeGreaterThan(50);
-    const indexed = new Map<string, Record<string, unknown>>(
-      ROUTES.map(({ path: urlPath, module }) => [urlPath, module]),
-    );
-    indexed.set('/api/v1/{...unknown}', unknownPath);
+    const guarded = routeFiles().filter((file) => guardedByRoute(urlPathOf(file)) && urlPathOf(file) !== '/api/health');
+    expect(guarded.length).toBeGreaterThan(90);
     let checked = 0;
-    for (const urlPath of guarded) {
-      // Only route()'s handlers are indexed (scripts/route-index.ts): a module made otherwise is missing.
-      // (The catch-all is route()'s too, but no operation, so it is not indexed.)
-      const module = indexed.get(urlPath);
-      expect(module, `${urlPath} is not built with route()`).toBeDefined();
-      for (const method of HTTP_METHODS.filter((m) => m in (module ?? {}))) {
-        const res = await answerFor(module?.[method] as RouteHandler, urlPath, 'attacker.example:3000');
-        if (urlPath === '/api/health') continue;
-        expect(res.status, `${method} ${urlPath}`).toBe(421);
-        expect(await res.json()).toMatchObject({ status: 421, code: 'MISDIRECTED_REQUEST' });
-        expect(res.headers.get('x-content-type-options'), `${method} ${urlPath}`).toBe('nosniff');
+    for (const file of guarded) {
+      const module = (await import(`@/${file.replace(/\.ts$/, '')}`)) as Record<string, unknown>;
+      for (const method of HTTP_METHODS.filter((m) => m in module)) {
+        const res = await answerFor(module[method] as RouteHandler, urlPathOf(file), 'attacker.example:3000');
+        const where = `${method} ${urlPathOf(file)}`;
+        expect(res.status, where).toBe(421);
+        // SMSGate's surfaces answer errors as their clients read them (application/json, `message`).
+        expect(await res.json(), where).toMatchObject({ status: 421, code: 'MISDIRECTED_REQUEST' });
+        expect(res.headers.get('x-content-type-options'), where).toBe('nosniff');
+        expect(res.headers.get('content-security-policy'), where).toBe("default-src 'none'; frame-ancestors 'none'");
         checked++;
       }
     }
-    expect(checked).toBeGreaterThan(60);
+    expect(checked).toBeGreaterThan(120);
   });
 
   it('answers the app’s own names, and the health check any name, with the API’s headers', async () => {
@@ -107,6 +110,18 @@ describe('the front door: the Host check and the security headers, in the proxy 
       expect(res.contentType).toBe('application/problem+json');
       expect(res.body).toMatchObject({ code: 'NOT_FOUND', detail: expect.stringContaining('/api/v1/no-such-thing/x') });
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
+  it('answers such a path of SMSGate’s surfaces with 404 as their clients read errors', async () => {
+    for (const [handler, urlPath] of [
+      [unknownAppPath.GET, '/api/mobile/v1/no-such-thing'],
+      [unknownIntegratorPath.POST, '/3rdparty/v1/no-such-thing'],
+    ] as const) {
+      const res = await call(handler, { path: urlPath, method: 'GET' });
+      expect(res.status).toBe(404);
+      expect(res.contentType).toBe('application/json');
+      expect(res.body).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining(urlPath) });
     }
   });
 

@@ -11,7 +11,7 @@ afterEach(() => {
   }
 });
 
-function through(host: string, pathname = '/api/mobile/v1/device', headers: Record<string, string> = {}) {
+function through(host: string, pathname = '/api/auth/session', headers: Record<string, string> = {}) {
   return proxy(new NextRequest(`http://${host}${pathname}`, { headers: { host, ...headers } }));
 }
 

@@ -30,7 +30,7 @@ describe('security headers on every page and API answer', () => {
   });
 
   it('sets nosniff, the referrer and permissions policies and no framing on API answers and refusals too', () => {
-    for (const res of [answer('/api/mobile/v1/device'), answer('/api/health'), answer('/sign-in', 'attacker.example')]) {
+    for (const res of [answer('/api/auth/session'), answer('/api/health'), answer('/sign-in', 'attacker.example')]) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
       expect(res.headers.get('permissions-policy')).toContain('camera=()');
@@ -40,7 +40,7 @@ describe('security headers on every page and API answer', () => {
   });
 
   it('gives API answers a fixed policy that loads nothing, without rewriting the request', () => {
-    const res = answer('/api/mobile/v1/device');
+    const res = answer('/api/auth/session');
     expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
     expect(res.headers.get('x-middleware-request-content-security-policy')).toBeNull();
   });

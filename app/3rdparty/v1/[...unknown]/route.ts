@@ -1,0 +1,1 @@
+export { DELETE, GET, PATCH, POST, PUT } from '@/app/api/3rdparty/v1/[...unknown]/route';
