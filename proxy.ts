@@ -9,11 +9,11 @@ const DEV_INBOX = /^\/(api\/)?dev\/inbox(\/|$)/;
 
 /**
  * Runs before every page and route but the APIs' (the matcher below leaves them to the route
- * wrapper, which does the same; lib/http/front-door.ts). A request
- * addressed to a name the app is not served under (DNS rebinding, a misrouted proxy) is refused
- * with 421 before anything else happens, and the dev inbox (page and API) is not found for
- * clients on other machines. Every answer carries the security headers
- * (lib/http/security-headers.ts), pages a nonce-based Content-Security-Policy.
+ * wrapper, which does the same; lib/http/front-door.ts). A request addressed to a name the app is
+ * not served under (DNS rebinding, a misrouted proxy) is refused with 421 before anything else
+ * happens, and the dev inbox (page and API) is not found for clients on other machines. Every
+ * answer carries the security headers (lib/http/security-headers.ts), pages a nonce-based
+ * Content-Security-Policy.
  */
 export function proxy(request: NextRequest): Response {
   const { pathname } = request.nextUrl;
@@ -47,7 +47,7 @@ function passOn(request: NextRequest, pageCsp: string | undefined): Response {
 
 // Build assets need no check and no headers of ours. The APIs (ours and SMSGate's) answer through
 // route(), which checks and sets them itself, and the benchmark's routes stand for the framework
-// alone (LEFT_BY_PROXY in lib/http/front-door.ts; test/api/front-door.test.ts holds the two together).
+// alone (leftByProxy in lib/http/front-door.ts; test/api/front-door.test.ts holds the two together).
 export const config = {
   matcher: [
     '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/).*)',

@@ -4,9 +4,9 @@ import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers
 
 /**
  * What every answer goes through, whoever serves it: the Host check against DNS rebinding before
- * anything else, and the security headers on the way out. proxy.ts applies it to pages and the
- * routes of their own (next-auth, the dev inbox); the one route wrapper (lib/http/route.ts)
- * applies it to the APIs, which the proxy's matcher leaves out. They are the hot path, where
+ * anything else, and the security headers on the way out. proxy.ts applies it to pages and to the
+ * few routes with handlers of their own (next-auth, the dev inbox); the one route wrapper
+ * (lib/http/route.ts) applies it to the APIs, which the proxy's matcher leaves out. They are the hot path, where
  * Next's middleware machinery cost more than the wrapper's own work (for a POST it also tees the
  * body stream, in case the middleware reads it).
  */
@@ -18,14 +18,16 @@ import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers
  */
 const GUARDED_BY_ROUTE = /^\/(api\/(v1\/|health$|mobile\/v1\/|3rdparty\/v1\/)|3rdparty\/v1\/)/;
 
+export function guardedByRoute(pathname: string): boolean {
+  return GUARDED_BY_ROUTE.test(pathname);
+}
+
 /**
  * The paths proxy.ts's matcher leaves out, besides Next's build assets: those above, and the
  * benchmark's routes (404 unless BENCH=1), whose bare route stands for the framework alone.
  */
-export const LEFT_BY_PROXY = /^\/(api\/(v1\/|health$|mobile\/v1\/|3rdparty\/v1\/|bench\/)|3rdparty\/v1\/)/;
-
-export function guardedByRoute(pathname: string): boolean {
-  return GUARDED_BY_ROUTE.test(pathname);
+export function leftByProxy(pathname: string): boolean {
+  return guardedByRoute(pathname) || pathname.startsWith('/api/bench/');
 }
 
 /** Load balancers probe the health check by address, so it answers any Host. */
