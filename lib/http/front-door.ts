@@ -6,9 +6,9 @@ import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers
  * What every answer goes through, whoever serves it: the Host check against DNS rebinding before
  * anything else, and the security headers on the way out. proxy.ts applies it to pages and to the
  * few routes with handlers of their own (next-auth, the dev inbox); the one route wrapper
- * (lib/http/route.ts) applies it to the APIs, which the proxy's matcher leaves out. They are the hot path, where
- * Next's middleware machinery cost more than the wrapper's own work (for a POST it also tees the
- * body stream, in case the middleware reads it).
+ * (lib/http/route.ts) applies it to the APIs, which the proxy's matcher leaves out. They are the
+ * hot path, where Next's middleware machinery cost more than the wrapper's own work (for a POST it
+ * also tees the body stream, in case the middleware reads it).
  */
 
 /**
