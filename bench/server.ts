@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../scripts/free-port';
 
 const root = path.resolve(import.meta.dirname, '..');
 const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
@@ -19,7 +20,7 @@ export async function startServer(env: Record<string, string>, nodeArgs: string[
     const build = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });
     if (build.status !== 0) throw new Error('next build failed');
   }
-  const port = 3300 + Math.floor(Math.random() * 500);
+  const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-bench-'));
   const startCommand = (
     JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -49,7 +50,9 @@ export async function startServer(env: Record<string, string>, nodeArgs: string[
         return res.ok;
       })
       .catch((error: unknown) => {
-        last = String(error);
+        // fetch's own message is only "fetch failed": the reason is its cause.
+        const cause = (error as { cause?: unknown }).cause;
+        last = cause ? `${String(error)} (${String(cause)})` : String(error);
         return false;
       });
     if (ready) break;

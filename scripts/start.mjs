@@ -65,7 +65,15 @@ const server = http.createServer((req, res) => {
   if (stopping) res.setHeader('connection', 'close');
   handle(req, res);
 });
+// A port already taken (or a host not on this machine): say so and stop, rather than stay up
+// serving nothing (Next's handler of uncaught exceptions would keep the process alive).
+const cannotListen = (error) => {
+  console.error(`Simgate cannot listen on ${host}:${port}: ${error.message}`);
+  process.exit(1);
+};
+server.once('error', cannotListen);
 server.listen(port, host, () => {
+  server.off('error', cannotListen);
   console.log(`Simgate ready on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
 });
 

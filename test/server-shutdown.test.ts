@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateDevice } from '@/lib/device-sim/activate';
 import { DeviceClient } from '@/lib/device-sim/client';
 import { RECONNECT_AFTER_SHUTDOWN_MS } from '@/lib/protocols/smsgate-app/events';
+import { freePort } from '@/scripts/free-port';
 import {
   createTestCertificates,
   eventually,
@@ -31,7 +33,7 @@ const built = Boolean(distDir && fs.existsSync(path.join(root, distDir, 'BUILD_I
 type Running = { baseUrl: string; child: ChildProcess; exited: Promise<number | null> };
 
 async function startServer(dataDir: string, extraCa: string): Promise<Running> {
-  const port = 3900 + Math.floor(Math.random() * 900);
+  const port = await freePort();
   const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
     cwd: root,
     env: {
@@ -193,5 +195,29 @@ describe.runIf(built)('SIGTERM to the running server', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     server = undefined;
+  });
+});
+
+describe.runIf(built)('a port already taken', () => {
+  it('stops the server with the reason, rather than leaving it up serving nothing', { timeout: 60_000 }, async () => {
+    const taken = http.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: listen EADDRINUSE`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
