@@ -52,6 +52,13 @@ export type CpuPerRequest = {
   postgres_us: number;
   /** The share of the time the server's main thread was on a CPU (1: never idle nor waiting for one). */
   server_main_busy: number;
+  /**
+   * The share of the time it was ready to run but waited for a CPU that other processes had (the
+   * load generator, PostgreSQL): not on a CPU and yet not idle. The rest of the time it was idle.
+   */
+  server_main_waiting: number;
+  /** The share of all the machine's CPUs' time that no process used. */
+  machine_idle: number;
 };
 
 /** Clock ticks of user and system time in a /proc/…/stat line (fields 14 and 15), as ms. */
@@ -61,8 +68,26 @@ function statMs(file: string): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** CPU ms so far of the server's main thread and of every process named postgres; NaN off Linux. */
-function cpuSample(pid: number | undefined): { main: number; postgres: number } {
+type CpuSample = { main: number; postgres: number; mainWaited: number; idle: number; all: number };
+
+/** The server's main thread's time waiting for a CPU so far, in ms (/proc/…/schedstat, field 2, ns). */
+function waitedMs(pid: number): number {
+  return Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+}
+
+/** The machine's CPU time so far, idle and in all, in clock ticks (/proc/stat's first line). */
+function machineTicks(): { idle: number; all: number } {
+  const ticks = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+  const all = ticks.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return { idle: (ticks[3] ?? 0) + (ticks[4] ?? 0), all };
+}
+
+/**
+ * CPU ms so far of the server's main thread and of every process named postgres, the main thread's
+ * wait for a CPU, and the machine's idle and total ticks; NaN off Linux.
+ */
+function cpuSample(pid: number | undefined): CpuSample {
   try {
     if (!pid) throw new Error('no pid');
     let postgresMs = 0;
@@ -75,9 +100,14 @@ function cpuSample(pid: number | undefined): { main: number; postgres: number } 
         // The process ended meanwhile.
       }
     }
-    return { main: statMs(`/proc/${pid}/task/${pid}/stat`), postgres: postgresMs };
+    return {
+      main: statMs(`/proc/${pid}/task/${pid}/stat`),
+      postgres: postgresMs,
+      mainWaited: waitedMs(pid),
+      ...machineTicks(),
+    };
   } catch {
-    return { main: Number.NaN, postgres: Number.NaN };
+    return { main: Number.NaN, postgres: Number.NaN, mainWaited: Number.NaN, idle: Number.NaN, all: Number.NaN };
   }
 }
 
@@ -104,6 +134,9 @@ export async function interleaved<K extends string>(
     errors: number;
     main: number;
     pg: number;
+    waited: number;
+    idle: number;
+    all: number;
   };
   const totals = new Map<string, Total>();
   for (let done = 0; done < duration; done += SLICE_S) {
@@ -112,9 +145,23 @@ export async function interleaved<K extends string>(
       const before = cpuSample(serverPid);
       const { load: slice, requests } = await drive(url, next, seconds);
       const after = cpuSample(serverPid);
-      const total = totals.get(name) ?? { requests: 0, seconds: 0, p50: 0, p99: 0, errors: 0, main: 0, pg: 0 };
+      const total = totals.get(name) ?? {
+        requests: 0,
+        seconds: 0,
+        p50: 0,
+        p99: 0,
+        errors: 0,
+        main: 0,
+        pg: 0,
+        waited: 0,
+        idle: 0,
+        all: 0,
+      };
       total.main += after.main - before.main;
       total.pg += after.postgres - before.postgres;
+      total.waited += after.mainWaited - before.mainWaited;
+      total.idle += after.idle - before.idle;
+      total.all += after.all - before.all;
       total.requests += requests;
       total.seconds += seconds;
       total.p50 += slice.p50_ms * requests;
@@ -144,6 +191,8 @@ export async function interleaved<K extends string>(
           server_main_us: perRequest(total.main, total),
           postgres_us: perRequest(total.pg, total),
           server_main_busy: Math.round((100 * total.main) / (total.seconds * 1000)) / 100,
+          server_main_waiting: Math.round((100 * total.waited) / (total.seconds * 1000)) / 100,
+          machine_idle: Math.round((100 * total.idle) / Math.max(1, total.all)) / 100,
         },
       ]),
     ) as Record<K, CpuPerRequest>,

@@ -56,14 +56,20 @@ let onDrained = () => {};
 
 const server = http.createServer((req, res) => {
   req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ''}`;
-  inFlight.add(res);
-  res.once('close', () => {
+  // In flight until both its answer is closed and its handler has finished: a client that hangs up
+  // closes the answer at once, while the handler may still be in the database (closed at the end
+  // of the shutdown).
+  let pending = 2;
+  const done = () => {
+    if (--pending > 0) return;
     inFlight.delete(res);
     if (inFlight.size === 0) onDrained();
-  });
+  };
+  inFlight.add(res);
+  res.once('close', done);
   // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
   if (stopping) res.setHeader('connection', 'close');
-  handle(req, res);
+  Promise.resolve(handle(req, res)).then(done, done);
 });
 // A port already taken (or a host not on this machine): say so and stop, rather than stay up
 // serving nothing (Next's handler of uncaught exceptions would keep the process alive).

@@ -30,7 +30,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const distDir = process.env.NEXT_DIST_DIR;
 const built = Boolean(distDir && fs.existsSync(path.join(root, distDir, 'BUILD_ID')));
 
-type Running = { baseUrl: string; child: ChildProcess; exited: Promise<number | null> };
+type Running = { baseUrl: string; child: ChildProcess; exited: Promise<number | null>; stderr: () => string };
 
 async function startServer(dataDir: string, extraCa: string): Promise<Running> {
   const port = await freePort();
@@ -45,7 +45,12 @@ async function startServer(dataDir: string, extraCa: string): Promise<Running> {
       LOG_LEVEL: 'warn',
       NODE_EXTRA_CA_CERTS: extraCa,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    process.stderr.write(chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -56,7 +61,7 @@ async function startServer(dataDir: string, extraCa: string): Promise<Running> {
       () => false,
     );
   }, 60_000);
-  return { baseUrl, child, exited };
+  return { baseUrl, child, exited, stderr: () => stderr };
 }
 
 /** A POST whose headers and first bytes go now, and the rest of the body when `finish` is called. */
@@ -158,6 +163,15 @@ describe.runIf(built)('SIGTERM to the running server', () => {
       headers: asDevice,
       body: '{}',
     });
+    // A long-poll whose client has gone: its handler still runs until the shutdown wakes it, and
+    // the database must stay open until it is done.
+    const abandoned = new AbortController();
+    const abandonedPoll = fetch(`${baseUrl}/api/v1/device/outbox/claim?wait=30`, {
+      method: 'POST',
+      headers: asDevice,
+      body: '{}',
+      signal: abandoned.signal,
+    }).catch((error: unknown) => error);
     const reads = Array.from({ length: 5 }, () => fetch(`${baseUrl}/api/v1/messages`, { headers: asAccount }));
     // A request the server is reading when SIGTERM comes: its body is finished only afterwards.
     const slow = slowRequest(`${baseUrl}/api/v1/webhooks`, activation.apiKey!, {
@@ -168,6 +182,8 @@ describe.runIf(built)('SIGTERM to the running server', () => {
     // separate server process offers no signal that they have reached it. Too short a pause makes the
     // test fail (refused connections), never pass wrongly.
     await new Promise((resolve) => setTimeout(resolve, 300));
+    abandoned.abort();
+    expect(await abandonedPoll).toBeInstanceOf(Error);
 
     const signalled = performance.now();
     server.child.kill('SIGTERM');
@@ -183,6 +199,8 @@ describe.runIf(built)('SIGTERM to the running server', () => {
     expect(await server.exited).toBe(0);
     expect(performance.now() - signalled).toBeLessThan(12_000);
     expect(receiver.hits).toHaveLength(1);
+    // Nothing failed on its way out (a query on a closed database logs an error).
+    expect(server.stderr()).not.toMatch(/"level":(50|60)/);
 
     // A restart delivers nothing again: the post in flight was recorded before the exit.
     server = await startServer(dataDir, certs.caFile);
