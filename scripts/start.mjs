@@ -54,22 +54,25 @@ const inFlight = new Set();
 let stopping = false;
 let onDrained = () => {};
 
+// In flight: every answer not yet closed, and every route handler still running (counted by the
+// app, lib/server/shutdown.ts): a client that hangs up closes its answer at once, while the handler
+// may still be in the database, which the shutdown closes last.
+const drained = () => inFlight.size === 0 && !(lifecycle.running > 0);
+const whenDrained = () => {
+  if (drained()) onDrained();
+};
+lifecycle.onIdle = whenDrained;
+
 const server = http.createServer((req, res) => {
   req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ''}`;
-  // In flight until both its answer is closed and its handler has finished: a client that hangs up
-  // closes the answer at once, while the handler may still be in the database (closed at the end
-  // of the shutdown).
-  let pending = 2;
-  const done = () => {
-    if (--pending > 0) return;
-    inFlight.delete(res);
-    if (inFlight.size === 0) onDrained();
-  };
   inFlight.add(res);
-  res.once('close', done);
+  res.once('close', () => {
+    inFlight.delete(res);
+    whenDrained();
+  });
   // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
   if (stopping) res.setHeader('connection', 'close');
-  Promise.resolve(handle(req, res)).then(done, done);
+  handle(req, res);
 });
 // A port already taken (or a host not on this machine): say so and stop, rather than stay up
 // serving nothing (Next's handler of uncaught exceptions would keep the process alive).
@@ -96,7 +99,7 @@ async function shutDown(signal) {
   server.close();
   server.closeIdleConnections();
   lifecycle.controller.abort();
-  if (inFlight.size > 0) {
+  if (!drained()) {
     let timer;
     await new Promise((resolve) => {
       onDrained = resolve;
@@ -104,7 +107,11 @@ async function shutDown(signal) {
     });
     clearTimeout(timer);
   }
-  if (inFlight.size > 0) console.error(`${inFlight.size} request(s) still open after ${DRAIN_MS / 1000} s: cut`);
+  if (!drained()) {
+    console.error(
+      `${inFlight.size} answer(s) and ${lifecycle.running ?? 0} handler(s) still open after ${DRAIN_MS / 1000} s: cut`,
+    );
+  }
   server.closeAllConnections();
   try {
     await lifecycle.stop?.();

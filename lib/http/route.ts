@@ -6,6 +6,7 @@ import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, secure } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
+import { handling } from '@/lib/server/shutdown';
 import { auditActorOf } from './actor';
 import { type AuthMode, authenticate, type PrincipalFor } from './authenticate';
 import { queryObject, readJsonBody, validate } from './parse';
@@ -65,7 +66,8 @@ export function route<
   Q extends Schema = undefined,
   P extends Schema = undefined,
 >(options: RouteOptions<M, B, Q, P>, handler: (ctx: RouteContext<M, B, Q, P>) => Promise<unknown>): RouteHandler {
-  const run: RouteHandler = async (req, nextContext) => {
+  const run: RouteHandler = (req, nextContext) => handling(() => answer(req, nextContext));
+  const answer: RouteHandler = async (req, nextContext) => {
     const requestId = requestIdOf(req);
     const started = performance.now();
     const url = new URL(req.url);

@@ -12,6 +12,10 @@ type Lifecycle = {
   controller: AbortController;
   hostedByHttpServer?: boolean;
   stop?: () => Promise<void>;
+  /** Route handlers running now (`handling`). */
+  running?: number;
+  /** The host's: called when `running` comes down to 0. */
+  onIdle?: () => void;
 };
 
 const globalForLifecycle = globalThis as typeof globalThis & { __simgateLifecycle?: Lifecycle };
@@ -42,6 +46,22 @@ export function beginShutdown(): void {
 /** Whether scripts/start.mjs drives the shutdown (and the app must not exit on signals itself). */
 export function hostedByHttpServer(): boolean {
   return lifecycle().hostedByHttpServer === true;
+}
+
+/**
+ * Runs a request's handler counted among those the shutdown waits for (lib/http/route.ts, for
+ * every API route): the host waits for open answers too, but a client that hangs up closes its
+ * answer while the handler may still be writing to the database, which is closed last.
+ */
+export async function handling<T>(work: () => Promise<T>): Promise<T> {
+  const state = lifecycle();
+  state.running = (state.running ?? 0) + 1;
+  try {
+    return await work();
+  } finally {
+    state.running -= 1;
+    if (state.running === 0) state.onIdle?.();
+  }
 }
 
 /** Registers what the host calls last: stop the background work, close the database. */

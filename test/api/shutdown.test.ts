@@ -45,6 +45,34 @@ it('a long-polling claim answers its (empty) list as soon as shutdown begins', a
   expect(performance.now() - started).toBeLessThan(5_000);
 });
 
+it('counts the running handlers, so that the host waits for their work and not only for open answers', async () => {
+  const account = await createTestAccount(db());
+  const lifecycle = (globalThis as { __simgateLifecycle?: { running?: number; onIdle?: () => void } })
+    .__simgateLifecycle!;
+  let idle = 0;
+  lifecycle.onIdle = () => {
+    idle++;
+  };
+  try {
+    // A claim waiting: its client may hang up, and only the handler's own end takes it off the count.
+    const answer = call(claim, { path: '/api/v1/device/outbox/claim?wait=30', body: {}, apiKey: account.deviceKey });
+    await until(() => waitingClaims(account.phoneId) > 0);
+    expect(lifecycle.running).toBe(1);
+    expect(idle).toBe(0);
+    beginShutdown();
+    expect((await answer).status).toBe(200);
+    expect(lifecycle.running).toBe(0);
+    expect(idle).toBe(1);
+    // A handler that fails is counted out too.
+    const refused = await call(claim, { path: '/api/v1/device/outbox/claim', body: {}, apiKey: 'sg_nope' });
+    expect(refused.status).toBe(401);
+    expect(lifecycle.running).toBe(0);
+    expect(idle).toBe(2);
+  } finally {
+    lifecycle.onIdle = undefined;
+  }
+});
+
 it('a claim made during shutdown does not wait', async () => {
   const account = await createTestAccount(db());
   beginShutdown();
