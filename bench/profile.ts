@@ -12,7 +12,9 @@ type Node = { id: number; callFrame: { functionName: string; url: string }; chil
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[] };
 
 const AREAS: Array<[string, RegExp]> = [
-  ['ours (lib, app, db)', /\/(lib|app|db)\/|\.next\/server\/(chunks|app)\/(?!.*node_modules)/],
+  // Our sources, or the build's chunks named after them (lib_…, app_…, db_…); never a package's
+  // own lib/ folder (Next's dist/server/lib is Next).
+  ['ours (lib, app, db)', /^(?!.*node_modules).*(\/(lib|app|db)\/|\/server\/chunks\/(ssr\/)?(lib|app|db)_)/],
   ['next', /node_modules\/next\//],
   ['drizzle', /drizzle-orm/],
   ['postgres driver', /node_modules\/postgres\//],
