@@ -120,9 +120,10 @@ export const SLICE_S = 2;
  * speed drifts by more than the differences being measured, and a scenario run after another would
  * carry the drift into the ratio. req/s is the requests over the time; p50 and p99 are the
  * slices' own, weighted by their requests (close to, not exactly, the percentile of the whole).
+ * CPU is the server `serverPid`'s, or a scenario's own `pid` (bench/ab.ts drives two servers).
  */
 export async function interleaved<K extends string>(
-  scenarios: Record<K, { url: string; next: NextRequest }>,
+  scenarios: Record<K, { url: string; next: NextRequest; pid?: number }>,
   serverPid: number | undefined,
   duration = DURATION_S,
 ): Promise<{ loads: Record<K, Load>; cpu: Record<K, CpuPerRequest> }> {
@@ -141,10 +142,12 @@ export async function interleaved<K extends string>(
   const totals = new Map<string, Total>();
   for (let done = 0; done < duration; done += SLICE_S) {
     const seconds = Math.min(SLICE_S, duration - done);
-    for (const [name, { url, next }] of Object.entries<{ url: string; next: NextRequest }>(scenarios)) {
-      const before = cpuSample(serverPid);
+    for (const [name, { url, next, pid }] of Object.entries<{ url: string; next: NextRequest; pid?: number }>(
+      scenarios,
+    )) {
+      const before = cpuSample(pid ?? serverPid);
       const { load: slice, requests } = await drive(url, next, seconds);
-      const after = cpuSample(serverPid);
+      const after = cpuSample(pid ?? serverPid);
       const total = totals.get(name) ?? {
         requests: 0,
         seconds: 0,
