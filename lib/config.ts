@@ -10,7 +10,7 @@ export { configProblems } from './config/env';
  * Every setting the service reads, through the schema in lib/config/env.ts: the only reader of the
  * environment (besides NODE_ENV/NEXT_RUNTIME checks, lib/log.ts's level and scripts/start.mjs).
  * Read at use, so that tests can change the environment first; `assertConfig()` checks them all
- * once at start.
+ * once at start, and the server then reads them as they were at its start (`freezeSettings`).
  */
 export const config = {
   /** DATABASE_URL set: a PostgreSQL server instead of the embedded database. */

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { assertConfig, config, configProblems } from '@/lib/config';
+import { freezeSettings, thawSettings } from '@/lib/config/env';
 
 const secret = 'x'.repeat(48);
 const serverMode = { DATABASE_URL: 'postgres://db/simgate', APP_SECRET: secret, APP_URL: 'https://sms.example.com' };
 
 afterEach(() => {
+  thawSettings();
   vi.unstubAllEnvs();
 });
 
@@ -110,6 +112,15 @@ describe('settings read at use', () => {
     expect(config.backgroundWork).toBe(false);
     vi.stubEnv('BACKGROUND', '');
     expect(config.backgroundWork).toBe(true);
+  });
+
+  it('are, once the server froze them at its start, the environment of that moment', () => {
+    vi.stubEnv('API_KEY_RATE_LIMIT', '7');
+    freezeSettings();
+    vi.stubEnv('API_KEY_RATE_LIMIT', '9');
+    expect(config.apiKeyRateLimit).toBe(7);
+    thawSettings();
+    expect(config.apiKeyRateLimit).toBe(9);
   });
 
   it('throw the problem of an unusable value, naming the variable', () => {

@@ -180,11 +180,30 @@ function rawValue(env: Env, name: SettingName): string | undefined {
 
 const readCache = new Map<SettingName, { raw: string | undefined; value: unknown }>();
 
+/** The environment as the server started with it, once `freezeSettings()` has run. */
+let frozen: Env | undefined;
+
+/**
+ * From now on settings come from the environment as it is now, not as it is at each read: the
+ * server calls this once it has started (lib/server/start.ts). Its environment does not change
+ * after that, and a request read a dozen variables (Host check, security headers, peer token,
+ * rate limit), each a call into the process's environment block.
+ */
+export function freezeSettings(env: Env = process.env): void {
+  frozen = { ...env };
+}
+
+/** Back to reading the environment at each call (tests of freezeSettings). */
+export function thawSettings(): void {
+  frozen = undefined;
+}
+
 /**
  * One variable as the schema reads it, at the moment of the call (tests change the environment
- * between calls); an unusable value throws its problem.
+ * between calls), or as the server started with it once frozen; an unusable value throws its
+ * problem.
  */
-export function readSetting<K extends SettingName>(name: K, env: Env = process.env): Settings[K] {
+export function readSetting<K extends SettingName>(name: K, env: Env = frozen ?? process.env): Settings[K] {
   const raw = rawValue(env, name);
   const cached = readCache.get(name);
   if (cached && cached.raw === raw) return cached.value as Settings[K];

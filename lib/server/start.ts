@@ -1,5 +1,6 @@
 import { closeDatabase, getDatabase, locateDatabase } from '@/db';
 import { appSecret, assertConfig, config } from '@/lib/config';
+import { freezeSettings } from '@/lib/config/env';
 import { log } from '@/lib/log';
 import { beginShutdown, hostedByHttpServer, setFinalStop } from './shutdown';
 
@@ -26,6 +27,9 @@ export async function startServer(): Promise<void> {
   // next-auth reads NEXTAUTH_URL for its redirects and cookie names: it follows APP_URL.
   if (config.appUrl) process.env.NEXTAUTH_URL ??= config.appUrl;
   appSecret();
+  // Settings are the environment's at start from here on, no longer read from it at each request
+  // (`next dev` reloads .env files into the environment as they change: it goes on reading them).
+  if (process.env.NODE_ENV === 'production') freezeSettings();
   const handle = await getDatabase();
   log.info({ database: handle.driver.kind }, 'database ready');
   const { startBackgroundWork } = await import('./background');
