@@ -37,7 +37,7 @@ describe('phone numbers', () => {
   });
 
   // patches/libphonenumber-js+*.patch, applied by `npm install` (postinstall): the library built its
-  // metadata's RegExps anew on every check, four of five per number, 40 % of a send's validation.
+  // metadata's RegExps anew on every check, four of the five per number, 40 % of a parse and check.
   it('libphonenumber compiles each pattern of its metadata once (the patch is applied)', () => {
     toE164('+14155550177');
     const Original = RegExp;
