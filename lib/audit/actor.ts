@@ -5,16 +5,24 @@ import type { AuditActorKind } from '@/db/schema';
 export type AuditActor = { kind: AuditActorKind; label: string | null; ip: string | null };
 
 const ANONYMOUS: AuditActor = { kind: 'anonymous', label: null, ip: null };
-const storage = new AsyncLocalStorage<AuditActor>();
+const storage = new AsyncLocalStorage<() => AuditActor>();
 
-/** Runs `work` with `actor` as the one every audit entry written inside it names. */
-export function actingAs<T>(actor: AuditActor, work: () => T): T {
-  return storage.run(actor, work);
+/**
+ * Runs `work` with the actor every audit entry written inside it names. `actor` is asked once, when
+ * the first entry is written: most requests write none (a send, a heartbeat), and working out the
+ * client's address and the key's prefix for each of them was work thrown away.
+ */
+export function actingAs<T>(actor: () => AuditActor, work: () => T): T {
+  let known: AuditActor | undefined;
+  return storage.run(() => {
+    known ??= actor();
+    return known;
+  }, work);
 }
 
 /** The actor of the work in progress; anonymous outside any (e.g. a sweep). */
 export function currentActor(): AuditActor {
-  return storage.getStore() ?? ANONYMOUS;
+  return storage.getStore()?.() ?? ANONYMOUS;
 }
 
 /** The operator CLI (`npm run ops`): it acts on any account, from the server's own shell. */

@@ -87,7 +87,10 @@ export function route<
       const body = options.body ? validate(options.body, await readJsonBody(req), 'body') : undefined;
       const context = { req, url, requestId, db, principal, body, query, params } as RouteContext<M, B, Q, P>;
       // Audit entries written by the work name this request's key or session and its address.
-      const result = await actingAs(auditActorOf(principal, req), () => handler(context));
+      const result = await actingAs(
+        () => auditActorOf(principal, req),
+        () => handler(context),
+      );
       response = toResponse(result, options.status);
     } catch (error) {
       response = errorResponse(error, requestId, req, routePattern(url.pathname, rawParams));
