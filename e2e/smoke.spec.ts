@@ -35,6 +35,27 @@ test('/docs renders the API reference from the OpenAPI document, accessible at b
   await expect(page.getByRole('heading', { level: 1, name: 'Webhooks' })).toBeVisible();
 });
 
+test('API answers carry each security header once, set by npm start’s server, errors and Next’s own too', async ({
+  request,
+}) => {
+  const answers = [
+    await request.get('/api/health'),
+    await request.get('/api/v1/phones'),
+    await request.get('/api/v1/no-such-thing'),
+    await request.put('/api/v1/messages', { data: {} }),
+    await request.get('/api/v1/../v1/phones'),
+  ];
+  expect(answers.map((res) => res.status())).toEqual([200, 401, 404, 405, 401]);
+  for (const res of answers) {
+    const headers = res.headersArray();
+    for (const name of ['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy']) {
+      expect(headers.filter((header) => header.name.toLowerCase() === name).length, `${res.url()} ${name}`).toBe(1);
+    }
+    expect(res.headers()['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+  }
+  expect(answers[1]?.headers()['x-request-id']).toBeTruthy();
+});
+
 test('the retired password endpoints answer 410 problem+json', async ({ request }) => {
   for (const path of ['/api/v1/auth/register', '/api/v1/auth/login']) {
     const res = await request.post(path, { data: {} });

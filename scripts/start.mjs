@@ -63,8 +63,26 @@ const whenDrained = () => {
 };
 lifecycle.onIdle = whenDrained;
 
+/** The request's path as the app will route it (dot segments resolved); '' for a target that is no URL. */
+function pathnameOf(target) {
+  try {
+    return new URL(target, 'http://localhost').pathname;
+  } catch {
+    return '';
+  }
+}
+
 const server = http.createServer((req, res) => {
-  req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ''}`;
+  // The API's security headers, which the app hands over once started (lib/http/front-door.ts
+  // `apiSecurityHeaders`): set here they cost a `setHeader` each; the mark tells route() it need
+  // not set them on the Response.
+  const api = lifecycle.apiHeaders;
+  let vouched = `${token} ${req.socket.remoteAddress ?? ''}`;
+  if (api?.guarded(pathnameOf(req.url ?? ''))) {
+    for (const [name, value] of api.headers) res.setHeader(name, value);
+    vouched += ` ${api.mark}`;
+  }
+  req.headers[PEER_HEADER] = vouched;
   inFlight.add(res);
   res.once('close', () => {
     inFlight.delete(res);

@@ -43,9 +43,25 @@ export function isAllowedHost(host: string | null, policy: HostPolicy): boolean 
     .some((entry) => hostName(entry) === name);
 }
 
-/** Set by `npm start`'s server on every request: `<per-process token> <socket address>`. */
+/**
+ * Set by `npm start`'s server on every request: `<per-process token> <socket address>`, and
+ * ` secured` after them when it has already set the API's security headers on the answer
+ * (`SECURED_BY_HOST`, lib/http/front-door.ts).
+ */
 export const PEER_HEADER = 'x-simgate-peer';
 export const PEER_TOKEN_ENV = 'SIMGATE_PEER_TOKEN';
+export const SECURED_BY_HOST = 'secured';
+
+type Peer = { address: string; secured: boolean };
+
+/** What `npm start`'s server vouched for, with the token only this process knows; undefined elsewhere. */
+function peerOf(headers: Headers): Peer | undefined {
+  const token = config.peerToken;
+  const peer = headers.get(PEER_HEADER);
+  if (!token || !peer) return undefined;
+  const [given, address, mark] = peer.split(' ');
+  return given === token && address ? { address, secured: mark === SECURED_BY_HOST } : undefined;
+}
 
 function isLoopbackAddress(address: string): boolean {
   const plain = address.replace(/^::ffff:/, '');
@@ -58,11 +74,12 @@ function isLoopbackAddress(address: string): boolean {
  * a bare `next start`, tests calling handlers).
  */
 export function peerAddress(headers: Headers): string | undefined {
-  const token = config.peerToken;
-  const peer = headers.get(PEER_HEADER);
-  if (!token || !peer) return undefined;
-  const [given, address] = peer.split(' ');
-  return given === token && address ? address : undefined;
+  return peerOf(headers)?.address;
+}
+
+/** Whether `npm start`'s server has set the API's security headers on this request's answer. */
+export function securedByHost(headers: Headers): boolean {
+  return peerOf(headers)?.secured === true;
 }
 
 /**

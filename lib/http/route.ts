@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { type Database, getDb } from '@/db';
 import { actingAs } from '@/lib/audit/actor';
 import { DomainError } from '@/lib/errors';
-import { guardedByRoute, misdirected, secure } from '@/lib/http/front-door';
+import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
 import { handling } from '@/lib/server/shutdown';
@@ -78,7 +78,7 @@ export function route<
       const refused = guardedByRoute(url.pathname)
         ? misdirected(url.pathname, req.headers.get('host'), req.url)
         : undefined;
-      if (refused) return answered(refused, requestId);
+      if (refused) return answered(refused, requestId, req);
       rawParams = await nextContext?.params;
       const db = await getDb();
       const principal = await authenticate(db, req, options.auth);
@@ -95,7 +95,7 @@ export function route<
     } catch (error) {
       response = errorResponse(error, requestId, req, routePattern(url.pathname, rawParams));
     }
-    answered(response, requestId);
+    answered(response, requestId, req);
     log.debug(
       {
         requestId,
@@ -112,9 +112,9 @@ export function route<
 }
 
 /** Every answer names its request and carries the security headers. */
-function answered(response: Response, requestId: string): Response {
+function answered(response: Response, requestId: string, req: Request): Response {
   response.headers.set('x-request-id', requestId);
-  secure(response.headers);
+  securedAnswer(response, req);
   return response;
 }
 

@@ -16,6 +16,11 @@ type Lifecycle = {
   running?: number;
   /** The host's: called when `running` comes down to 0. */
   onIdle?: () => void;
+  /**
+   * For the host to set on the answers of `guarded` paths itself, adding `mark` to the peer header
+   * of those requests (lib/http/front-door.ts).
+   */
+  apiHeaders?: { guarded: (pathname: string) => boolean; headers: Array<[string, string]>; mark: string };
 };
 
 const globalForLifecycle = globalThis as typeof globalThis & { __simgateLifecycle?: Lifecycle };
@@ -41,6 +46,11 @@ export function untilShutdown(signal: AbortSignal | undefined): AbortSignal {
 
 export function beginShutdown(): void {
   lifecycle().controller.abort();
+}
+
+/** Hands scripts/start.mjs the API's security headers and the paths whose answers carry them. */
+export function offerApiHeaders(apiHeaders: NonNullable<Lifecycle['apiHeaders']>): void {
+  lifecycle().apiHeaders = apiHeaders;
 }
 
 /** Whether scripts/start.mjs drives the shutdown (and the app must not exit on signals itself). */

@@ -1,8 +1,10 @@
 import { closeDatabase, getDatabase, locateDatabase } from '@/db';
 import { appSecret, assertConfig, config } from '@/lib/config';
 import { freezeSettings } from '@/lib/config/env';
+import { apiSecurityHeaders, guardedByRoute } from '@/lib/http/front-door';
+import { SECURED_BY_HOST } from '@/lib/http/host';
 import { log } from '@/lib/log';
-import { beginShutdown, hostedByHttpServer, setFinalStop } from './shutdown';
+import { beginShutdown, hostedByHttpServer, offerApiHeaders, setFinalStop } from './shutdown';
 
 type Stoppable = () => Promise<void>;
 const stoppers: Stoppable[] = [];
@@ -30,6 +32,10 @@ export async function startServer(): Promise<void> {
   // Settings are the environment's at start from here on, no longer read from it at each request
   // (`next dev` reloads .env files into the environment as they change: it goes on reading them).
   if (process.env.NODE_ENV === 'production') freezeSettings();
+  // Under `npm start` its server sets the API's security headers on the Node response (cheaper).
+  if (hostedByHttpServer()) {
+    offerApiHeaders({ guarded: guardedByRoute, headers: apiSecurityHeaders(), mark: SECURED_BY_HOST });
+  }
   const handle = await getDatabase();
   log.info({ database: handle.driver.kind }, 'database ready');
   const { startBackgroundWork } = await import('./background');

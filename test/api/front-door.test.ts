@@ -6,7 +6,8 @@ import * as unknownIntegratorPath from '@/app/api/3rdparty/v1/[...unknown]/route
 import { GET as health } from '@/app/api/health/route';
 import * as unknownAppPath from '@/app/api/mobile/v1/[...unknown]/route';
 import * as unknownPath from '@/app/api/v1/[...unknown]/route';
-import { guardedByRoute, leftByProxy } from '@/lib/http/front-door';
+import { apiSecurityHeaders, guardedByRoute, leftByProxy } from '@/lib/http/front-door';
+import { PEER_HEADER, PEER_TOKEN_ENV, SECURED_BY_HOST } from '@/lib/http/host';
 import type { RouteHandler } from '@/lib/http/route';
 import { HTTP_METHODS } from '@/lib/openapi/document';
 import { config as proxyConfig } from '@/proxy';
@@ -131,5 +132,32 @@ describe('the front door: the Host check and the security headers, in the proxy 
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('permissions-policy')).toContain('camera=()');
     expect(res.headers.get('strict-transport-security')).toBeNull();
+  });
+
+  it('leaves the headers to npm start’s server only when it vouches, with its token, for having set them', async () => {
+    vi.stubEnv(PEER_TOKEN_ENV, 'secret-token');
+    const { GET: phones } = await import('@/app/api/v1/phones/route');
+    const as = (peer: string) => call(phones, { path: '/api/v1/phones', headers: { [PEER_HEADER]: peer } });
+    const vouched = await as(`secret-token 127.0.0.1 ${SECURED_BY_HOST}`);
+    expect(vouched.status).toBe(401);
+    expect(vouched.headers.get('content-security-policy')).toBeNull();
+    expect(vouched.headers.get('x-request-id')).toBeTruthy();
+    for (const peer of [
+      `guessed 127.0.0.1 ${SECURED_BY_HOST}`,
+      'secret-token 127.0.0.1',
+      `secret-token 127.0.0.1 other`,
+    ]) {
+      const res = await as(peer);
+      expect(res.headers.get('content-security-policy'), peer).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get('x-content-type-options'), peer).toBe('nosniff');
+    }
+  });
+
+  it('hands npm start’s server the API’s headers, the same that route() sets', async () => {
+    vi.stubEnv('APP_URL', 'https://sms.example.com');
+    const res = await answerFor(health, '/api/health', 'sms.example.com');
+    const set = Object.fromEntries(apiSecurityHeaders());
+    expect(Object.keys(set).length).toBeGreaterThanOrEqual(7);
+    for (const [name, value] of Object.entries(set)) expect(res.headers.get(name), name).toBe(value);
   });
 });
