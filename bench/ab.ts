@@ -10,7 +10,7 @@
 // this tells whether a set of them shows up end to end.
 import { activateBenchPhone, type BenchPhone } from './activate';
 import { analyze, interleaved, type NextRequest, recipient } from './load';
-import { type Server, startServer } from './server';
+import { benchServerEnv, type Server, startServer } from './server';
 
 type Build = { dist: string; server: Server; phone: BenchPhone };
 
@@ -20,15 +20,10 @@ function nodeArgsOf(label: string): string[] {
 }
 
 async function start(dist: string, label: string): Promise<Build> {
-  const dbUrl = process.env.BENCH_DATABASE_URL;
   const server = await startServer(
     {
       NEXT_DIST_DIR: dist,
-      BENCH: '1',
-      API_KEY_RATE_LIMIT: '0',
-      REGISTER_IP_RATE_LIMIT: '1000000',
-      STARTER_CREDITS: '100000000',
-      ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
+      ...benchServerEnv(),
     },
     nodeArgsOf(label),
   );

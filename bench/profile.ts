@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { activateBenchPhone } from './activate';
 import { analyze, load, type NextRequest, percentile, post, recipient } from './load';
-import { startServer } from './server';
+import { benchServerEnv, startServer } from './server';
 
 type Node = { id: number; callFrame: { functionName: string; url: string }; children?: number[] };
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[] };
@@ -35,7 +35,6 @@ async function main() {
   const scenario = process.argv[2] ?? 'send';
   const seconds = Number(process.argv[3] ?? 8);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-prof-'));
-  const dbUrl = process.env.BENCH_DATABASE_URL;
   const spawned = performance.now();
   // Samples before the measured load (start-up, compilation, the warm-up) are left out.
   let measuredFromMs = 0;
@@ -53,11 +52,7 @@ async function main() {
   };
   const server = await startServer(
     {
-      BENCH: '1',
-      API_KEY_RATE_LIMIT: '0',
-      REGISTER_IP_RATE_LIMIT: '1000000',
-      STARTER_CREDITS: '100000000',
-      ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
+      ...benchServerEnv(),
     },
     ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   );

@@ -23,7 +23,7 @@ import {
   recipient,
   SLICE_S,
 } from './load';
-import { startServer } from './server';
+import { benchServerEnv, startServer } from './server';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
 
@@ -80,14 +80,10 @@ async function main() {
   const receiver = await startReceiver(certs);
   const server = await startServer(
     {
-      BENCH: '1',
-      API_KEY_RATE_LIMIT: '0',
-      REGISTER_IP_RATE_LIMIT: '1000000',
-      STARTER_CREDITS: '100000000',
+      ...benchServerEnv(),
       // The webhook scenario's receiver is on loopback, with its own CA.
       NODE_EXTRA_CA_CERTS: certs.caFile,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
-      ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
     },
     SERVER_NODE_ARGS,
   );

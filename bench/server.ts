@@ -11,6 +11,22 @@ const startScript = path.join(root, 'scripts', 'start.mjs');
 export type Server = { baseUrl: string; process: ChildProcess; stop: () => Promise<void> };
 
 /**
+ * What every benchmark server runs with: the bench routes on, no per-key limit, room to activate
+ * hundreds of phones and credits for every send; on BENCH_DATABASE_URL when set (server mode), else
+ * on its own embedded database.
+ */
+export function benchServerEnv(): Record<string, string> {
+  const dbUrl = process.env.BENCH_DATABASE_URL;
+  return {
+    BENCH: '1',
+    API_KEY_RATE_LIMIT: '0',
+    REGISTER_IP_RATE_LIMIT: '1000000',
+    STARTER_CREDITS: '100000000',
+    ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
+  };
+}
+
+/**
  * Builds once if needed, then starts `npm start`'s server on a free port with a throwaway database;
  * `nodeArgs` go to its node (`--cpu-prof`, another heap limit). Without them it runs the very command
  * of `npm start` (package.json), heap limit included, through the shell.
