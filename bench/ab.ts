@@ -50,6 +50,8 @@ async function main() {
   const [distA, distB] = process.argv.slice(2, 4);
   const rounds = Number(process.argv[4] ?? 12);
   if (!distA || !distB) throw new Error('usage: tsx bench/ab.ts <distA> <distB> [rounds]');
+  // One round has no spread to take an interval from (it would print ±0).
+  if (!Number.isInteger(rounds) || rounds < 2) throw new Error('rounds: a whole number, 2 or more');
   const builds = [await start(distA, 'A'), await start(distB, 'B')] as const;
   try {
     let n = 0;
