@@ -21,6 +21,7 @@ import { POST as createPhone } from '@/app/api/v1/phones/route';
 import { openPostgres } from '@/db/client';
 import { events as eventsTable, messages, pairingCodes } from '@/db/schema';
 import { sendMessage } from '@/lib/messages/send';
+import { SIGNATURE_TOLERANCE_SECONDS } from '@/lib/protocols/smsgate-app/signature';
 import { onRealPostgres } from '../database';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call, fromSocket } from '../http';
@@ -618,10 +619,13 @@ describe('signed callbacks', () => {
 
   it('answers 401 to a wrong key, a stale or future timestamp, and missing headers', async () => {
     const payload = { messageId: 'sig-1', message: 'x', sender: '+14155550177' };
+    // Well outside the tolerance: whole seconds and the time the calls take would make a timestamp
+    // one second past it land inside (the exact edge is tested with a fixed clock in signature.test.ts).
+    const off = SIGNATURE_TOLERANCE_SECONDS + 60;
     const cases = [
       await signedCallback(app, 'sms:received', payload, { key: 'not-the-key' }),
-      await signedCallback(app, 'sms:received', payload, { timestamp: Math.floor(Date.now() / 1000) - 301 }),
-      await signedCallback(app, 'sms:received', payload, { timestamp: Math.floor(Date.now() / 1000) + 301 }),
+      await signedCallback(app, 'sms:received', payload, { timestamp: Math.floor(Date.now() / 1000) - off }),
+      await signedCallback(app, 'sms:received', payload, { timestamp: Math.floor(Date.now() / 1000) + off }),
     ];
     for (const res of cases) {
       expect(res.status).toBe(401);
