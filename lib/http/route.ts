@@ -6,7 +6,7 @@ import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
-import { handling } from '@/lib/server/shutdown';
+import { handling } from '@/lib/server/host';
 import { auditActorOf } from './actor';
 import { type AuthMode, authenticate, type PrincipalFor } from './authenticate';
 import { queryObject, readJsonBody, validate } from './parse';

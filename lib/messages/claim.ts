@@ -4,7 +4,7 @@ import { messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
 import { subscribeOutbox } from '@/lib/notify/outbox';
-import { untilShutdown } from '@/lib/server/shutdown';
+import { untilShutdown } from '@/lib/server/host';
 import { effectiveSending } from '@/lib/settings/settings';
 import { msUntilOpen } from '@/lib/settings/window';
 import { type DevicePhone, findDevicePhone } from './device-phone';

@@ -4,7 +4,7 @@ import { freezeSettings } from '@/lib/config/env';
 import { apiSecurityHeaders, guardedByRoute } from '@/lib/http/front-door';
 import { SECURED_BY_HOST } from '@/lib/http/host';
 import { log } from '@/lib/log';
-import { beginShutdown, hostedByHttpServer, offerApiHeaders, setFinalStop } from './shutdown';
+import { beginShutdown, hostedByHttpServer, offerApiHeaders, setFinalStop } from './host';
 
 type Stoppable = () => Promise<void>;
 const stoppers: Stoppable[] = [];
@@ -19,7 +19,7 @@ let started = false;
 /**
  * Runs once per server process (from instrumentation.ts): checks configuration, opens and
  * migrates the database, starts background work, and closes everything on SIGTERM/SIGINT (see
- * ./shutdown.ts for who handles the signals).
+ * ./host.ts for who handles the signals).
  */
 export async function startServer(): Promise<void> {
   if (started) return;

@@ -1,7 +1,7 @@
 import { getDatabase } from '@/db';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '@/lib/events/emit';
 import { log } from '@/lib/log';
-import { shuttingDown } from '@/lib/server/shutdown';
+import { shuttingDown } from '@/lib/server/host';
 import { currentNetworkPolicy } from './validate';
 import { claimDueDeliveries, DEFAULT_BATCH_SIZE, deliverClaimed } from './worker';
 

@@ -5,7 +5,7 @@ import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
 import { findDevicePhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
-import { shutdownSignal } from '@/lib/server/shutdown';
+import { shutdownSignal } from '@/lib/server/host';
 
 /** Comment lines keep proxies from closing an idle stream (the reference sends one every 15 s). */
 export const KEEPALIVE_INTERVAL_MS = 15_000;

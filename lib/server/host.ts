@@ -1,12 +1,16 @@
 /**
- * The process's shutdown, shared by every bundle Next evaluates and by scripts/start.mjs (through
- * globalThis, under `__simgateLifecycle`): a signal that aborts when shutdown begins, which
- * requests that wait (long-polling claims, the SMSGate app's event streams) watch to end early,
- * and the function that stops the background work and closes the database once requests are done.
+ * What the app shares with the process that hosts it, across every bundle Next evaluates and
+ * scripts/start.mjs (through globalThis, under `__simgateLifecycle`).
  *
+ * The shutdown: a signal that aborts when shutdown begins, which requests that wait (long-polling
+ * claims, the SMSGate app's event streams) watch to end early, the count of route handlers running,
+ * and the function that stops the background work and closes the database once requests are done.
  * Under `npm start`, scripts/start.mjs owns SIGTERM/SIGINT (it marks itself `hostedByHttpServer`
  * before Next starts): it stops accepting, aborts the signal, waits for the requests in flight
  * (10 s at most), then calls `stop`. Elsewhere (`npm run worker`) lib/server/start.ts does.
+ *
+ * The API's security headers, which the app hands the host at start to set on the Node response
+ * (`offerApiHeaders`; lib/http/front-door.ts).
  */
 type Lifecycle = {
   controller: AbortController;
