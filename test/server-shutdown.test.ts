@@ -239,3 +239,30 @@ describe.runIf(built)('a port already taken', () => {
     }
   });
 });
+
+describe.runIf(built)('a configuration the server cannot run with', () => {
+  it('stops the server with every problem listed, before it serves anything', { timeout: 60_000 }, async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+        APP_URL: '',
+        APP_SECRET: '',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('APP_SECRET is required');
+    expect(stderr).toContain('APP_URL is required');
+  });
+});
