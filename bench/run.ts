@@ -301,7 +301,7 @@ async function main() {
     };
 
     console.log(
-      `\nSimgate benchmark (${database}, ${CONNECTIONS} connections, ${DURATION_S} s, ${results.machine.cpus} cores)`,
+      `\nSimgate benchmark (${database}, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION_S} s, ${results.machine.cpus} cores)`,
     );
     console.log('scenario              req/s     p50 ms   p99 ms   errors   main µs/req   PG µs/req');
     const cpu: Record<string, { server_main_us: number; postgres_us: number }> = results.cpu_us_per_request;
