@@ -33,6 +33,12 @@ process.env.NODE_ENV = 'production';
 globalThis.__simgateLifecycle ??= { controller: new AbortController() };
 const lifecycle = globalThis.__simgateLifecycle;
 lifecycle.hostedByHttpServer = true;
+// Called by the app once it has started (lib/server/start.ts: configuration checked, database open
+// and migrated, background work running). Next starts it right after the server is created, without
+// waiting for a request, and holds the requests that come before it is done.
+const appStarted = new Promise((resolve) => {
+  lifecycle.onStarted = resolve;
+});
 
 // Serve with the config the build was made with, as the server of Next's standalone output does
 // (this variable is how it hands the config on): otherwise Next transpiles next.config.ts again with
@@ -101,7 +107,9 @@ const cannotListen = (error) => {
 server.once('error', cannotListen);
 server.listen(port, host, () => {
   server.off('error', cannotListen);
-  console.log(`Simgate ready on http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  // "ready" once the app has started too: a configuration it cannot run with ends the process
+  // (exit 1, every problem listed) without it.
+  void appStarted.then(() => console.log(`Simgate ready on http://${host.includes(':') ? `[${host}]` : host}:${port}`));
 });
 
 /**

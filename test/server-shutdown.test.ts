@@ -45,22 +45,25 @@ async function startServer(dataDir: string, extraCa: string): Promise<Running> {
       LOG_LEVEL: 'warn',
       NODE_EXTRA_CA_CERTS: extraCa,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
   let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
     process.stderr.write(chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
+  // "ready" comes once the app has started (its database open and migrated): it answers at once then.
   await eventually(async () => {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    return fetch(`${baseUrl}/api/health`).then(
-      (res) => res.ok,
-      () => false,
-    );
+    return stdout.includes(`Simgate ready on ${baseUrl}`);
   }, 60_000);
+  expect((await fetch(`${baseUrl}/api/health`)).status).toBe(200);
   return { baseUrl, child, exited, stderr: () => stderr };
 }
 
@@ -216,22 +219,40 @@ describe.runIf(built)('SIGTERM to the running server', () => {
   });
 });
 
+/** Starts `npm start`'s server with `env` on its own data folder and waits for it to exit: its code and output. */
+async function runToExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-start-')),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}
+
 describe.runIf(built)('a port already taken', () => {
   it('stops the server with the reason, rather than leaving it up serving nothing', { timeout: 60_000 }, async () => {
     const taken = http.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
-        cwd: root,
-        env: { ...process.env, DATABASE_URL: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const { code, stderr } = await runToExit({ DATABASE_URL: '', PORT: String(port) });
       expect(code).toBe(1);
       expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: listen EADDRINUSE`);
     } finally {
@@ -241,28 +262,16 @@ describe.runIf(built)('a port already taken', () => {
 });
 
 describe.runIf(built)('a configuration the server cannot run with', () => {
-  it('stops the server with every problem listed, before it serves anything', { timeout: 60_000 }, async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
-        APP_URL: '',
-        APP_SECRET: '',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+  it('stops the server with every problem listed, never saying it is ready', { timeout: 60_000 }, async () => {
+    const { code, stdout, stderr } = await runToExit({
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      APP_URL: '',
+      APP_SECRET: '',
+      PORT: String(await freePort()),
     });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
     expect(stderr).toContain('APP_SECRET is required');
     expect(stderr).toContain('APP_URL is required');
+    expect(stdout).not.toContain('ready');
   });
 });

@@ -20,6 +20,8 @@ type Lifecycle = {
   running?: number;
   /** The host's: called when `running` comes down to 0. */
   onIdle?: () => void;
+  /** The host's: called once the app has started (`markStarted`). */
+  onStarted?: () => void;
   /**
    * For the host to set on the answers of `guarded` paths itself, adding `mark` to the peer header
    * of those requests (lib/http/front-door.ts).
@@ -76,6 +78,11 @@ export async function handling<T>(work: () => Promise<T>): Promise<T> {
     state.running -= 1;
     if (state.running === 0) state.onIdle?.();
   }
+}
+
+/** Tells the host the app has started (lib/server/start.ts): scripts/start.mjs says "ready" then. */
+export function markStarted(): void {
+  lifecycle().onStarted?.();
 }
 
 /** Registers what the host calls last: stop the background work, close the database. */

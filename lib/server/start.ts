@@ -4,7 +4,7 @@ import { freezeSettings } from '@/lib/config/env';
 import { apiSecurityHeaders, guardedByRoute } from '@/lib/http/front-door';
 import { SECURED_BY_HOST } from '@/lib/http/host';
 import { log } from '@/lib/log';
-import { beginShutdown, hostedByHttpServer, offerApiHeaders, setFinalStop } from './host';
+import { beginShutdown, hostedByHttpServer, markStarted, offerApiHeaders, setFinalStop } from './host';
 
 type Stoppable = () => Promise<void>;
 const stoppers: Stoppable[] = [];
@@ -45,6 +45,7 @@ export async function startServer(): Promise<void> {
     await closeDatabase();
   };
   setFinalStop(stopAll);
+  markStarted();
   // Under `npm start`, scripts/start.mjs drains its requests first, then calls stopAll.
   if (hostedByHttpServer()) return;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
