@@ -32,39 +32,48 @@ const built = Boolean(distDir && fs.existsSync(path.join(root, distDir, 'BUILD_I
 
 type Running = { baseUrl: string; child: ChildProcess; exited: Promise<number | null>; stderr: () => string };
 
-async function startServer(dataDir: string, extraCa: string): Promise<Running> {
-  const port = await freePort();
+/**
+ * `npm start`'s server as a child process, on its own data folder unless `env` names one; its
+ * output is collected (stderr echoed too with `echo`).
+ */
+function spawnStart(env: Record<string, string>, echo = false) {
   const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
     cwd: root,
     env: {
       ...process.env,
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
       HOST: '127.0.0.1',
-      PORT: String(port),
       LOG_LEVEL: 'warn',
-      NODE_EXTRA_CA_CERTS: extraCa,
+      ...env,
+      DATA_DIR: env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-start-')),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
+  const output = { stdout: '', stderr: '' };
   child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
+    output.stdout += chunk.toString();
   });
   child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    process.stderr.write(chunk);
+    output.stderr += chunk.toString();
+    if (echo) process.stderr.write(chunk);
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output, exited };
+}
+
+async function startServer(dataDir: string, extraCa: string): Promise<Running> {
+  const port = await freePort();
+  const { child, output, exited } = spawnStart(
+    { DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), NODE_EXTRA_CA_CERTS: extraCa },
+    true,
+  );
   const baseUrl = `http://127.0.0.1:${port}`;
   // "ready" comes once the app has started (its database open and migrated): it answers at once then.
   await eventually(async () => {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    return stdout.includes(`Simgate ready on ${baseUrl}`);
+    return output.stdout.includes(`Simgate ready on ${baseUrl}`);
   }, 60_000);
   expect((await fetch(`${baseUrl}/api/health`)).status).toBe(200);
-  return { baseUrl, child, exited, stderr: () => stderr };
+  return { baseUrl, child, exited, stderr: () => output.stderr };
 }
 
 /** A POST whose headers and first bytes go now, and the rest of the body when `finish` is called. */
@@ -219,31 +228,13 @@ describe.runIf(built)('SIGTERM to the running server', () => {
   });
 });
 
-/** Starts `npm start`'s server with `env` on its own data folder and waits for it to exit: its code and output. */
+/** Starts `npm start`'s server with `env` and waits for it to exit: its code and output. */
 async function runToExit(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-start-')),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { code, stdout, stderr };
+  const { output, exited } = spawnStart(env);
+  const code = await exited;
+  return { code, ...output };
 }
 
 describe.runIf(built)('a port already taken', () => {
