@@ -7,7 +7,7 @@ import { emitEvent } from '@/lib/events/emit';
 import { type MessageRow, presentMessage } from './present';
 
 /**
- * The delivery states (decisions.md "Message delivery states"), the one place that says which
+ * The delivery states (docs/adr/0008-state-machine.md), the one place that says which
  * moves are legal, what a move costs or refunds, and which event it emits.
  */
 const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {

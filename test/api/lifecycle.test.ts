@@ -48,7 +48,7 @@ function report(who: TestAccount, id: string, body: Record<string, unknown>) {
 }
 
 describe('the delivery state machine', () => {
-  it('allows exactly the moves of decisions.md', () => {
+  it('allows exactly the moves of ADR 0008', () => {
     const allowed = new Set([
       'queued>dispatched',
       'queued>expired',
