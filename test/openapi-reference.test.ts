@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '@/app/api/v1/openapi.json/routes';
+import { ROUTES } from '@/lib/openapi/routes';
 import { openApiDocument } from '@/lib/openapi/document';
 import {
   HTTP_METHODS,

@@ -1,4 +1,4 @@
-import { ROUTES } from '@/app/api/v1/openapi.json/routes';
+import { ROUTES } from '@/lib/openapi/routes';
 import { openApiDocument } from '@/lib/openapi/document';
 import type { OpenApiDocument } from '@/lib/openapi/reference';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '@/app/api/v1/openapi.json/routes';
+import { ROUTES } from '@/lib/openapi/routes';
 import type { RouteHandler } from '@/lib/http/route';
 import { sendBulk } from '@/lib/messages/bulk';
 import { sendMessage } from '@/lib/messages/send';

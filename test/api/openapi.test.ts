@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { GET } from '@/app/api/v1/openapi.json/route';
-import { ROUTES } from '@/app/api/v1/openapi.json/routes';
+import { ROUTES } from '@/lib/openapi/routes';
 import { HTTP_METHODS, operationsOf } from '@/lib/openapi/document';
 import type { z } from '@/lib/zod';
 import { INDEX_FILE, renderRouteIndex, urlPathOf, wrappedRouteFiles } from '@/scripts/route-index';
