@@ -10,6 +10,7 @@ export type {
 } from './automation-record';
 export * from './credits';
 export * from './dev-inbox';
+export * from './email';
 export * from './devices';
 export * from './events';
 export * from './fleet';
