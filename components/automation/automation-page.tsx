@@ -285,6 +285,8 @@ const SKIP_REASONS: Record<string, string> = {
   not_a_phone_number: 'the sender cannot be texted back',
   webhook_not_found: 'the webhook no longer exists',
   country_not_allowed: 'the country is not allowed',
+  email_not_confirmed: 'the email address is not confirmed',
+  email_limit_reached: 'the account has forwarded its emails for the hour',
 };
 
 function TestResult({ result }: { result: RulesTestResult }) {

@@ -6,6 +6,7 @@ import { notFound } from '@/lib/errors';
 import { countSegments } from '@/lib/messages/segments';
 import { toE164 } from '@/lib/phone-number';
 import { automaticSendsInLastHour } from './automatic-sms';
+import { forwardSkipReason } from './forward-email';
 import { planAutomation } from './plan';
 import type { PlannedActionWire, TestRuleAnswer } from './schemas';
 
@@ -59,6 +60,8 @@ export async function previewAutomation(
       }
     } else if (step.email) {
       planned = { action: step.action, would: 'send', to: step.email.to, content: step.email.text };
+      const reason = await forwardSkipReason(executor, accountId, input.from, step.email.to);
+      if (reason) planned = { ...planned, would: 'skip', reason };
     } else {
       const webhookId = step.webhookId as string;
       const exists = await executor
