@@ -10,8 +10,8 @@ export type {
 } from './automation-record';
 export * from './credits';
 export * from './dev-inbox';
-export * from './email';
 export * from './devices';
+export * from './email';
 export * from './events';
 export * from './fleet';
 export * from './keys';

@@ -6,8 +6,6 @@ import { config } from '@/lib/config';
 import { withTransaction } from '@/lib/db';
 import { signInCodeEmail } from '@/lib/email/messages';
 import { sendAfterCommit } from '@/lib/email/send';
-import { DomainError } from '@/lib/errors';
-import { log } from '@/lib/log';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { iso } from '@/lib/wire';
 import { principalForKey } from './authenticate';

@@ -78,7 +78,9 @@ async function act(
       inboundMessageId: inbound.id,
       email: step.email,
     });
-    return outcome.result === 'sent' ? { ...base, result: 'sent' } : { ...base, result: 'skipped', reason: outcome.reason };
+    return outcome.result === 'sent'
+      ? { ...base, result: 'sent' }
+      : { ...base, result: 'skipped', reason: outcome.reason };
   }
   const webhookId = step.webhookId as string;
   const queued = receivedEventId ? await queueForWebhook(tx, inbound.accountId, webhookId, receivedEventId) : false;

@@ -84,7 +84,10 @@ export async function addEmailAddress(
   const token = randomBytes(32).toString('base64url');
   const outcome = await db.transaction(async (tx) => {
     if (email === (await accountEmailOf(tx, accountId))) {
-      throw validationError('email', 'this is the account’s sign-in email, which is always allowed without confirmation');
+      throw validationError(
+        'email',
+        'this is the account’s sign-in email, which is always allowed without confirmation',
+      );
     }
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`email_addresses:${accountId}`}, 0))`);
     const [existing] = await tx
@@ -120,7 +123,8 @@ export async function addEmailAddress(
           .values({ accountId, email, ...tokenColumns })
           .returning();
     if (!row) throw new Error('addEmailAddress: no row written');
-    if (!existing) await recordAudit(tx, { accountId, action: 'email_address.added', target: row.id, details: { email } });
+    if (!existing)
+      await recordAudit(tx, { accountId, action: 'email_address.added', target: row.id, details: { email } });
     return { created: !existing, row, send: true };
   });
   if (outcome.send) {

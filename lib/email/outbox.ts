@@ -79,7 +79,7 @@ function isPermanent(error: unknown): boolean {
   return typeof code === 'number' && code >= 500;
 }
 
-function describe(error: unknown): string {
+function errorText(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).slice(0, 500);
 }
 
@@ -112,7 +112,7 @@ export async function sendClaimedEmail(db: Database, claim: Claim): Promise<Emai
       status: outcome === 'retry' ? 'pending' : outcome,
       attemptCount: attempts,
       lockedUntil: null,
-      lastError: error === undefined ? null : describe(error),
+      lastError: error === undefined ? null : errorText(error),
       ...(outcome === 'sent' ? { sentAt: sql`now()` } : {}),
       ...(outcome === 'retry' ? { nextAttemptAt: sql`now() + make_interval(secs => ${(delay ?? 0) / SECOND})` } : {}),
     })

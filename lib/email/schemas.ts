@@ -13,11 +13,13 @@ export const emailAddressSchema = z
     id: z.uuid(),
     email: z.string().openapi({ format: 'email', example: 'ops@example.com' }),
     status: z.enum(['pending', 'confirmed']).openapi({
-      description: '`pending` until the link emailed to the address is opened; only `confirmed` addresses receive forwards.',
+      description:
+        '`pending` until the link emailed to the address is opened; only `confirmed` addresses receive forwards.',
     }),
     confirmed_at: z.iso.datetime().nullable(),
     confirmation_expires_at: z.iso.datetime().nullable().openapi({
-      description: 'When the pending confirmation link stops working (add the address again for a new one); null once confirmed.',
+      description:
+        'When the pending confirmation link stops working (add the address again for a new one); null once confirmed.',
     }),
     created_at: z.iso.datetime(),
   })

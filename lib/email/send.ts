@@ -31,7 +31,12 @@ export async function transmitEmail(executor: Executor, email: Email): Promise<v
     await deliverToDevInbox(executor, { channel: 'email', ...email });
     return;
   }
-  await transportFor(smtpUrl).sendMail({ from: config.mailFrom, to: email.to, subject: email.subject, text: email.text });
+  await transportFor(smtpUrl).sendMail({
+    from: config.mailFrom,
+    to: email.to,
+    subject: email.subject,
+    text: email.text,
+  });
 }
 
 /**

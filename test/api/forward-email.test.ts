@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
-import { DELETE as removeAddress, GET as readAddress } from '@/app/api/v1/email-addresses/[id]/route';
+import { GET as readAddress, DELETE as removeAddress } from '@/app/api/v1/email-addresses/[id]/route';
 import { POST as confirmAddress } from '@/app/api/v1/email-addresses/confirm/route';
 import { POST as addAddress, GET as listAddresses } from '@/app/api/v1/email-addresses/route';
 import { PATCH as patchRule } from '@/app/api/v1/inbound-rules/[id]/route';
@@ -290,9 +290,9 @@ describe('forwarding only to confirmed addresses', () => {
     await call(confirmAddress, { body: { token: await addAndCaptureToken(account, gone) } });
     expect((await forwardRule(account, gone)).status).toBe(201);
     const [address] = (await call(listAddresses, { apiKey: account.apiKey })).body.data;
-    expect((await call(removeAddress, { method: 'DELETE', params: { id: address.id }, apiKey: account.apiKey })).status).toBe(
-      204,
-    );
+    expect(
+      (await call(removeAddress, { method: 'DELETE', params: { id: address.id }, apiKey: account.apiKey })).status,
+    ).toBe(204);
 
     const message = await inbound(account, testNumber(), 'anyone?');
     expect(message.automation).toEqual([
