@@ -11,6 +11,7 @@ import { Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { useRefresh } from '../use-refresh';
 import type { AutomationSettings, Group, InboundRule, Phone, RuleAction, RulesTestResult, Webhook } from '../wire';
+import { EmailAddressesPanel } from './email-addresses-panel';
 import { RuleForm, type WebhookOption } from './rule-form';
 
 function describeMatch(rule: InboundRule): string {
@@ -65,6 +66,7 @@ export function AutomationPage() {
         <div className="flex flex-col gap-6">
           <TryItPanel phones={options.phones} />
           <HelpPanel />
+          <EmailAddressesPanel />
         </div>
       </div>
     </>
