@@ -2,13 +2,15 @@ import { getDatabase } from '@/db';
 import { log } from '@/lib/log';
 import { shuttingDown } from '@/lib/server/host';
 import { listenTo } from '@/lib/server/listen';
-import { EMAIL_BATCH_SIZE, EMAIL_OUTBOX_CHANNEL, runEmailBatch } from './outbox';
+import { startPeriodic } from '@/lib/server/periodic';
+import { EMAIL_BATCH_SIZE, EMAIL_OUTBOX_CHANNEL, pruneEmailOutbox, runEmailBatch } from './outbox';
 
 /** Polls this often (retries come due without a NOTIFY); a committed enqueue wakes it at once. */
 const POLL_MS = 1000;
 
 /**
- * The automation email worker: claims due emails of the outbox and sends them, a batch at a time.
+ * The automation email worker: claims due emails of the outbox and sends them, a batch at a time,
+ * and prunes old ones hourly.
  * It claims nothing once the process begins to shut down; stopping waits for the batch in flight
  * (bounded by the SMTP timeouts).
  */
@@ -50,11 +52,12 @@ export async function startEmailWork(): Promise<() => Promise<void>> {
 
   const unlisten = await listenTo(EMAIL_OUTBOX_CHANNEL, wake);
   wake();
+  const stopPruning = startPeriodic({ name: 'email outbox pruning', intervalMs: 3600_000, run: pruneEmailOutbox });
 
   return async () => {
     stopped = true;
     clearTimeout(timer);
     await unlisten?.().catch(() => {});
-    await running;
+    await Promise.all([running, stopPruning()]);
   };
 }

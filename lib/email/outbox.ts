@@ -121,6 +121,20 @@ export async function sendClaimedEmail(db: Database, claim: Claim): Promise<Emai
   return moved.length > 0 ? outcome : 'superseded';
 }
 
+/** How long sent and failed emails are kept (the hourly limits look back one hour). */
+export const OUTBOX_RETENTION_DAYS = 7;
+
+/** Deletes sent and failed emails past OUTBOX_RETENTION_DAYS; answers how many. */
+export async function pruneEmailOutbox(db: Database): Promise<number> {
+  const deleted = await queryRows<{ id: string }>(
+    db,
+    sql`delete from email_outbox
+        where status <> 'pending' and created_at < now() - make_interval(days => ${OUTBOX_RETENTION_DAYS})
+        returning id`,
+  );
+  return deleted.length;
+}
+
 /** One claim-and-send pass: the emails due now, sent concurrently. */
 export async function runEmailBatch(db: Database, limit = EMAIL_BATCH_SIZE): Promise<EmailOutcome[]> {
   const claims = await claimDueEmails(db, limit);

@@ -11,7 +11,7 @@ import { POST as createRule } from '@/app/api/v1/inbound-rules/route';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { auditLog, emailAddresses, emailOutbox } from '@/db/schema';
 import { startEmailWork } from '@/lib/email/background';
-import { runEmailBatch } from '@/lib/email/outbox';
+import { OUTBOX_RETENTION_DAYS, pruneEmailOutbox, runEmailBatch } from '@/lib/email/outbox';
 import { describeAuthCases } from '../auth-cases';
 import { createTestAccount, sharedTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
@@ -170,7 +170,7 @@ describe('forward_email is sent after the commit, from the outbox', () => {
     expect(await outboxOf(account)).toEqual([expect.objectContaining({ status: 'sent' })]);
   });
 
-  it('retries a refused send with backoff, and gives up on a permanent refusal', async () => {
+  it('retries a refused send with backoff, gives up on a permanent refusal, and prunes it after a week', async () => {
     const account = await createTestAccount(db());
     await forwardRule(account, account.email);
     const closed = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'], logger: false });
@@ -205,6 +205,14 @@ describe('forward_email is sent after the commit, from the outbox', () => {
     expect(await outboxOf(account)).toEqual([
       expect.objectContaining({ status: 'failed', attemptCount: 2, lastError: expect.stringContaining('550') }),
     ]);
+
+    expect(await pruneEmailOutbox(db())).toBe(0);
+    await db()
+      .update(emailOutbox)
+      .set({ createdAt: new Date(Date.now() - (OUTBOX_RETENTION_DAYS + 1) * 86_400_000) })
+      .where(eq(emailOutbox.id, row!.id));
+    expect(await pruneEmailOutbox(db())).toBe(1);
+    expect(await outboxOf(account)).toEqual([]);
   });
 });
 
