@@ -57,6 +57,9 @@ export const config = {
   get autoReplyLimit() {
     return readSetting('AUTO_REPLY_LIMIT');
   },
+  get autoEmailAccountHourlyLimit() {
+    return readSetting('AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT');
+  },
   get retryBackoffSeconds() {
     return readSetting('RETRY_BACKOFF_SECONDS');
   },

@@ -7,6 +7,7 @@ import { countSegments } from '@/lib/messages/segments';
 import { isOptedOut } from '@/lib/opt-outs/check';
 import { toE164 } from '@/lib/phone-number';
 import { automaticSendsInLastHour } from './automatic-sms';
+import { forwardSkipReason } from './forward-email';
 import { planAutomation } from './plan';
 import type { PlannedActionWire, TestRuleAnswer } from './schemas';
 
@@ -60,6 +61,8 @@ export async function previewAutomation(
       }
     } else if (step.email) {
       planned = { action: step.action, would: 'send', to: step.email.to, content: step.email.text };
+      const reason = await forwardSkipReason(executor, accountId, input.from, step.email.to);
+      if (reason) planned = { ...planned, would: 'skip', reason };
     } else {
       const webhookId = step.webhookId as string;
       const exists = await executor

@@ -157,8 +157,10 @@ export const envSchema = z.object({
   MESSAGE_EXPIRY_SWEEP_S: variable(wholeNumber(1)).default(30),
   /** Waits before each automatic retry of a failed message, in seconds: the n-th retry waits the n-th (the last repeats). */
   RETRY_BACKOFF_SECONDS: variable(secondsList).default([60, 300]),
-  /** Automatic SMS (rule actions, HELP, webhook replies) per counterpart number, per account, in any hour. */
+  /** Automatic SMS (rule actions, HELP, webhook replies) and forward emails per counterpart number, per account, in any hour. */
   AUTO_REPLY_LIMIT: variable(wholeNumber()).default(3),
+  /** Forward-to-email actions per account in any hour; past it they are skipped (`email_limit_reached`). */
+  AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(50),
   API_KEY_RATE_LIMIT: variable(wholeNumber()).default(200),
   KEY_CACHE_TTL_MS: variable(wholeNumber()).default(5000),
   VERIFICATION_SENDER_PHONE: variable((raw) => raw.trim()),
