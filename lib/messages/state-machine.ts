@@ -203,20 +203,18 @@ export async function requeueMessage(
     )
     .returning();
   if (!requeued) return undefined;
-  await tx
-    .insert(messageStatusHistory)
-    .values(
-      moving
-        ? {
-            messageId: requeued.id,
-            status: 'rerouted',
-            fromPhone: message.from,
-            toPhone: change.to.phone,
-            error: change.reason,
-            at,
-          }
-        : { messageId: requeued.id, status: 'retrying', error: change.note, at },
-    );
+  await tx.insert(messageStatusHistory).values(
+    moving
+      ? {
+          messageId: requeued.id,
+          status: 'rerouted',
+          fromPhone: message.from,
+          toPhone: change.to.phone,
+          error: change.reason,
+          at,
+        }
+      : { messageId: requeued.id, status: 'retrying', error: change.note, at },
+  );
   if (moving) {
     await emitEvent(tx, {
       accountId: requeued.accountId,
