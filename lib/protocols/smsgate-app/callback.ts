@@ -11,7 +11,7 @@ import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
 import { receiveMessage } from '@/lib/messages/receive';
 import { inboundSender } from '@/lib/messages/schemas';
-import { senderAsStored } from '@/lib/phone-number';
+import { senderAsStored, toE164 } from '@/lib/phone-number';
 import type { z } from '@/lib/zod';
 import { applyAppState } from './messages';
 import { callbackEnvelope, pingPayload, receivedPayload, statusPayload } from './schemas';
@@ -119,11 +119,17 @@ export async function handleAppCallback(
   });
 }
 
-/** A received SMS's sender, checked as the device API checks it (a number, short code or sender id). */
-function senderOf(raw: string): string {
+/**
+ * A received SMS's sender as stored: a phone number as the phone wrote it (E.164 or national, read
+ * in the receiving phone's country) in E.164, else what the device API accepts (a short code or an
+ * alphanumeric sender id). Control characters are refused, never trimmed away.
+ */
+function senderOf(raw: string, receivingNumber: string): string {
   if (CONTROL_CHARACTERS.test(raw)) throw validationError('payload.sender', 'must not contain control characters');
-  const result = inboundSender.safeParse(raw);
-  if (!result.success) throw validationError('payload.sender', 'not an E.164 number, short code or sender id');
+  const stored = senderAsStored(raw, receivingNumber);
+  if (toE164(stored) === stored) return stored;
+  const result = inboundSender.safeParse(stored);
+  if (!result.success) throw validationError('payload.sender', 'not a phone number, short code or sender id');
   return result.data;
 }
 
@@ -138,9 +144,9 @@ async function applyCallback(
       const sms = parsed(receivedPayload, envelope.payload, 'sms:received');
       const raw = sms.sender ?? sms.phoneNumber;
       if (!raw) throw validationError('payload.sender', 'required');
-      const from = senderOf(raw);
+      const from = senderOf(raw, phone.phone);
       await receiveMessage(tx, principal, {
-        from: senderAsStored(from, phone.phone),
+        from,
         content: sms.message,
         receivedAt: sms.receivedAt ?? undefined,
         // The raw sender, as before: the key of an SMS received before this check stays the same.
