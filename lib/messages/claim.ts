@@ -36,7 +36,10 @@ export async function claimOutbox(db: Database, device: DevicePrincipal, options
   try {
     const claimed = await claimLoop(db, device, { ...options, signal: anySignal(options.signal, session.signal) });
     if (claimed.length === 0 && session.reason() === 'revoked') {
-      throw new DomainError('UNAUTHENTICATED', 'The API key is unknown or revoked.');
+      throw new DomainError(
+        'UNAUTHENTICATED',
+        'This device was revoked, or its phone removed, while the claim waited.',
+      );
     }
     return claimed;
   } finally {
