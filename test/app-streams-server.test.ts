@@ -165,7 +165,7 @@ describe.runIf(built)('a revoked device, or a removed phone, loses its stream an
     expect(await settlesWithin(poll, 2000)).toBe(true);
     const answer = await poll;
     expect(answer.status).toBe(401);
-    expect(answer.body.message).toMatch(/revoked.*while the claim waited/);
+    expect(answer.body.detail).toMatch(/revoked.*while the claim waited/);
 
     // The stream's presence tick would have come by now: nothing was recorded after the revocation.
     const beats = await heartbeatsOf(account);
@@ -195,7 +195,7 @@ describe.runIf(built)('a revoked device, or a removed phone, loses its stream an
     expect(await settlesWithin(poll, 2000)).toBe(true);
     const answer = await poll;
     expect(answer.status).toBe(401);
-    expect(answer.body.message).toMatch(/phone removed, while the claim waited/);
+    expect(answer.body.detail).toMatch(/phone removed, while the claim waited/);
   });
 });
 
