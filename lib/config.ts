@@ -72,6 +72,12 @@ export const config = {
   get keyCacheTtlMs() {
     return readSetting('KEY_CACHE_TTL_MS');
   },
+  get sseStreamsPerAccount() {
+    return readSetting('SSE_STREAMS_PER_ACCOUNT');
+  },
+  get sseStreamsPerInstance() {
+    return readSetting('SSE_STREAMS_PER_INSTANCE');
+  },
   /** BACKGROUND=off: this web instance leaves sweeps and deliveries to `npm run worker` processes. */
   get backgroundWork() {
     return readSetting('BACKGROUND') === 'on';

@@ -163,6 +163,10 @@ export const envSchema = z.object({
   AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(50),
   API_KEY_RATE_LIMIT: variable(wholeNumber()).default(200),
   KEY_CACHE_TTL_MS: variable(wholeNumber()).default(5000),
+  /** Open SMSGate app event streams (SSE) of one account in one instance; one more answers 429. */
+  SSE_STREAMS_PER_ACCOUNT: variable(wholeNumber(1)).default(200),
+  /** Open SMSGate app event streams (SSE) in one instance; one more answers 503. */
+  SSE_STREAMS_PER_INSTANCE: variable(wholeNumber(1)).default(1000),
   VERIFICATION_SENDER_PHONE: variable((raw) => raw.trim()),
   VERIFICATION_SENDER_EMAIL: variable(email),
   SMTP_URL: variable(smtpUrl),
