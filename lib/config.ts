@@ -20,7 +20,17 @@ export const config = {
   get database(): DatabaseLocation {
     const url = readSetting('DATABASE_URL');
     return url
-      ? { url, poolSize: readSetting('DATABASE_POOL_SIZE'), pipelineSize: readSetting('DATABASE_PIPELINE_SIZE') }
+      ? {
+          url,
+          poolSize: readSetting('DATABASE_POOL_SIZE'),
+          pipelineSize: readSetting('DATABASE_PIPELINE_SIZE'),
+          limits: {
+            connectTimeoutS: readSetting('DATABASE_CONNECT_TIMEOUT_S'),
+            statementTimeoutMs: readSetting('DATABASE_STATEMENT_TIMEOUT_MS'),
+            acquireTimeoutMs: readSetting('DATABASE_ACQUIRE_TIMEOUT_MS'),
+            maxWaiting: readSetting('DATABASE_MAX_WAITING'),
+          },
+        }
       : { dataDir: this.dataDir };
   },
   /** Local mode: where the embedded database and the generated secret live. */
