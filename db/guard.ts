@@ -157,6 +157,8 @@ function guardQuery<Q extends postgres.PendingQuery<postgres.Row[]>>(query: Q, g
       );
     });
   };
+  // The driver's query is a lazy promise: its own `then` runs it, so the bound goes there.
+  // biome-ignore lint/suspicious/noThenProperty: replacing the thenable's own then is the point
   (query as { then: unknown }).then = (
     onFulfilled?: (value: unknown) => unknown,
     onRejected?: (error: unknown) => unknown,
