@@ -52,6 +52,10 @@ export const config = {
   get pairingRateLimit() {
     return readSetting('PAIRING_RATE_LIMIT');
   },
+  /** A message handed to a phone and not reported within this is handed out again (lib/messages/claim.ts). */
+  get claimRedeliverAfterSeconds() {
+    return readSetting('CLAIM_REDELIVER_AFTER_S');
+  },
   get heartbeatTimeoutSeconds() {
     return readSetting('HEARTBEAT_TIMEOUT_S');
   },
