@@ -167,6 +167,8 @@ const UNAVAILABLE_ERRNOS = new Set([
   'DATABASE_BUSY',
   'DATABASE_ACQUIRE_TIMEOUT',
   'DATABASE_NO_ANSWER',
+  // postgres-js refused a BEGIN that reached a connection it had not reserved: nothing ran, a retry is safe.
+  'UNSAFE_TRANSACTION',
 ]);
 
 /** Driver error codes along the `cause` chain (drizzle wraps the driver's error). */
