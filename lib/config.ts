@@ -20,7 +20,17 @@ export const config = {
   get database(): DatabaseLocation {
     const url = readSetting('DATABASE_URL');
     return url
-      ? { url, poolSize: readSetting('DATABASE_POOL_SIZE'), pipelineSize: readSetting('DATABASE_PIPELINE_SIZE') }
+      ? {
+          url,
+          poolSize: readSetting('DATABASE_POOL_SIZE'),
+          pipelineSize: readSetting('DATABASE_PIPELINE_SIZE'),
+          limits: {
+            connectTimeoutS: readSetting('DATABASE_CONNECT_TIMEOUT_S'),
+            statementTimeoutMs: readSetting('DATABASE_STATEMENT_TIMEOUT_MS'),
+            acquireTimeoutMs: readSetting('DATABASE_ACQUIRE_TIMEOUT_MS'),
+            maxWaiting: readSetting('DATABASE_MAX_WAITING'),
+          },
+        }
       : { dataDir: this.dataDir };
   },
   /** Local mode: where the embedded database and the generated secret live. */
@@ -41,6 +51,10 @@ export const config = {
   },
   get pairingRateLimit() {
     return readSetting('PAIRING_RATE_LIMIT');
+  },
+  /** A message handed to a phone and not reported within this is handed out again (lib/messages/claim.ts). */
+  get claimRedeliverAfterSeconds() {
+    return readSetting('CLAIM_REDELIVER_AFTER_S');
   },
   get heartbeatTimeoutSeconds() {
     return readSetting('HEARTBEAT_TIMEOUT_S');

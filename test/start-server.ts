@@ -19,7 +19,16 @@ const distDir = process.env.NEXT_DIST_DIR;
 /** Whether NEXT_DIST_DIR names a folder holding a production build. */
 export const built = Boolean(distDir && fs.existsSync(path.join(root, distDir, 'BUILD_ID')));
 
-export type Running = { baseUrl: string; child: ChildProcess; exited: Promise<number | null>; stderr: () => string };
+export type Running = {
+  baseUrl: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  stderr: () => string;
+  /** Everything it printed, stdout and stderr. */
+  output: () => string;
+  /** Kills it (SIGKILL) if it still runs: for tests that end it however they end. */
+  stop: () => void;
+};
 
 /**
  * `npm start`'s server as a child process, on its own data folder unless `env` names one; its
@@ -50,18 +59,35 @@ export function spawnStart(env: Record<string, string>, echo = false) {
 }
 
 /**
- * Starts the server on a free port with `env` (on the embedded database unless `env` says
- * otherwise) and waits until it says it is ready and answers its health check.
+ * Starts the server on a free port with `env` (on the embedded database unless `env` names a
+ * DATABASE_URL, then in server mode with APP_URL its own address unless `env` says otherwise) and
+ * waits until it says it is ready and answers its health check.
  */
 export async function startServer(env: Record<string, string>, echo = true): Promise<Running> {
   const port = await freePort();
-  const { child, output, exited } = spawnStart({ DATABASE_URL: '', ...env, PORT: String(port) }, echo);
   const baseUrl = `http://127.0.0.1:${port}`;
+  const serverMode: Record<string, string> = env.DATABASE_URL ? { APP_URL: baseUrl } : {};
+  const { child, output, exited } = spawnStart({ DATABASE_URL: '', ...serverMode, ...env, PORT: String(port) }, echo);
+  const stop = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
   // "ready" comes once the app has started (its database open and migrated): it answers at once then.
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    return output.stdout.includes(`Simgate ready on ${baseUrl}`);
-  }, 60_000);
+  try {
+    await eventually(async () => {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output.stderr}`);
+      return output.stdout.includes(`Simgate ready on ${baseUrl}`);
+    }, 90_000);
+  } catch (error) {
+    stop();
+    throw error;
+  }
   expect((await fetch(`${baseUrl}/api/health`)).status).toBe(200);
-  return { baseUrl, child, exited, stderr: () => output.stderr };
+  return {
+    baseUrl,
+    child,
+    exited,
+    stderr: () => output.stderr,
+    output: () => output.stdout + output.stderr,
+    stop,
+  };
 }

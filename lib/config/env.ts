@@ -121,6 +121,13 @@ export const envSchema = z.object({
   DATABASE_POOL_SIZE: variable(wholeNumber(1)).default(10),
   /** Connections of their own for the hot requests, sent in batches (db/client.ts, lib/db.ts); 0: each alone on the pool. */
   DATABASE_PIPELINE_SIZE: variable(wholeNumber(0)).default(2),
+  /** The bounds of db/client.ts `DatabaseLimits` (defaults: DEFAULT_DATABASE_LIMITS there). */
+  DATABASE_CONNECT_TIMEOUT_S: variable(wholeNumber(1)).default(5),
+  DATABASE_STATEMENT_TIMEOUT_MS: variable(wholeNumber(100)).default(10_000),
+  DATABASE_ACQUIRE_TIMEOUT_MS: variable(wholeNumber(100)).default(5_000),
+  DATABASE_MAX_WAITING: variable(wholeNumber(1)).default(512),
+  /** Seconds after which a message handed to a phone and not reported is handed out again (lib/messages/claim.ts). */
+  CLAIM_REDELIVER_AFTER_S: variable(wholeNumber(1)).default(120),
   DATA_DIR: variable(text).default(() => path.join(process.cwd(), '.data')),
   APP_SECRET: variable(secret),
   APP_URL: variable(httpUrl),

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, inArray, isNull, lte, min, or } from 'drizzle-o
 import type { Database, Executor } from '@/db';
 import { messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
+import { config } from '@/lib/config';
 import { withTransaction } from '@/lib/db';
 import { openDeviceSession } from '@/lib/devices/sessions';
 import { DomainError } from '@/lib/errors';
@@ -23,7 +24,11 @@ export type ClaimOptions = {
 };
 
 /**
- * Hands the device the oldest due queued messages of its phone, now `dispatched`. With a wait,
+ * Hands the device the oldest due queued messages of its phone, now `dispatched`, after those it
+ * was handed CLAIM_REDELIVER_AFTER_S ago or more and has not reported on (`sent`, `failed`, …):
+ * their answer may never have reached it (a dropped connection, an instance that died after the
+ * commit). Those go out again with the same ids, no new transition and no new charge; a phone
+ * treats an id it holds already as known. With a wait,
  * an empty outbox is watched until a send wakes it (or a scheduled message falls due, or pacing
  * frees room), the wait runs out, the request is aborted, or the server begins to shut down (then
  * it answers what it has, possibly nothing, and the device simply claims again elsewhere or later).
@@ -100,6 +105,30 @@ async function claimOnce(
       // An overdue message waits for the expiry sweep instead of going out late.
       or(isNull(messages.expiresAt), gt(messages.expiresAt, now)),
     );
+    const redeliverBefore = new Date(now.getTime() - config.claimRedeliverAfterSeconds * 1000);
+    const unreported = tx
+      .select({ id: messages.id })
+      .from(messages)
+      .where(
+        and(
+          eq(messages.phoneId, phone.id),
+          eq(messages.direction, 'outbound'),
+          eq(messages.status, 'dispatched'),
+          lte(messages.updatedAt, redeliverBefore),
+          or(isNull(messages.expiresAt), gt(messages.expiresAt, now)),
+        ),
+      )
+      .orderBy(asc(messages.updatedAt))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    // Handed out again: only the hand-out time moves, so each waits its full time before the next.
+    const redelivered = await tx
+      .update(messages)
+      .set({ updatedAt: now })
+      .where(and(idIn(unreported), eq(messages.status, 'dispatched')))
+      .returning();
+    const room = Math.min(limit - redelivered.length, pacing.allowance);
+    if (room <= 0) return { claimed: redelivered };
     const picked = tx
       .select({ id: messages.id })
       .from(messages)
@@ -111,7 +140,7 @@ async function claimOnce(
           ? [asc(messages.sendAt), asc(messages.createdAt)]
           : [desc(messages.sendAt), desc(messages.createdAt)]),
       )
-      .limit(Math.min(limit, pacing.allowance))
+      .limit(room)
       .for('update', { skipLocked: true });
     const claimed = await tx
       .update(messages)
@@ -119,6 +148,7 @@ async function claimOnce(
       .where(and(idIn(picked), inArray(messages.status, sourcesOf('dispatched'))))
       .returning();
     if (claimed.length === 0) {
+      if (redelivered.length > 0) return { claimed: redelivered };
       const nextDue = await nextDueInMs(tx, phone.id, now);
       return { claimed, retryInMs: earliest(nextDue, opensInMs > 0 ? opensInMs : undefined) };
     }
@@ -129,7 +159,7 @@ async function claimOnce(
         a.priority.localeCompare(b.priority) ||
         direction * (a.sendAt.getTime() - b.sendAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime()),
     );
-    return { claimed };
+    return { claimed: [...redelivered, ...claimed] };
   });
 }
 

@@ -130,6 +130,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(without4xx.map((o) => o.key).sort()).toEqual([
       'get /api/3rdparty/v1/health',
       'get /api/health',
+      'get /api/health/ready',
       'get /api/v1/openapi.json',
       'get /api/v1/webhooks/events',
     ]);
