@@ -27,14 +27,12 @@ export const POST = route(
       sim: body.sim,
       recipients: body.recipients,
       content: body.content,
-    };
-    if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
-    return sendBulk(db, principal.accountId, {
-      ...input,
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
       priority: body.priority,
       statusCallbackUrl: body.status_callback_url,
-    });
+    };
+    if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
+    return sendBulk(db, principal.accountId, input);
   },
 );
