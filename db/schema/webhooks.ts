@@ -84,6 +84,8 @@ export const webhookDeliveries = pgTable(
     checkIn('webhook_deliveries_event_type_check', t.eventType, EVENT_TYPES),
     // Workers claim due pending rows.
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // Each claim counts the deliveries every worker holds, per account (lib/webhooks/worker.ts): few rows.
+    index('webhook_deliveries_claimed_idx').on(t.accountId).where(sql`${t.lockedUntil} is not null`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
     checkIn('webhook_deliveries_status_check', t.status, DELIVERY_STATUSES),
   ],

@@ -2,6 +2,7 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '@/db';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
+import { config } from '@/lib/config';
 import { sqlState } from '@/lib/db';
 import { webhookPayload } from '@/lib/events/catalogue';
 import { log } from '@/lib/log';
@@ -49,36 +50,68 @@ async function databaseNow(db: Database): Promise<Date> {
   return new Date(row!.now);
 }
 
+/** Serialises claims across workers, so that each counts the others' claims (see claimDueDeliveries). */
+const CLAIM_LOCK = 'webhook_deliveries:claim';
+
 /**
  * Claims up to `limit` due pending deliveries of enabled webhooks (a disabled webhook's deliveries
- * wait). `now` defaults to the database's clock, which every instance shares.
+ * wait), fairly: no account gets more than `perAccount` (WEBHOOK_ACCOUNT_IN_FLIGHT) in flight,
+ * counting the claims every worker holds (`locked_until` still ahead), and the accounts share the
+ * batch round-robin, oldest first within each. An account whose receivers are slow thus holds a
+ * few slots while the others' deliveries go out. The claims take turns under an advisory lock, so
+ * that two workers claiming at once do not both hand out an account's share. `now` defaults to
+ * the database's clock, which every instance shares.
  */
 export async function claimDueDeliveries(
   db: Database,
-  options: { now?: Date; limit?: number } = {},
+  options: { now?: Date; limit?: number; perAccount?: number } = {},
 ): Promise<ClaimedDelivery[]> {
   const now = options.now ?? (await databaseNow(db));
+  const at = now.toISOString();
   const lockedUntil = new Date(now.getTime() + CLAIM_MS);
-  const rows = await queryRows<{ id: string; attempt_count: number }>(
-    db,
-    sql`
-      update webhook_deliveries
-      set locked_until = ${lockedUntil.toISOString()}::timestamptz
-      where id in (
-        select d.id
-        from webhook_deliveries d
-        join webhooks w on w.id = d.webhook_id
-        where d.status = 'pending'
-          and d.next_attempt_at <= ${now.toISOString()}::timestamptz
-          and (d.locked_until is null or d.locked_until < ${now.toISOString()}::timestamptz)
-          and w.enabled
-        order by d.next_attempt_at
-        limit ${options.limit ?? DEFAULT_BATCH_SIZE}
-        for update of d skip locked
-      )
-      returning id, attempt_count
-    `,
-  );
+  const perAccount = options.perAccount ?? config.webhookAccountInFlight;
+  const rows = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`);
+    return queryRows<{ id: string; attempt_count: number }>(
+      tx,
+      sql`
+        update webhook_deliveries
+        set locked_until = ${lockedUntil.toISOString()}::timestamptz
+        where id in (
+          select d.id
+          from webhook_deliveries d
+          where d.id in (
+            select fair.id
+            from (
+              select due.id, due.next_attempt_at,
+                coalesce(busy.in_flight, 0)
+                  + row_number() over (partition by due.account_id order by due.next_attempt_at, due.id) as slot
+              from webhook_deliveries due
+              join webhooks w on w.id = due.webhook_id
+              left join (
+                select account_id, count(*) as in_flight
+                from webhook_deliveries
+                where status = 'pending' and locked_until >= ${at}::timestamptz
+                group by account_id
+              ) busy on busy.account_id = due.account_id
+              where due.status = 'pending'
+                and due.next_attempt_at <= ${at}::timestamptz
+                and (due.locked_until is null or due.locked_until < ${at}::timestamptz)
+                and w.enabled
+                and coalesce(busy.in_flight, 0) < ${perAccount}
+            ) fair
+            where fair.slot <= ${perAccount}
+            order by fair.slot, fair.next_attempt_at
+            limit ${options.limit ?? DEFAULT_BATCH_SIZE}
+          )
+            and d.status = 'pending'
+            and (d.locked_until is null or d.locked_until < ${at}::timestamptz)
+          for update of d skip locked
+        )
+        returning id, attempt_count
+      `,
+    );
+  });
   return rows.map((row) => ({ id: row.id, attemptCount: Number(row.attempt_count), claimedAt: now, lockedUntil }));
 }
 
