@@ -1,1 +1,0 @@
-CREATE INDEX "webhook_deliveries_claimed_idx" ON "webhook_deliveries" USING btree ("account_id") WHERE "webhook_deliveries"."locked_until" is not null;
