@@ -61,8 +61,16 @@ export const config = {
   },
   get planLimits() {
     return {
-      free: { phones: readSetting('PLAN_FREE_PHONES'), groups: readSetting('PLAN_FREE_GROUPS') },
-      pro: { phones: readSetting('PLAN_PRO_PHONES'), groups: readSetting('PLAN_PRO_GROUPS') },
+      free: {
+        phones: readSetting('PLAN_FREE_PHONES'),
+        groups: readSetting('PLAN_FREE_GROUPS'),
+        webhooks: readSetting('PLAN_FREE_WEBHOOKS'),
+      },
+      pro: {
+        phones: readSetting('PLAN_PRO_PHONES'),
+        groups: readSetting('PLAN_PRO_GROUPS'),
+        webhooks: readSetting('PLAN_PRO_WEBHOOKS'),
+      },
     };
   },
   get heartbeatSweepIntervalSeconds() {
@@ -101,6 +109,10 @@ export const config = {
   },
   get webhookAllowPrivateNetworks() {
     return !this.serverMode || readSetting('WEBHOOK_ALLOW_PRIVATE_NETWORKS');
+  },
+  /** Webhook posts in flight per account, across workers (lib/webhooks/worker.ts). */
+  get webhookAccountInFlight() {
+    return readSetting('WEBHOOK_ACCOUNT_IN_FLIGHT');
   },
   /** A PEM file of extra CAs for webhook receivers, read at each delivery. */
   get extraCaCertsFile() {

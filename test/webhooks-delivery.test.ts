@@ -1,6 +1,7 @@
+import tls from 'node:tls';
 import { and, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '@/db';
 import { devInbox, type EventType, phones, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { emitEvent } from '@/lib/events/emit';
@@ -35,7 +36,8 @@ beforeAll(async () => {
   certs = createTestCertificates();
   process.env.NODE_EXTRA_CA_CERTS = certs.caFile;
   receiver = await startReceiver(certs);
-  account = await createTestAccount(db());
+  // Each test makes its own webhooks in this one account: more than the free plan allows.
+  account = await createTestAccount(db(), { plan: 'pro' });
 });
 
 afterAll(async () => {
@@ -180,6 +182,30 @@ describe('signed delivery', () => {
     expect(after.headers['webhook-signature']!.split(' ')).toHaveLength(1);
     expect(verify(newSecret, after)).toBeTruthy();
     expect(() => verify(hook.secret, after)).toThrow();
+  });
+
+  it('trusts only the CA file it is given, and builds its TLS context once per version of the file', async () => {
+    const hook = await newWebhook('/trusted');
+    const contexts = vi.spyOn(tls, 'createSecureContext');
+    try {
+      const events = [await emit('message.received'), await emit('message.received'), await emit('message.received')];
+      await runDeliveryBatch(db(), { now: soon() });
+      for (const eventId of events) expect((await deliveryOf(eventId, hook.id)).status).toBe('succeeded');
+      expect(contexts.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      contexts.mockRestore();
+    }
+
+    const saved = process.env.NODE_EXTRA_CA_CERTS;
+    process.env.NODE_EXTRA_CA_CERTS = createTestCertificates().caFile;
+    try {
+      const eventId = await emit('message.received');
+      await runDeliveryBatch(db(), { now: soon() });
+      expect((await deliveryOf(eventId, hook.id)).lastError).toMatch(/certificate/i);
+      expect(receiver.hitsFor('/trusted')).toHaveLength(3);
+    } finally {
+      process.env.NODE_EXTRA_CA_CERTS = saved;
+    }
   });
 
   it('does not trust a certificate its CA list does not cover (TLS always verified)', async () => {

@@ -1,13 +1,16 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POST as sendBulkRoute } from '@/app/api/v1/bulk-messages/route';
+import { POST as sendRoute } from '@/app/api/v1/messages/route';
 import { PATCH as patchWebhookRoute } from '@/app/api/v1/webhooks/[id]/route';
+import { POST as rotateCallbackSecretRoute } from '@/app/api/v1/webhooks/callback-secret/route';
 import { POST as createWebhookRoute } from '@/app/api/v1/webhooks/route';
-import { webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
+import { messages, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { emitEvent } from '@/lib/events/emit';
 import { createWebhook } from '@/lib/webhooks/manage';
 import { blockedReason, refusedHostReason } from '@/lib/webhooks/ssrf';
 import { runDeliveryBatch } from '@/lib/webhooks/worker';
-import { createTestAccount, type TestAccount } from './fixtures';
+import { createTestAccount, type TestAccount, testNumber } from './fixtures';
 import { createTestCertificates, type Receiver, startReceiver } from './fixtures/tls/receiver';
 import { call } from './http';
 import { withTestDatabase } from './setup-db';
@@ -243,5 +246,88 @@ describe('at connect time', () => {
     const [allowed] = await runDeliveryBatch(db(), { now, policy: { allowPrivateNetworks: true } });
     expect(allowed).toMatchObject({ verdict: 'succeeded', statusCode: 200 });
     expect(receiver.hitsFor('/policy')).toHaveLength(1);
+  });
+});
+
+describe('a send’s status_callback_url, in server mode', () => {
+  const refusedUrl = 'https://127.0.0.1/cb';
+  const sends = (from: { from: string } | { from_group: number }) => [
+    { name: 'single send', handler: sendRoute, body: { ...from, to: testNumber(), content: 'Hi' } },
+    { name: 'bulk send', handler: sendBulkRoute, body: { ...from, recipients: [testNumber()], content: 'Hi' } },
+  ];
+
+  for (const through of ['from', 'from_group'] as const) {
+    it(`a dry run answers the real send’s 400 naming the field (${through})`, async () => {
+      const sender = await createTestAccount(db(), { credits: 5 });
+      const secret = await call(rotateCallbackSecretRoute, { method: 'POST', apiKey: sender.apiKey });
+      expect(secret.status).toBe(201);
+      const from = through === 'from' ? { from: sender.phone } : { from_group: sender.defaultGroupId };
+      for (const { name, handler, body } of sends(from)) {
+        for (const dryRun of [false, true]) {
+          const res = await inServerMode(() =>
+            call(handler, {
+              apiKey: sender.apiKey,
+              body: { ...body, status_callback_url: refusedUrl, ...(dryRun ? { dry_run: true } : {}) },
+            }),
+          );
+          expect({ name, dryRun, status: res.status, code: res.body.code, errors: res.body.errors }).toEqual({
+            name,
+            dryRun,
+            status: 400,
+            code: 'VALIDATION_ERROR',
+            errors: [{ path: 'status_callback_url', message: expect.stringMatching(/public addresses/) }],
+          });
+        }
+      }
+      expect(await db().select().from(messages).where(eq(messages.accountId, sender.accountId))).toHaveLength(0);
+    });
+  }
+
+  it('a dry run without the account’s callback secret answers the real send’s 400 too', async () => {
+    const sender = await createTestAccount(db(), { credits: 5 });
+    for (const { handler, body } of sends({ from: sender.phone })) {
+      for (const dryRun of [false, true]) {
+        const res = await call(handler, {
+          apiKey: sender.apiKey,
+          body: { ...body, status_callback_url: receiver.url('/cb'), ...(dryRun ? { dry_run: true } : {}) },
+        });
+        expect(res.status).toBe(400);
+        expect(res.body.errors).toEqual([
+          { path: 'status_callback_url', message: expect.stringMatching(/callback secret first/) },
+        ]);
+      }
+    }
+  });
+
+  it('a dry run with an accepted callback URL writes no callback target', async () => {
+    const sender = await createTestAccount(db(), { credits: 5 });
+    await call(rotateCallbackSecretRoute, { method: 'POST', apiKey: sender.apiKey });
+    const res = await call(sendRoute, {
+      apiKey: sender.apiKey,
+      body: {
+        from: sender.phone,
+        to: testNumber(),
+        content: 'Hi',
+        status_callback_url: receiver.url('/cb'),
+        dry_run: true,
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(await db().select().from(webhooks).where(eq(webhooks.accountId, sender.accountId))).toHaveLength(0);
+  });
+
+  it('a dry run refuses a send_at in the past as the real send does', async () => {
+    const sender = await createTestAccount(db(), { credits: 5 });
+    const sendAt = new Date(Date.now() - 3600_000).toISOString();
+    for (const { handler, body } of sends({ from: sender.phone })) {
+      for (const dryRun of [false, true]) {
+        const res = await call(handler, {
+          apiKey: sender.apiKey,
+          body: { ...body, send_at: sendAt, ...(dryRun ? { dry_run: true } : {}) },
+        });
+        expect(res.status).toBe(400);
+        expect(res.body.errors[0].path).toBe('send_at');
+      }
+    }
   });
 });

@@ -82,8 +82,11 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex('webhook_deliveries_event_webhook_key').on(t.eventId, t.webhookId),
     checkIn('webhook_deliveries_event_type_check', t.eventType, EVENT_TYPES),
-    // Workers claim due pending rows.
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // Workers claim due pending rows, account by account (lib/webhooks/worker.ts): the accounts
+    // with pending rows, then each one's oldest due.
+    index('webhook_deliveries_account_due_idx').on(t.accountId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // Each claim counts the deliveries every worker holds, per account (lib/webhooks/worker.ts): few rows.
+    index('webhook_deliveries_claimed_idx').on(t.accountId).where(sql`${t.lockedUntil} is not null`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
     checkIn('webhook_deliveries_status_check', t.status, DELIVERY_STATUSES),
   ],

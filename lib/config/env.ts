@@ -155,6 +155,9 @@ export const envSchema = z.object({
   PLAN_FREE_GROUPS: variable(wholeNumber()).default(3),
   PLAN_PRO_PHONES: variable(wholeNumber()).default(50),
   PLAN_PRO_GROUPS: variable(wholeNumber()).default(50),
+  /** Webhooks an account manages (its own and SMSGate's integrator API's), per plan. */
+  PLAN_FREE_WEBHOOKS: variable(wholeNumber()).default(10),
+  PLAN_PRO_WEBHOOKS: variable(wholeNumber()).default(50),
   VERIFICATION_RATE_LIMIT: variable(wholeNumber()).default(5),
   VERIFICATION_RATE_WINDOW_S: variable(wholeNumber()).default(3600),
   REGISTER_IP_RATE_LIMIT: variable(wholeNumber()).default(100),
@@ -180,6 +183,11 @@ export const envSchema = z.object({
   MAIL_FROM: variable(text).default('Simgate <no-reply@simgate.local>'),
   DEV_INBOX: variable(flag).default(false),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: variable(flag).default(false),
+  /**
+   * Webhook posts one account may have in flight at once, across every worker: a tenant whose
+   * receivers are slow holds at most this many of the workers' slots while the others' go out.
+   */
+  WEBHOOK_ACCOUNT_IN_FLIGHT: variable(wholeNumber(1)).default(5),
   NODE_EXTRA_CA_CERTS: variable(text),
 });
 

@@ -1,3 +1,5 @@
+import { MAX_CONTENT_LENGTH, MAX_RENDERED_TOTAL } from './limits';
+
 /** The delivery state machine, for every operation that shows or moves a message's state. */
 export const STATES =
   'Delivery states: `queued` → `dispatched` (claimed by the phone) → `sent` (handed to the carrier) → ' +
@@ -34,6 +36,8 @@ export const SEND_BULK =
   'code and is not charged; the others go out. All or nothing on credits for those: one credit per message, ' +
   '402 if the group cannot cover them all. When every recipient is rejected: 422 RECIPIENT_OPTED_OUT if all ' +
   'opted out, else 400 naming each field. An invalid number is named in `errors` as `recipients.<index>`. ' +
+  `A rendered text over ${MAX_CONTENT_LENGTH} characters rejects its recipient; the texts together may hold ` +
+  `${MAX_RENDERED_TOTAL.toLocaleString('en-US')} characters (413 PAYLOAD_TOO_LARGE naming \`recipients\`). ` +
   '`from_group` spreads the recipients over the group’s online phones (sticky per recipient), `sim` and ' +
   '`dry_run` work as for a single send.';
 

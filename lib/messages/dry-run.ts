@@ -1,7 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { messages, phoneGroups } from '@/db/schema';
+import { checkCallbackUrl } from '@/lib/webhooks/callbacks';
 import { type OutboundPlanInput, planOutbound, type RejectedRecipient } from './plan';
+import { scheduleOf } from './schedule';
 import type { Encoding } from './segments';
 
 export type DryRun = {
@@ -24,14 +26,17 @@ export type DryRun = {
  * What a send (single or bulk) would do, and nothing written: each message with its rendered
  * text, encoding, segments and credit (one per message, whatever its length), the recipients it
  * would reject and why, and the charged group's balance before and after. Refusals of the whole
- * request (403 sender, 400 fields, 404 group, 409 NO_ONLINE_PHONE) answer as the send would.
+ * request (403 sender, 400 fields, 404 group, 409 NO_ONLINE_PHONE) answer as the send would: the
+ * schedule, the plan and the status_callback_url pass the send's own checks.
  */
 export async function dryRunSend(
   executor: Executor,
   accountId: string,
-  input: OutboundPlanInput & { requestId?: string },
+  input: OutboundPlanInput & { requestId?: string; sendAt?: Date; ttlSeconds?: number; statusCallbackUrl?: string },
 ): Promise<DryRun> {
+  scheduleOf(input);
   const plan = await planOutbound(executor, accountId, input);
+  if (input.statusCallbackUrl !== undefined) await checkCallbackUrl(executor, accountId, input.statusCallbackUrl);
   const rejected = [...plan.rejected];
   let planned = plan.planned;
   if (input.requestId !== undefined && planned.length > 0) {

@@ -2,6 +2,8 @@
 export const MAX_CONTENT_LENGTH = 1600;
 export const MAX_REQUEST_ID_LENGTH = 100;
 export const MAX_BULK_RECIPIENTS = 1000;
+/** The texts of one send, rendered from its template, in all (characters): past it, 413 naming `recipients`. */
+export const MAX_RENDERED_TOTAL = 1_000_000;
 export const MIN_TTL_SECONDS = 60;
 export const MAX_TTL_SECONDS = 7 * 24 * 3600;
 export const DEFAULT_TTL_SECONDS = 24 * 3600;

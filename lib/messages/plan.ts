@@ -5,10 +5,10 @@ import { optedOutAmong } from '@/lib/opt-outs/check';
 import { countryOf } from '@/lib/phone-number';
 import { effectiveSending } from '@/lib/settings/settings';
 import { chooseGroupPhones, simFitsSql } from './assign';
-import { MAX_CONTENT_LENGTH } from './limits';
+import { MAX_CONTENT_LENGTH, MAX_RENDERED_TOTAL } from './limits';
 import { countSegments, type Encoding } from './segments';
 import { findSenderPhone } from './sender';
-import { renderTemplate, type TemplateVars } from './template';
+import { parseTemplate, renderTemplate, type TemplateVars } from './template';
 
 export type Recipient = string | { to: string; vars?: TemplateVars };
 
@@ -69,38 +69,7 @@ export async function planOutbound(
   if (sender && input.sim !== undefined && !(await phoneHasSim(executor, sender.id, input.sim))) {
     throw validationError('sim', `phone ${sender.phone} has reported no SIM in slot ${input.sim}`);
   }
-  const rejected: RejectedRecipient[] = [];
-  const rendered: Array<Omit<PlannedMessage, 'phone'>> = [];
-  const seen = new Set<string>();
-  input.recipients.forEach((recipient, index) => {
-    const { to, vars } = typeof recipient === 'string' ? { to: recipient, vars: undefined } : recipient;
-    if (seen.has(to)) return;
-    seen.add(to);
-    const { text, missing } = renderTemplate(input.content, vars);
-    if (text === null) {
-      const field = `recipients.${index}.vars.${missing[0]}`;
-      rejected.push({
-        index,
-        to,
-        code: 'VALIDATION_ERROR',
-        field,
-        detail: `missing template variable ${missing.join(', ')}`,
-      });
-      return;
-    }
-    if (text.length > MAX_CONTENT_LENGTH) {
-      const field = `recipients.${index}`;
-      rejected.push({
-        index,
-        to,
-        code: 'VALIDATION_ERROR',
-        field,
-        detail: `rendered text is over ${MAX_CONTENT_LENGTH} characters`,
-      });
-      return;
-    }
-    rendered.push({ index, to, content: text, ...countSegments(text) });
-  });
+  const { rendered, rejected } = renderRecipients(input.content, input.recipients);
   const optedOut = await optedOutAmong(
     executor,
     accountId,
@@ -160,6 +129,67 @@ export async function planOutbound(
     return { ...message, phone: { id: phone.id, phone: phone.phone } };
   });
   return { groupId, senderPhoneId: null, planned, rejected };
+}
+
+/**
+ * Each distinct recipient's text, or why it has none (a missing variable, a text over
+ * MAX_CONTENT_LENGTH). A text stops rendering once past that length, and the texts together may
+ * hold at most MAX_RENDERED_TOTAL characters (413 naming `recipients`): a request's rendering
+ * work is bounded, whatever its vars.
+ */
+function renderRecipients(
+  content: string,
+  recipients: Recipient[],
+): { rendered: Array<Omit<PlannedMessage, 'phone'>>; rejected: RejectedRecipient[] } {
+  const template = parseTemplate(content);
+  const rejected: RejectedRecipient[] = [];
+  const rendered: Array<Omit<PlannedMessage, 'phone'>> = [];
+  const seen = new Set<string>();
+  let total = 0;
+  recipients.forEach((recipient, index) => {
+    const { to, vars } = typeof recipient === 'string' ? { to: recipient, vars: undefined } : recipient;
+    if (seen.has(to)) return;
+    seen.add(to);
+    const rendering = renderTemplate(template, vars, MAX_CONTENT_LENGTH);
+    if (rendering.status === 'missing') {
+      const { missing } = rendering;
+      const field = `recipients.${index}.vars.${missing[0]}`;
+      rejected.push({
+        index,
+        to,
+        code: 'VALIDATION_ERROR',
+        field,
+        detail: `missing template variable ${missing.join(', ')}`,
+      });
+      return;
+    }
+    if (rendering.status === 'too_long') {
+      const field = `recipients.${index}`;
+      rejected.push({
+        index,
+        to,
+        code: 'VALIDATION_ERROR',
+        field,
+        detail: `rendered text is over ${MAX_CONTENT_LENGTH} characters`,
+      });
+      return;
+    }
+    total += rendering.text.length;
+    if (total > MAX_RENDERED_TOTAL) throw renderedTotalTooLarge();
+    rendered.push({ index, to, content: rendering.text, ...countSegments(rendering.text) });
+  });
+  return { rendered, rejected };
+}
+
+function renderedTotalTooLarge(): DomainError {
+  const message = `the rendered texts together are over ${MAX_RENDERED_TOTAL} characters: send to fewer recipients at once`;
+  return new DomainError(
+    'PAYLOAD_TOO_LARGE',
+    `The rendered messages are over ${MAX_RENDERED_TOTAL} characters in all.`,
+    {
+      errors: [{ path: 'recipients', message }],
+    },
+  );
 }
 
 async function phoneHasSim(executor: Executor, phoneId: string, sim: number): Promise<boolean> {

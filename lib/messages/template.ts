@@ -3,19 +3,54 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 export type TemplateVars = Record<string, string | number>;
 
-/** The content with every placeholder replaced, or the names of the variables it lacks. */
+/** A content split once at its placeholders: `literals` around `names` (one more literal than names). */
+export type Template = { literals: string[]; names: string[] };
+
+export function parseTemplate(content: string): Template {
+  const literals: string[] = [];
+  const names: string[] = [];
+  let from = 0;
+  for (const match of content.matchAll(PLACEHOLDER)) {
+    literals.push(content.slice(from, match.index));
+    names.push(match[1]!);
+    from = match.index + match[0].length;
+  }
+  literals.push(content.slice(from));
+  return { literals, names };
+}
+
+export type Rendering =
+  | { status: 'rendered'; text: string }
+  | { status: 'missing'; missing: string[] }
+  | { status: 'too_long' };
+
+/**
+ * The template with every placeholder replaced, or the names of the variables it lacks, or
+ * `too_long` when the text would pass `maxLength`: the text stops growing there (a few long
+ * values repeated many times cost no more than one over-long text), and only the presence of
+ * the remaining variables is checked, so that a missing variable is reported first, as ever.
+ */
 export function renderTemplate(
-  content: string,
+  template: Template | string,
   vars: TemplateVars | undefined,
-): { text: string; missing: [] } | { text: null; missing: string[] } {
+  maxLength = Number.POSITIVE_INFINITY,
+): Rendering {
+  const { literals, names } = typeof template === 'string' ? parseTemplate(template) : template;
   const missing = new Set<string>();
-  const text = content.replace(PLACEHOLDER, (whole, name: string) => {
-    const value = vars && Object.hasOwn(vars, name) ? vars[name] : undefined;
-    if (value === undefined) {
+  const parts: string[] = [literals[0]!];
+  let length = literals[0]!.length;
+  names.forEach((name, index) => {
+    if (!vars || !Object.hasOwn(vars, name)) {
       missing.add(name);
-      return whole;
+      return;
     }
-    return String(value);
+    if (length > maxLength || missing.size > 0) return;
+    const value = String(vars[name]);
+    const literal = literals[index + 1]!;
+    parts.push(value, literal);
+    length += value.length + literal.length;
   });
-  return missing.size > 0 ? { text: null, missing: [...missing] } : { text, missing: [] };
+  if (missing.size > 0) return { status: 'missing', missing: [...missing] };
+  if (length > maxLength) return { status: 'too_long' };
+  return { status: 'rendered', text: parts.join('') };
 }

@@ -4,7 +4,9 @@ import { accounts, type PlanName } from '@/db/schema';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 
-export type PlanResource = 'phones' | 'groups';
+export type PlanResource = 'phones' | 'groups' | 'webhooks';
+
+const RESOURCE_NAMES: Record<PlanResource, string> = { phones: 'phone(s)', groups: 'group(s)', webhooks: 'webhook(s)' };
 
 /**
  * Locks the account row for the rest of the transaction and returns its plan. Every create that
@@ -30,8 +32,8 @@ export function assertBelowPlanLimit(plan: PlanName, resource: PlanResource, cur
   if (currentCount >= maximum) {
     throw new DomainError(
       'PLAN_LIMIT_REACHED',
-      `The ${plan} plan allows at most ${maximum} ${resource === 'phones' ? 'phone(s)' : 'group(s)'}.`,
-      { extra: { plan, limit: maximum } },
+      `The ${plan} plan allows at most ${maximum} ${RESOURCE_NAMES[resource]}.`,
+      { extra: { plan, limit: maximum, resource } },
     );
   }
 }

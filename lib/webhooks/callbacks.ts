@@ -44,10 +44,11 @@ export async function rotateCallbackSecret(
 }
 
 /**
- * The delivery target for a send's `status_callback_url`: https, the webhooks' SSRF rules, and one
- * row per URL (sends with the same URL share it). Delivered by the webhook worker like any webhook.
+ * The checks a send's `status_callback_url` passes, a dry run's as well as a real one's: https, the
+ * webhooks' SSRF rules (400 naming the field), and the account's callback secret, which it returns
+ * sealed. Writes nothing.
  */
-export async function callbackTarget(executor: Executor, accountId: string, url: string): Promise<string> {
+export async function checkCallbackUrl(executor: Executor, accountId: string, url: string): Promise<string> {
   try {
     await assertReachableUrl(url);
   } catch (error) {
@@ -66,9 +67,18 @@ export async function callbackTarget(executor: Executor, accountId: string, url:
       'create the account’s callback secret first (POST /api/v1/webhooks/callback-secret): callbacks are signed with it',
     );
   }
+  return account.secret;
+}
+
+/**
+ * The delivery target for a send's `status_callback_url`, once `checkCallbackUrl` accepts it: one
+ * row per URL (sends with the same URL share it). Delivered by the webhook worker like any webhook.
+ */
+export async function callbackTarget(executor: Executor, accountId: string, url: string): Promise<string> {
+  const secret = await checkCallbackUrl(executor, accountId, url);
   const [row] = await executor
     .insert(webhooks)
-    .values({ accountId, url, kind: 'callback', events: CALLBACK_EVENTS, secretEncrypted: account.secret })
+    .values({ accountId, url, kind: 'callback', events: CALLBACK_EVENTS, secretEncrypted: secret })
     .onConflictDoUpdate({
       target: [webhooks.accountId, webhooks.url],
       targetWhere: sql`${webhooks.kind} = 'callback'`,

@@ -13,7 +13,9 @@ export const DELIVERY_RULES = [
   'exponential backoff and ±20 % jitter (30 s, 2 m, 10 m, 30 m, 1 h, 2 h, 4 h, 8 h, 8 h: about a day);',
   'other 4xx fail at once. Delivery is at least once, from a durable log. A webhook whose deliveries have',
   'failed for a day is disabled at its next final failure and its owner is emailed. In server mode the URL',
-  'must resolve to public addresses only (checked when saved and at every connection).',
+  'must resolve to public addresses only (checked when saved and at every connection). An account has a',
+  'bounded number of posts in flight at once, however many webhooks it has: a slow receiver delays its own',
+  'deliveries, not other accounts’. The plan bounds how many webhooks an account has (403 PLAN_LIMIT_REACHED).',
 ].join('\n');
 
 export const CATALOGUE =

@@ -1,10 +1,11 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Executor, queryRows } from '@/db';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { type Executor, queryRows, type Transaction } from '@/db';
 import { webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
 import { notFound, validationError } from '@/lib/errors';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/plans/limits';
 import { presentWebhook, type WebhookRow } from './present';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas';
 import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS, sealWebhookSecret, unsealWebhookSecret } from './signing';
@@ -12,15 +13,29 @@ import { assertOwnPhones, assertReachableUrl } from './validate';
 
 type WebhookWire = ReturnType<typeof presentWebhook>;
 
+/** The kinds an account creates and manages; a `callback` is a send's status_callback_url. */
+const MANAGED_KINDS = ['endpoint', 'smsgate'] as const;
+
 export async function findWebhook(executor: Executor, accountId: string, id: string): Promise<WebhookRow> {
   const [row] = await executor
     .select()
     .from(webhooks)
-    .where(
-      and(eq(webhooks.id, id), eq(webhooks.accountId, accountId), inArray(webhooks.kind, ['endpoint', 'smsgate'])),
-    );
+    .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId), inArray(webhooks.kind, MANAGED_KINDS)));
   if (!row) throw notFound('Webhook');
   return row;
+}
+
+/**
+ * Throws PLAN_LIMIT_REACHED when the account already has its plan's number of webhooks. Takes the
+ * account's plan lock (lib/plans/limits.ts) first: concurrent creates count one after another.
+ */
+export async function assertRoomForWebhook(tx: Transaction, accountId: string): Promise<void> {
+  const plan = await lockAccountPlan(tx, accountId);
+  const [counted] = await tx
+    .select({ value: count() })
+    .from(webhooks)
+    .where(and(eq(webhooks.accountId, accountId), inArray(webhooks.kind, MANAGED_KINDS)));
+  assertBelowPlanLimit(plan, 'webhooks', counted?.value ?? 0);
 }
 
 /** Replies answer inbound messages: only a webhook that receives them can send one. */
@@ -42,6 +57,7 @@ export async function createWebhook(
   await assertReachableUrl(input.url);
   const secret = generateWebhookSecret();
   return withTransaction(executor, async (tx) => {
+    await assertRoomForWebhook(tx, accountId);
     const [row] = await tx
       .insert(webhooks)
       .values({
@@ -70,7 +86,7 @@ export async function listWebhooks(executor: Executor, accountId: string, page: 
   const rows = await executor
     .select()
     .from(webhooks)
-    .where(and(eq(webhooks.accountId, accountId), inArray(webhooks.kind, ['endpoint', 'smsgate']), keyset.after))
+    .where(and(eq(webhooks.accountId, accountId), inArray(webhooks.kind, MANAGED_KINDS), keyset.after))
     .orderBy(...keyset.orderBy)
     .limit(keyset.limit);
   const health = await healthOf(

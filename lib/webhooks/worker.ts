@@ -2,6 +2,7 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '@/db';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
+import { config } from '@/lib/config';
 import { sqlState } from '@/lib/db';
 import { webhookPayload } from '@/lib/events/catalogue';
 import { log } from '@/lib/log';
@@ -49,36 +50,79 @@ async function databaseNow(db: Database): Promise<Date> {
   return new Date(row!.now);
 }
 
+/** Serialises claims across workers, so that each counts the others' claims (see claimDueDeliveries). */
+const CLAIM_LOCK = 'webhook_deliveries:claim';
+
 /**
  * Claims up to `limit` due pending deliveries of enabled webhooks (a disabled webhook's deliveries
- * wait). `now` defaults to the database's clock, which every instance shares.
+ * wait), fairly: no account gets more than `perAccount` (WEBHOOK_ACCOUNT_IN_FLIGHT) in flight,
+ * counting the claims every worker holds (`locked_until` still ahead), and the accounts share the
+ * batch round-robin, oldest first within each. An account whose receivers are slow thus holds a
+ * few slots while the others' deliveries go out, and its backlog costs the claim nothing: the
+ * claim walks the accounts with pending deliveries (a skip scan of the account index) and reads
+ * at most `perAccount` rows of each. The claims take turns under an advisory lock, so that two
+ * workers claiming at once do not both hand out an account's share. `now` defaults to the
+ * database's clock, which every instance shares.
  */
 export async function claimDueDeliveries(
   db: Database,
-  options: { now?: Date; limit?: number } = {},
+  options: { now?: Date; limit?: number; perAccount?: number } = {},
 ): Promise<ClaimedDelivery[]> {
   const now = options.now ?? (await databaseNow(db));
+  const at = sql`${now.toISOString()}::timestamptz`;
   const lockedUntil = new Date(now.getTime() + CLAIM_MS);
-  const rows = await queryRows<{ id: string; attempt_count: number }>(
-    db,
-    sql`
-      update webhook_deliveries
-      set locked_until = ${lockedUntil.toISOString()}::timestamptz
-      where id in (
-        select d.id
-        from webhook_deliveries d
-        join webhooks w on w.id = d.webhook_id
-        where d.status = 'pending'
-          and d.next_attempt_at <= ${now.toISOString()}::timestamptz
-          and (d.locked_until is null or d.locked_until < ${now.toISOString()}::timestamptz)
-          and w.enabled
-        order by d.next_attempt_at
-        limit ${options.limit ?? DEFAULT_BATCH_SIZE}
-        for update of d skip locked
-      )
-      returning id, attempt_count
-    `,
-  );
+  const perAccount = options.perAccount ?? config.webhookAccountInFlight;
+  const rows = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`);
+    return queryRows<{ id: string; attempt_count: number }>(
+      tx,
+      sql`
+        with recursive pending_accounts(account_id) as (
+          (select account_id from webhook_deliveries where status = 'pending' order by account_id limit 1)
+          union all
+          select (
+            select d.account_id from webhook_deliveries d
+            where d.status = 'pending' and d.account_id > p.account_id
+            order by d.account_id limit 1
+          )
+          from pending_accounts p
+          where p.account_id is not null
+        ),
+        candidates as (
+          select due.id, due.next_attempt_at, due.slot
+          from pending_accounts a
+          cross join lateral (
+            select count(*) as in_flight from webhook_deliveries b
+            where b.account_id = a.account_id and b.status = 'pending' and b.locked_until >= ${at}
+          ) busy
+          cross join lateral (
+            select d.id, d.next_attempt_at, busy.in_flight + row_number() over (order by d.next_attempt_at) as slot
+            from webhook_deliveries d
+            join webhooks w on w.id = d.webhook_id
+            where d.account_id = a.account_id
+              and d.status = 'pending'
+              and d.next_attempt_at <= ${at}
+              and (d.locked_until is null or d.locked_until < ${at})
+              and w.enabled
+            order by d.next_attempt_at
+            limit greatest(${perAccount} - busy.in_flight, 0)
+          ) due
+          where a.account_id is not null
+        )
+        update webhook_deliveries
+        set locked_until = ${lockedUntil.toISOString()}::timestamptz
+        where id in (
+          select d.id
+          from webhook_deliveries d
+          where d.id in (select id from candidates order by slot, next_attempt_at limit ${options.limit ?? DEFAULT_BATCH_SIZE})
+            and d.status = 'pending'
+            and (d.locked_until is null or d.locked_until < ${at})
+          for update of d skip locked
+        )
+        returning id, attempt_count
+      `,
+    );
+  });
   return rows.map((row) => ({ id: row.id, attemptCount: Number(row.attempt_count), claimedAt: now, lockedUntil }));
 }
 

@@ -5,6 +5,7 @@ import { POST as sendBulk } from '@/app/api/v1/bulk-messages/route';
 import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { creditLedger, messageStatusHistory, messages, phoneGroups, phones } from '@/db/schema';
+import { MAX_CONTENT_LENGTH, MAX_RENDERED_TOTAL } from '@/lib/messages/limits';
 import { describeAuthCases } from '../auth-cases';
 import { createTestAccount, sharedTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
@@ -195,6 +196,55 @@ describe('POST /api/v1/bulk-messages', () => {
     });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('templates that amplify', () => {
+  // 320 placeholders × a 1,600-character value: 512,000 characters a recipient if rendered to the end.
+  const amplifying = () => ({
+    content: '{{a}}'.repeat(320),
+    recipients: numbers(600).map((to) => ({ to, vars: { a: 'x'.repeat(MAX_CONTENT_LENGTH) } })),
+  });
+
+  it('rejects each recipient whose text passes the maximum, naming it, and sends nothing', async () => {
+    const sender = await createTestAccount(db(), { credits: 1000 });
+    const res = await bulkAs(sender, amplifying());
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('VALIDATION_ERROR');
+    expect(res.body.errors).toHaveLength(600);
+    expect(res.body.errors[599]).toEqual({
+      path: 'recipients.599',
+      message: `rendered text is over ${MAX_CONTENT_LENGTH} characters`,
+    });
+    expect(await balanceOf(sender.defaultGroupId)).toBe(1000);
+  });
+
+  it('a dry run lists the same rejections', async () => {
+    const sender = await createTestAccount(db(), { credits: 1000 });
+    const res = await bulkAs(sender, { ...amplifying(), dry_run: true });
+    expect(res.status).toBe(200);
+    expect(res.body.messages).toEqual([]);
+    expect(res.body.rejected).toHaveLength(600);
+    expect(res.body.rejected[0]).toMatchObject({ code: 'VALIDATION_ERROR', field: 'recipients.0' });
+  });
+
+  it('answers 413 naming recipients when the rendered texts together pass the total, for a send and a dry run', async () => {
+    const sender = await createTestAccount(db(), { credits: 2000 });
+    const perText = Math.floor(MAX_RENDERED_TOTAL / 1000) + 1;
+    const body = {
+      content: `{{a}}${'y'.repeat(perText - 10)}`,
+      recipients: numbers(1000).map((to) => ({ to, vars: { a: 'x'.repeat(10) } })),
+    };
+    for (const dryRun of [false, true]) {
+      const res = await bulkAs(sender, { ...body, ...(dryRun ? { dry_run: true } : {}) });
+      expect(res.status).toBe(413);
+      expect(res.body.code).toBe('PAYLOAD_TOO_LARGE');
+      expect(res.body.errors).toEqual([{ path: 'recipients', message: expect.stringMatching(/together/) }]);
+    }
+    expect(await balanceOf(sender.defaultGroupId)).toBe(2000);
+    const fits = await bulkAs(sender, { ...body, recipients: body.recipients.slice(0, 999) });
+    expect(fits.status).toBe(201);
+    expect(fits.body.count).toBe(999);
   });
 });
 

@@ -11,12 +11,16 @@ import { POST as sendTest } from '@/app/api/v1/webhooks/[id]/test/route';
 import { GET as catalogue } from '@/app/api/v1/webhooks/events/route';
 import { POST as createWebhook, GET as listWebhooks } from '@/app/api/v1/webhooks/route';
 import { webhookDeliveries, webhooks } from '@/db/schema';
+import { config } from '@/lib/config';
 import { emitEvent } from '@/lib/events/emit';
+import { registerSmsgateWebhook } from '@/lib/protocols/smsgate-api/webhooks';
+import { callbackTarget, rotateCallbackSecret } from '@/lib/webhooks/callbacks';
 import { runDeliveryBatch } from '@/lib/webhooks/worker';
 import { describeAuthCases } from '../auth-cases';
 import { createRevokedKey, createTestAccount, type TestAccount } from '../fixtures';
 import { createTestCertificates, type Receiver, startReceiver } from '../fixtures/tls/receiver';
 import { call } from '../http';
+import { errorCodeOf } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 process.env.APP_SECRET ??= 'test-app-secret-for-webhooks-0123456789abcdef';
@@ -131,6 +135,68 @@ describe('POST /api/v1/webhooks', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ path: 'phone_filters.1', message: expect.stringContaining(other.phone) }]);
+  });
+});
+
+describe('the plan’s webhook limit', () => {
+  it('answers 403 PLAN_LIMIT_REACHED past it, counting SMSGate webhooks and not status callbacks', async () => {
+    const owner = await createTestAccount(db());
+    const limit = config.planLimits.free.webhooks;
+    await rotateCallbackSecret(db(), owner.accountId);
+    await callbackTarget(db(), owner.accountId, receiver.url('/callback'));
+    await registerSmsgateWebhook(db(), owner.accountId, {
+      id: 'sg-1',
+      url: receiver.url('/sg'),
+      event: 'sms:received',
+    });
+    for (let n = 1; n < limit; n++) {
+      expect((await create({ url: receiver.url(`/n${n}`), events: ['message.sent'] }, owner.apiKey)).status).toBe(201);
+    }
+    const refused = await create({ url: receiver.url('/one-more'), events: ['message.sent'] }, owner.apiKey);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      code: 'PLAN_LIMIT_REACHED',
+      detail: `The free plan allows at most ${limit} webhook(s).`,
+      plan: 'free',
+      limit,
+    });
+    const sgNew = { id: 'sg-2', url: receiver.url('/sg'), event: 'sms:sent' };
+    expect(await errorCodeOf(registerSmsgateWebhook(db(), owner.accountId, sgNew))).toBe('PLAN_LIMIT_REACHED');
+    // Replacing an SMSGate webhook by its id is not one more.
+    const sgAgain = { id: 'sg-1', url: receiver.url('/sg-moved'), event: 'sms:received' };
+    expect(await errorCodeOf(registerSmsgateWebhook(db(), owner.accountId, sgAgain))).toBeUndefined();
+
+    const listed = await call(listWebhooks, { apiKey: owner.apiKey, path: '/?limit=100' });
+    const removed = await call(deleteWebhook, {
+      method: 'DELETE',
+      apiKey: owner.apiKey,
+      params: { id: listed.body.data[0].id },
+    });
+    expect(removed.status).toBe(204);
+    expect((await create({ url: receiver.url('/room'), events: ['message.sent'] }, owner.apiKey)).status).toBe(201);
+  });
+
+  it('holds under concurrent creates', async () => {
+    const owner = await createTestAccount(db());
+    const limit = config.planLimits.free.webhooks;
+    const results = await Promise.all(
+      Array.from({ length: limit + 10 }, (_, n) =>
+        create({ url: receiver.url(`/c${n}`), events: ['message.sent'] }, owner.apiKey),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(limit);
+    expect(results.filter((r) => r.status !== 201).every((r) => r.body.code === 'PLAN_LIMIT_REACHED')).toBe(true);
+  });
+
+  it('a pro account has the pro plan’s', async () => {
+    const owner = await createTestAccount(db(), { plan: 'pro' });
+    const limit = config.planLimits.pro.webhooks;
+    expect(limit).toBeGreaterThan(config.planLimits.free.webhooks);
+    for (let n = 0; n < limit; n++) {
+      expect((await create({ url: receiver.url(`/p${n}`), events: ['message.sent'] }, owner.apiKey)).status).toBe(201);
+    }
+    const refused = await create({ url: receiver.url('/p-more'), events: ['message.sent'] }, owner.apiKey);
+    expect(refused.body).toMatchObject({ code: 'PLAN_LIMIT_REACHED', plan: 'pro', limit });
   });
 });
 

@@ -5,6 +5,7 @@ import { type EventType, phones, webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
+import { assertRoomForWebhook } from '@/lib/webhooks/manage';
 import { generateWebhookSecret, sealWebhookSecret } from '@/lib/webhooks/signing';
 import { webhookUrl } from '@/lib/webhooks/url';
 import { assertReachableUrl } from '@/lib/webhooks/validate';
@@ -73,6 +74,12 @@ export async function registerSmsgateWebhook(
   const events: EventType[] = [...(SMSGATE_EVENTS[input.event as SmsgateEvent] ?? [])];
   const extId = input.id ?? randomUUID();
   return withTransaction(executor, async (tx) => {
+    // A new webhook counts toward the plan; replacing one of the same id does not.
+    const [replaced] = await tx
+      .select({ id: webhooks.id })
+      .from(webhooks)
+      .where(and(eq(webhooks.accountId, accountId), eq(webhooks.kind, 'smsgate'), eq(webhooks.extId, extId)));
+    if (!replaced) await assertRoomForWebhook(tx, accountId);
     const [row] = await queryRows<{ id: string; inserted: boolean }>(
       tx,
       sql`

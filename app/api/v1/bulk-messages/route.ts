@@ -16,7 +16,14 @@ export const POST = route(
       tags: ['Messages'],
       response: { description: 'The bulk message and its messages.', schema: bulkCreatedSchema },
       otherResponses: [{ status: 200, description: 'With `dry_run: true`: what would happen.', schema: dryRunSchema }],
-      errors: ['FORBIDDEN', 'GROUP_NOT_FOUND', 'NO_ONLINE_PHONE', 'RECIPIENT_OPTED_OUT', 'INSUFFICIENT_CREDITS'],
+      errors: [
+        'FORBIDDEN',
+        'GROUP_NOT_FOUND',
+        'NO_ONLINE_PHONE',
+        'RECIPIENT_OPTED_OUT',
+        'INSUFFICIENT_CREDITS',
+        'PAYLOAD_TOO_LARGE',
+      ],
     },
   },
   async ({ db, principal, body }) => {
@@ -27,14 +34,12 @@ export const POST = route(
       sim: body.sim,
       recipients: body.recipients,
       content: body.content,
-    };
-    if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
-    return sendBulk(db, principal.accountId, {
-      ...input,
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
       priority: body.priority,
       statusCallbackUrl: body.status_callback_url,
-    });
+    };
+    if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
+    return sendBulk(db, principal.accountId, input);
   },
 );

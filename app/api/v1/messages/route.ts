@@ -29,27 +29,19 @@ export const POST = route(
     },
   },
   async ({ db, principal, body }) => {
-    const sender = { from: body.from, fromGroup: body.from_group, requireOnline: body.require_online, sim: body.sim };
-    const priority = body.priority;
-    if (body.dry_run) {
-      const preview = await dryRunSend(db, principal.accountId, {
-        ...sender,
-        recipients: [body.to],
-        content: body.content,
-        requestId: body.request_id,
-      });
-      return json(preview, 200);
-    }
-    return sendMessage(db, principal.accountId, {
-      ...sender,
-      to: body.to,
+    const input = {
+      from: body.from,
+      fromGroup: body.from_group,
+      requireOnline: body.require_online,
+      sim: body.sim,
       content: body.content,
       requestId: body.request_id,
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
-      priority,
       statusCallbackUrl: body.status_callback_url,
-    });
+    };
+    if (body.dry_run) return json(await dryRunSend(db, principal.accountId, { ...input, recipients: [body.to] }), 200);
+    return sendMessage(db, principal.accountId, { ...input, to: body.to, priority: body.priority });
   },
 );
 

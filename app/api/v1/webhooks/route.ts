@@ -16,6 +16,7 @@ export const POST = route(
       description: `Answers the webhook with its signing \`secret\`.\n\n${DELIVERY_RULES}`,
       tags: ['Webhooks'],
       response: { description: 'The webhook, with its signing secret.', schema: createdWebhookSchema },
+      errors: ['PLAN_LIMIT_REACHED'],
     },
   },
   async ({ db, principal, body }) => createWebhook(db, principal.accountId, body),

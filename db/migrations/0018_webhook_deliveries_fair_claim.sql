@@ -1,0 +1,3 @@
+DROP INDEX "webhook_deliveries_due_idx";--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_account_due_idx" ON "webhook_deliveries" USING btree ("account_id","next_attempt_at") WHERE "webhook_deliveries"."status" = 'pending';--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_claimed_idx" ON "webhook_deliveries" USING btree ("account_id") WHERE "webhook_deliveries"."locked_until" is not null;
