@@ -3,6 +3,9 @@ import type { Executor } from '@/db';
 import { accounts, phones } from '@/db/schema';
 import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
+import { validate } from '@/lib/http/parse';
+import { MAX_DAILY_CAP } from '@/lib/phones/limits';
+import { updatePhoneBody } from '@/lib/phones/schemas';
 import { WEEKDAYS } from '@/lib/settings/window';
 import { z } from '@/lib/zod';
 import { sealSigningKey, signingKeyOf } from './signing-key';
@@ -24,6 +27,26 @@ const mapped = z.object({
     .optional(),
   webhooks: z.object({ signing_key: z.string().min(16, 'at least 16 characters').max(256).optional() }).optional(),
 });
+
+/**
+ * `limit_value` means what the period makes of it, bounded as /api/v1 bounds the same pacing:
+ * PerMinute is a phone's `messages_per_minute`, PerDay its `daily_cap` (the same schemas, from
+ * PATCH /api/v1/phones/{id}); the periods Simgate only stores stay within a day's cap.
+ */
+const LIMIT_VALUE_BY_PERIOD: Record<string, z.ZodType> = {
+  PerMinute: updatePhoneBody.shape.messages_per_minute.unwrap(),
+  PerDay: updatePhoneBody.shape.daily_cap.unwrap().unwrap(),
+  Per30Minutes: z.number().int().min(1).max(MAX_DAILY_CAP),
+  PerHour: z.number().int().min(1).max(MAX_DAILY_CAP),
+};
+
+/** The pacing of the document as it will be applied (a PATCH merged into what is stored). */
+function assertPacing(document: Document): void {
+  const messages = document.messages ?? {};
+  const schema = LIMIT_VALUE_BY_PERIOD[String(messages.limit_period)];
+  if (!schema || messages.limit_value === undefined) return;
+  validate(z.object({ messages: z.object({ limit_value: schema }) }), { messages }, 'body');
+}
 
 /** A settings document: an object of sections, each an object. */
 function documentOf(body: unknown): Document {
@@ -66,6 +89,7 @@ export async function getSmsgateSettings(executor: Executor, accountId: string):
 
 /** Applies what maps onto Simgate (pacing, send window, signing key) and stores the rest. */
 async function apply(executor: Executor, accountId: string, next: Document): Promise<Document> {
+  assertPacing(next);
   return withTransaction(executor, async (tx) => {
     const messages = next.messages ?? {};
     const period = messages.limit_period as string | undefined;
