@@ -42,6 +42,12 @@ export const config = {
   get pairingRateLimit() {
     return readSetting('PAIRING_RATE_LIMIT');
   },
+  get pairingFailuresPerMinute() {
+    return readSetting('PAIRING_FAILURES_PER_MINUTE');
+  },
+  get pairingCodeMaxFailures() {
+    return readSetting('PAIRING_CODE_MAX_FAILURES');
+  },
   get heartbeatTimeoutSeconds() {
     return readSetting('HEARTBEAT_TIMEOUT_S');
   },

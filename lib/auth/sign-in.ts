@@ -8,6 +8,7 @@ import { signInCodeEmail } from '@/lib/email/messages';
 import { type Email, sendEmail } from '@/lib/email/send';
 import { DomainError } from '@/lib/errors';
 import { log } from '@/lib/log';
+import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { iso } from '@/lib/wire';
 import { principalForKey } from './authenticate';
@@ -33,7 +34,7 @@ export async function requestSignInCode(db: Database, email: string, context: { 
         what: 'sign-in codes for this email',
       },
       {
-        bucket: `sign-in-ip:${context.clientIp}`,
+        bucket: ipBucket('sign-in-ip', context.clientIp),
         limit: config.registerIpRateLimit,
         windowSeconds: SIGN_IN_IP_WINDOW_SECONDS,
         what: 'sign-in codes from this address',
