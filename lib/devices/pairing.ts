@@ -48,7 +48,7 @@ export async function issuePairingCode(
 ) {
   return withTransaction(executor, async (tx) => {
     const [phone] = await tx
-      .select({ id: phones.id })
+      .select({ id: phones.id, phone: phones.phone })
       .from(phones)
       .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)))
       .for('no key update');
@@ -81,6 +81,13 @@ export async function issuePairingCode(
             .returning({ expiresAt: pairingCodes.expiresAt }),
         );
         if (!row) throw new Error('issuePairingCode: insert returned no row');
+        // Never the code: who asked for one, for which phone, and until when it works.
+        await recordAudit(tx, {
+          accountId,
+          action: 'pairing_code.issued',
+          target: phone.id,
+          details: { phone: phone.phone, expires_at: iso(row.expiresAt) },
+        });
         return { code, expires_at: iso(row.expiresAt) ?? '', server_url: context.serverUrl };
       } catch (error) {
         if (attempt < 3 && isUniqueViolation(error, 'pairing_codes_live_hash_key')) continue;

@@ -1,6 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
 import { devices, messages, phones } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { codeError, consumeCode, issueCode } from '@/lib/auth/codes';
 import { withTransaction } from '@/lib/db';
 import { DomainError, notFound } from '@/lib/errors';
@@ -70,9 +71,20 @@ export async function startSimCheck(tx: Transaction, phone: CheckedPhone, device
   await notifyOutbox(tx, phone.id);
 }
 
-async function markVerified(tx: Transaction, phoneId: string, deviceId: string): Promise<void> {
-  await tx.update(phones).set({ simVerification: 'verified' }).where(eq(phones.id, phoneId));
+async function markVerified(
+  tx: Transaction,
+  phone: CheckedPhone,
+  deviceId: string,
+  method: 'loopback' | 'code',
+): Promise<void> {
+  await tx.update(phones).set({ simVerification: 'verified' }).where(eq(phones.id, phone.id));
   await tx.update(devices).set({ verifiedAt: new Date() }).where(eq(devices.id, deviceId));
+  await recordAudit(tx, {
+    accountId: phone.accountId,
+    action: 'phone.sim_verified',
+    target: phone.id,
+    details: { phone: phone.phone, device_id: deviceId, method },
+  });
 }
 
 /**
@@ -81,7 +93,13 @@ async function markVerified(tx: Transaction, phoneId: string, deviceId: string):
  */
 export async function confirmSimByLoopback(tx: Transaction, inbound: MessageRow): Promise<boolean> {
   const [phone] = await tx
-    .select({ id: phones.id, phone: phones.phone, simVerification: phones.simVerification, deviceId: phones.deviceId })
+    .select({
+      id: phones.id,
+      accountId: phones.accountId,
+      phone: phones.phone,
+      simVerification: phones.simVerification,
+      deviceId: phones.deviceId,
+    })
     .from(phones)
     .where(eq(phones.id, inbound.phoneId));
   if (phone?.simVerification !== 'pending' || !phone.deviceId) return false;
@@ -90,7 +108,7 @@ export async function confirmSimByLoopback(tx: Transaction, inbound: MessageRow)
   if (!code) return false;
   const check = await consumeCode(tx, { purpose: 'verify_sim', deviceId: phone.deviceId }, code);
   if (!check.ok) return false;
-  await markVerified(tx, phone.id, phone.deviceId);
+  await markVerified(tx, phone, phone.deviceId, 'loopback');
   await settleLoopback(tx, phone.id);
   return true;
 }
@@ -143,7 +161,7 @@ export async function verifySimByCode(executor: Executor, accountId: string, pho
     const phone = await pendingPhone(tx, accountId, phoneId);
     const check = await consumeCode(tx, { purpose: 'verify_sim', deviceId: phone.deviceId }, code);
     if (!check.ok) return check;
-    await markVerified(tx, phone.id, phone.deviceId);
+    await markVerified(tx, phone, phone.deviceId, 'code');
     return { ok: true as const };
   });
   if (!outcome.ok) throw codeError(outcome.failure);
