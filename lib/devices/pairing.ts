@@ -123,8 +123,8 @@ function badCode(): DomainError {
 /**
  * Redeems a pairing code for the SMSGate app: a new device of kind `app`, activated in the code's
  * account for the code's phone, with its own credential and callback signing key. The phone
- * switches to it (its earlier devices are revoked), and its SIM check starts: until the loopback
- * SMS comes back, the phone sends nothing else. Guessing is bounded three ways: every attempt
+ * switches to it (its earlier devices are revoked), and its SIM check starts: until the check SMS
+ * arrives, the phone sends nothing else. Guessing is bounded three ways: every attempt
  * counts against the client address's registration limit (IPv6 by its /64), wrong codes against
  * the instance's cap a minute, and a code dies once too many wrong codes were tried since it was
  * issued (lib/devices/pairing-failures.ts).
@@ -261,7 +261,7 @@ function reportedSuffixes(simCards: SimCard[]): string[] {
 /**
  * 409 SIM_MISMATCH when the app reports SIM numbers and none of them ends like the phone's
  * number: the app sits in a phone that cannot be this number. SIMs without a readable number
- * prove nothing either way; the loopback SMS settles those.
+ * prove nothing either way; the SIM check settles those.
  */
 export function assertSimsMatch(number: string, simCards: SimCard[]): void {
   const suffixes = reportedSuffixes(simCards);

@@ -1,0 +1,1 @@
+ALTER TABLE "phones" ADD COLUMN "sim_check_sender" text;
