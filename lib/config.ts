@@ -63,6 +63,9 @@ export const config = {
   get autoReplyLimit() {
     return readSetting('AUTO_REPLY_LIMIT');
   },
+  get autoEmailAccountHourlyLimit() {
+    return readSetting('AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT');
+  },
   get retryBackoffSeconds() {
     return readSetting('RETRY_BACKOFF_SECONDS');
   },
@@ -74,6 +77,12 @@ export const config = {
   },
   get keyCacheTtlMs() {
     return readSetting('KEY_CACHE_TTL_MS');
+  },
+  get sseStreamsPerAccount() {
+    return readSetting('SSE_STREAMS_PER_ACCOUNT');
+  },
+  get sseStreamsPerInstance() {
+    return readSetting('SSE_STREAMS_PER_INSTANCE');
   },
   /** BACKGROUND=off: this web instance leaves sweeps and deliveries to `npm run worker` processes. */
   get backgroundWork() {

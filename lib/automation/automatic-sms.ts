@@ -32,11 +32,11 @@ const SKIPPED_BECAUSE: Partial<Record<string, AutomationSkipReason>> = {
 };
 
 /** A lock per account and counterpart number, held to the end of the caller's transaction. */
-async function lockCounterpart(tx: Executor, accountId: string, counterpart: string): Promise<void> {
+export async function lockCounterpart(tx: Executor, accountId: string, counterpart: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`auto:${accountId}:${counterpart}`}, 0))`);
 }
 
-/** Automatic SMS caused by this number in the last hour. */
+/** Automatic SMS and forward emails (email_outbox) caused by this number in the last hour. */
 export async function automaticSendsInLastHour(
   executor: Executor,
   accountId: string,
@@ -44,8 +44,13 @@ export async function automaticSendsInLastHour(
 ): Promise<number> {
   const [row] = await queryRows<{ n: number }>(
     executor,
-    sql`select count(*)::int as n from automatic_sends
-        where account_id = ${accountId}::uuid and counterpart = ${counterpart}::text and at > now() - interval '1 hour'`,
+    sql`select (select count(*) from automatic_sends
+                where account_id = ${accountId}::uuid and counterpart = ${counterpart}::text
+                  and at > now() - interval '1 hour')
+             + (select count(*) from email_outbox
+                where account_id = ${accountId}::uuid and counterpart = ${counterpart}::text
+                  and created_at > now() - interval '1 hour')
+             as n`,
   );
   return Number(row?.n ?? 0);
 }

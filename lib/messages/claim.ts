@@ -3,6 +3,8 @@ import type { Database, Executor } from '@/db';
 import { messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
+import { openDeviceSession } from '@/lib/devices/sessions';
+import { DomainError } from '@/lib/errors';
 import { subscribeOutbox } from '@/lib/notify/outbox';
 import { untilShutdown } from '@/lib/server/host';
 import { effectiveSending } from '@/lib/settings/settings';
@@ -27,6 +29,29 @@ export type ClaimOptions = {
  * it answers what it has, possibly nothing, and the device simply claims again elsewhere or later).
  */
 export async function claimOutbox(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<MessageRow[]> {
+  if (options.waitMs <= 0) return claimLoop(db, device, options);
+  // A long-poll is a session of the device: it ends when the device's key is revoked or its phone
+  // removed (in any instance), taken before the device is checked so no revocation falls between.
+  const session = await openDeviceSession(device, 'poll');
+  try {
+    const claimed = await claimLoop(db, device, { ...options, signal: anySignal(options.signal, session.signal) });
+    if (claimed.length === 0 && session.reason() === 'revoked') {
+      throw new DomainError(
+        'UNAUTHENTICATED',
+        'This device was revoked, or its phone removed, while the claim waited.',
+      );
+    }
+    return claimed;
+  } finally {
+    session.release();
+  }
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal {
+  return AbortSignal.any(signals.filter((signal): signal is AbortSignal => signal !== undefined));
+}
+
+async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<MessageRow[]> {
   const phone = await findDevicePhone(db, device);
   const signal = untilShutdown(options.signal);
   const deadline = performance.now() + options.waitMs;
@@ -34,7 +59,7 @@ export async function claimOutbox(db: Database, device: DevicePrincipal, options
     // Subscribed before looking, so a send committing in between still wakes this claim.
     const subscription = options.waitMs > 0 ? await subscribeOutbox(phone.id) : undefined;
     try {
-      const { claimed, retryInMs } = await claimOnce(db, phone, options, new Date());
+      const { claimed, retryInMs } = await claimOnce(db, phone, device.deviceId, options, new Date());
       const remaining = deadline - performance.now();
       if (claimed.length > 0 || !subscription || remaining <= 0 || signal.aborted) {
         return claimed;
@@ -49,6 +74,7 @@ export async function claimOutbox(db: Database, device: DevicePrincipal, options
 async function claimOnce(
   db: Database,
   phone: DevicePhone,
+  deviceId: string,
   { limit, order = 'oldest' }: Pick<ClaimOptions, 'limit' | 'order'>,
   now: Date,
 ): Promise<{ claimed: MessageRow[]; retryInMs?: number }> {
@@ -57,7 +83,8 @@ async function claimOnce(
     const [locked] = await tx
       .select({ messagesPerMinute: phones.messagesPerMinute, dailyCap: phones.dailyCap, groupId: phones.groupId })
       .from(phones)
-      .where(eq(phones.id, phone.id))
+      // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
+      .where(and(eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
       .for('no key update');
     if (!locked) return { claimed: [] };
     const pacing = await pacingOf(tx, { id: phone.id, ...locked }, now);

@@ -40,42 +40,45 @@ import * as route36 from '@/app/api/v1/credits/transfer/route';
 import * as route37 from '@/app/api/v1/device/messages/[id]/status/route';
 import * as route38 from '@/app/api/v1/device/messages/received/route';
 import * as route39 from '@/app/api/v1/device/outbox/claim/route';
-import * as route40 from '@/app/api/v1/heartbeats/route';
-import * as route41 from '@/app/api/v1/inbound-rules/[id]/route';
-import * as route42 from '@/app/api/v1/inbound-rules/route';
-import * as route43 from '@/app/api/v1/inbound-rules/settings/route';
-import * as route44 from '@/app/api/v1/inbound-rules/test/route';
-import * as route45 from '@/app/api/v1/messages/[id]/cancel/route';
-import * as route46 from '@/app/api/v1/messages/[id]/route';
-import * as route47 from '@/app/api/v1/messages/route';
-import * as route48 from '@/app/api/v1/openapi.json/route';
-import * as route49 from '@/app/api/v1/opt-outs/[phone]/route';
-import * as route50 from '@/app/api/v1/opt-outs/route';
-import * as route51 from '@/app/api/v1/opt-outs/settings/route';
-import * as route52 from '@/app/api/v1/phone-groups/[id]/route';
-import * as route53 from '@/app/api/v1/phone-groups/route';
-import * as route54 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
-import * as route55 from '@/app/api/v1/phones/[id]/devices/route';
-import * as route56 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route57 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route58 from '@/app/api/v1/phones/[id]/route';
-import * as route59 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route60 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route61 from '@/app/api/v1/phones/register-device/route';
-import * as route62 from '@/app/api/v1/phones/route';
-import * as route63 from '@/app/api/v1/phones/verify-sim/route';
-import * as route64 from '@/app/api/v1/settings/sending/route';
-import * as route65 from '@/app/api/v1/stats/messages/route';
-import * as route66 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route67 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route68 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route69 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route70 from '@/app/api/v1/webhooks/[id]/route';
-import * as route71 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route72 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route73 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route74 from '@/app/api/v1/webhooks/events/route';
-import * as route75 from '@/app/api/v1/webhooks/route';
+import * as route40 from '@/app/api/v1/email-addresses/[id]/route';
+import * as route41 from '@/app/api/v1/email-addresses/confirm/route';
+import * as route42 from '@/app/api/v1/email-addresses/route';
+import * as route43 from '@/app/api/v1/heartbeats/route';
+import * as route44 from '@/app/api/v1/inbound-rules/[id]/route';
+import * as route45 from '@/app/api/v1/inbound-rules/route';
+import * as route46 from '@/app/api/v1/inbound-rules/settings/route';
+import * as route47 from '@/app/api/v1/inbound-rules/test/route';
+import * as route48 from '@/app/api/v1/messages/[id]/cancel/route';
+import * as route49 from '@/app/api/v1/messages/[id]/route';
+import * as route50 from '@/app/api/v1/messages/route';
+import * as route51 from '@/app/api/v1/openapi.json/route';
+import * as route52 from '@/app/api/v1/opt-outs/[phone]/route';
+import * as route53 from '@/app/api/v1/opt-outs/route';
+import * as route54 from '@/app/api/v1/opt-outs/settings/route';
+import * as route55 from '@/app/api/v1/phone-groups/[id]/route';
+import * as route56 from '@/app/api/v1/phone-groups/route';
+import * as route57 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as route58 from '@/app/api/v1/phones/[id]/devices/route';
+import * as route59 from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as route60 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route61 from '@/app/api/v1/phones/[id]/route';
+import * as route62 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route63 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route64 from '@/app/api/v1/phones/register-device/route';
+import * as route65 from '@/app/api/v1/phones/route';
+import * as route66 from '@/app/api/v1/phones/verify-sim/route';
+import * as route67 from '@/app/api/v1/settings/sending/route';
+import * as route68 from '@/app/api/v1/stats/messages/route';
+import * as route69 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route70 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route71 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route72 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route73 from '@/app/api/v1/webhooks/[id]/route';
+import * as route74 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route75 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route76 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route77 from '@/app/api/v1/webhooks/events/route';
+import * as route78 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -119,40 +122,43 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/device/messages/{id}/status', module: route37 },
   { path: '/api/v1/device/messages/received', module: route38 },
   { path: '/api/v1/device/outbox/claim', module: route39 },
-  { path: '/api/v1/heartbeats', module: route40 },
-  { path: '/api/v1/inbound-rules/{id}', module: route41 },
-  { path: '/api/v1/inbound-rules', module: route42 },
-  { path: '/api/v1/inbound-rules/settings', module: route43 },
-  { path: '/api/v1/inbound-rules/test', module: route44 },
-  { path: '/api/v1/messages/{id}/cancel', module: route45 },
-  { path: '/api/v1/messages/{id}', module: route46 },
-  { path: '/api/v1/messages', module: route47 },
-  { path: '/api/v1/openapi.json', module: route48 },
-  { path: '/api/v1/opt-outs/{phone}', module: route49 },
-  { path: '/api/v1/opt-outs', module: route50 },
-  { path: '/api/v1/opt-outs/settings', module: route51 },
-  { path: '/api/v1/phone-groups/{id}', module: route52 },
-  { path: '/api/v1/phone-groups', module: route53 },
-  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route54 },
-  { path: '/api/v1/phones/{id}/devices', module: route55 },
-  { path: '/api/v1/phones/{id}/heartbeats', module: route56 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route57 },
-  { path: '/api/v1/phones/{id}', module: route58 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route59 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route60 },
-  { path: '/api/v1/phones/register-device', module: route61 },
-  { path: '/api/v1/phones', module: route62 },
-  { path: '/api/v1/phones/verify-sim', module: route63 },
-  { path: '/api/v1/settings/sending', module: route64 },
-  { path: '/api/v1/stats/messages', module: route65 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route66 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route67 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route68 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route69 },
-  { path: '/api/v1/webhooks/{id}', module: route70 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route71 },
-  { path: '/api/v1/webhooks/{id}/test', module: route72 },
-  { path: '/api/v1/webhooks/callback-secret', module: route73 },
-  { path: '/api/v1/webhooks/events', module: route74 },
-  { path: '/api/v1/webhooks', module: route75 },
+  { path: '/api/v1/email-addresses/{id}', module: route40 },
+  { path: '/api/v1/email-addresses/confirm', module: route41 },
+  { path: '/api/v1/email-addresses', module: route42 },
+  { path: '/api/v1/heartbeats', module: route43 },
+  { path: '/api/v1/inbound-rules/{id}', module: route44 },
+  { path: '/api/v1/inbound-rules', module: route45 },
+  { path: '/api/v1/inbound-rules/settings', module: route46 },
+  { path: '/api/v1/inbound-rules/test', module: route47 },
+  { path: '/api/v1/messages/{id}/cancel', module: route48 },
+  { path: '/api/v1/messages/{id}', module: route49 },
+  { path: '/api/v1/messages', module: route50 },
+  { path: '/api/v1/openapi.json', module: route51 },
+  { path: '/api/v1/opt-outs/{phone}', module: route52 },
+  { path: '/api/v1/opt-outs', module: route53 },
+  { path: '/api/v1/opt-outs/settings', module: route54 },
+  { path: '/api/v1/phone-groups/{id}', module: route55 },
+  { path: '/api/v1/phone-groups', module: route56 },
+  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route57 },
+  { path: '/api/v1/phones/{id}/devices', module: route58 },
+  { path: '/api/v1/phones/{id}/heartbeats', module: route59 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route60 },
+  { path: '/api/v1/phones/{id}', module: route61 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route62 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route63 },
+  { path: '/api/v1/phones/register-device', module: route64 },
+  { path: '/api/v1/phones', module: route65 },
+  { path: '/api/v1/phones/verify-sim', module: route66 },
+  { path: '/api/v1/settings/sending', module: route67 },
+  { path: '/api/v1/stats/messages', module: route68 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route69 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route70 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route71 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route72 },
+  { path: '/api/v1/webhooks/{id}', module: route73 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route74 },
+  { path: '/api/v1/webhooks/{id}/test', module: route75 },
+  { path: '/api/v1/webhooks/callback-secret', module: route76 },
+  { path: '/api/v1/webhooks/events', module: route77 },
+  { path: '/api/v1/webhooks', module: route78 },
 ];

@@ -1,1 +1,0 @@
-ALTER TABLE "phones" ADD COLUMN "sim_check_sender" text;
