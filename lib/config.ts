@@ -56,6 +56,12 @@ export const config = {
   get claimRedeliverAfterSeconds() {
     return readSetting('CLAIM_REDELIVER_AFTER_S');
   },
+  get pairingFailuresPerMinute() {
+    return readSetting('PAIRING_FAILURES_PER_MINUTE');
+  },
+  get pairingCodeMaxFailures() {
+    return readSetting('PAIRING_CODE_MAX_FAILURES');
+  },
   get heartbeatTimeoutSeconds() {
     return readSetting('HEARTBEAT_TIMEOUT_S');
   },

@@ -154,7 +154,7 @@ export function ConnectPanel({ phone }: { phone: Phone }) {
             {paired && (
               <p className="mb-3 text-sm font-medium text-green-800">
                 {paired.name ?? 'The app'} ({deviceLabel(paired)}) is connected.
-                {phone.sim_verification === 'pending' && ' It now texts its own number to check the SIM.'}
+                {phone.sim_verification === 'pending' && ' Its SIM check has started: a code is texted to its number.'}
               </p>
             )}
             {!expired && !paired && (

@@ -19,13 +19,13 @@ function codeError(error: unknown): string | undefined {
   return error.fieldError('code') ?? (CODE_PROBLEMS.has(error.code) ? error.message : undefined);
 }
 
-/** Shown while the phone's SIM check is under way: it waits for the loopback SMS, or takes its code typed. */
+/** Shown while the phone's SIM check is under way: it waits for the check SMS, or takes its code typed. */
 export function SimCheckPanel({ phone }: { phone: Phone }) {
   const fieldId = useId();
   const queryClient = useQueryClient();
   const [code, setCode] = useState('');
   const [resentAt, setResentAt] = useState<Date | null>(null);
-  // The loopback SMS may arrive at any moment: keep the phone fresh while the check is pending.
+  // The check SMS may arrive at any moment: keep the phone fresh while the check is pending.
   usePhone(phone.id, LIVE_INTERVAL_MS);
 
   const showPhone = (updated: Phone) => {
@@ -67,9 +67,10 @@ export function SimCheckPanel({ phone }: { phone: Phone }) {
     <Section title="SIM check">
       <div className="space-y-3 text-sm text-slate-700">
         <p>
-          To prove its SIM is <strong>{phone.phone}</strong>, the phone texts a 6-digit code to its own number. This
-          page turns to <em>SIM verified</em> as soon as that text comes back, usually within a minute. Until then, this
-          phone sends nothing else (API sends from it answer 403).
+          To prove its SIM is <strong>{phone.phone}</strong>, a 6-digit code is texted to it: from the server’s
+          verification sender or another verified phone of your account when there is one, else by the phone to its own
+          number. This page turns to <em>SIM verified</em> as soon as that text arrives, usually within a minute. Until
+          then, this phone sends nothing else (API sends from it answer 403).
         </p>
         <p>
           Some carriers don’t deliver a text a phone sends to itself. If the phone shows the text “Simgate SIM check: …”

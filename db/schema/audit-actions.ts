@@ -1,6 +1,10 @@
 // Plain constants (no drizzle), so that the dashboard can name the actions without the schema.
 
-/** What the audit log records: changes to credentials, money, phones, webhooks, inbound rules (they can forward messages) and sign-ins. */
+/**
+ * What the audit log records: changes to credentials, money, phones and their pairing, webhooks,
+ * inbound rules (they can forward messages), what and where the account sends (sending settings,
+ * HELP text, opt-outs, SMSGate settings), and sign-ins.
+ */
 export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.revoked',
@@ -21,7 +25,15 @@ export const AUDIT_ACTIONS = [
   'phone.added',
   'phone.removed',
   'phone.paired',
+  'pairing_code.issued',
+  'phone.sim_verified',
   'device.revoked',
+  'sending_settings.updated',
+  'help_reply.updated',
+  'opt_out.added',
+  'opt_out.removed',
+  'smsgate_settings.updated',
+  'smsgate_signing_key.revealed',
   'session.signed_in',
   'session.sign_in_failed',
   'session.ended_all',

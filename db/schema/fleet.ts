@@ -83,6 +83,9 @@ export const phones = pgTable(
     messagesPerMinute: integer('messages_per_minute').notNull().default(10),
     dailyCap: integer('daily_cap'),
     simVerification: text('sim_verification', { enum: SIM_VERIFICATIONS }).notNull().default('unverified'),
+    // The number the pending SIM check's code is texted from: null for the phone's own (loopback),
+    // else another verified phone of the account or the operator's VERIFICATION_SENDER_PHONE.
+    simCheckSender: text('sim_check_sender'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [

@@ -6,6 +6,7 @@ import { config } from '@/lib/config';
 import { withTransaction } from '@/lib/db';
 import { signInCodeEmail } from '@/lib/email/messages';
 import { sendAfterCommit } from '@/lib/email/send';
+import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { iso } from '@/lib/wire';
 import { principalForKey } from './authenticate';
@@ -31,7 +32,7 @@ export async function requestSignInCode(db: Database, email: string, context: { 
         what: 'sign-in codes for this email',
       },
       {
-        bucket: `sign-in-ip:${context.clientIp}`,
+        bucket: ipBucket('sign-in-ip', context.clientIp),
         limit: config.registerIpRateLimit,
         windowSeconds: SIGN_IN_IP_WINDOW_SECONDS,
         what: 'sign-in codes from this address',

@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
+import { withTransaction } from '@/lib/db';
 
 /** The built-in HELP responder's text, and the automatic-message limit in force. */
 export async function getAutomationSettings(executor: Executor, accountId: string) {
@@ -17,6 +19,9 @@ export async function updateAutomationSettings(
   accountId: string,
   input: { help_reply: string | null },
 ) {
-  await executor.update(accounts).set({ helpReply: input.help_reply }).where(eq(accounts.id, accountId));
-  return getAutomationSettings(executor, accountId);
+  return withTransaction(executor, async (tx) => {
+    await tx.update(accounts).set({ helpReply: input.help_reply }).where(eq(accounts.id, accountId));
+    await recordAudit(tx, { accountId, action: 'help_reply.updated', details: { help_reply: input.help_reply } });
+    return getAutomationSettings(tx, accountId);
+  });
 }

@@ -162,6 +162,10 @@ export const envSchema = z.object({
   VERIFICATION_RATE_WINDOW_S: variable(wholeNumber()).default(3600),
   REGISTER_IP_RATE_LIMIT: variable(wholeNumber()).default(100),
   PAIRING_RATE_LIMIT: variable(wholeNumber()).default(10),
+  /** Wrong pairing codes tried on the whole instance per rolling minute before every sign-in by code answers 429; 0: no cap. */
+  PAIRING_FAILURES_PER_MINUTE: variable(wholeNumber()).default(30),
+  /** Wrong pairing codes tried on the instance since a code was issued after which that code is void. */
+  PAIRING_CODE_MAX_FAILURES: variable(wholeNumber(1)).default(50),
   HEARTBEAT_TIMEOUT_S: variable(wholeNumber()).default(300),
   HEARTBEAT_SWEEP_INTERVAL_S: variable(wholeNumber(1)).default(30),
   MESSAGE_EXPIRY_SWEEP_S: variable(wholeNumber(1)).default(30),

@@ -25,14 +25,28 @@ export const CREATE_PAIRING_CODE = [
   'choose "SSE only", set the server address to `server_url`, then on Home choose "Sign in by code" and type',
   `\`code\`: 8 digits (the app's field takes digits only), single use, valid ${PAIRING_CODE_LIFETIME_SECONDS / 60} minutes, stored hashed.`,
   'A new code voids the phone’s earlier one. Limited per account: `PAIRING_RATE_LIMIT` (default 10) an hour.',
+  'A code stops working once `PAIRING_CODE_MAX_FAILURES` (default 50) wrong codes were tried on the server',
+  'since it was issued.',
 ].join('\n');
 
 export const VERIFY_SIM_BY_CODE = [
-  'A phone paired with the SMSGate app texts a 6-digit code to its own number; when the app reports that SMS',
-  'received, the SIM is verified by itself. Where the carrier does not deliver a self-addressed SMS, type the',
-  'code shown on the phone here. Wrong: 400 `INVALID_CODE` (5 tries); older than 10 minutes: 410',
-  '`CODE_EXPIRED` (send the check again); no check under way: 409 `INVALID_TRANSITION`.',
+  'A phone paired with the SMSGate app is texted a 6-digit code; the SIM is verified when the app reports',
+  'that SMS received from the number that sent it, or when the code shown on the phone is typed here.',
+  '',
+  'Who texts the code decides what the check proves. With `VERIFICATION_SENDER_PHONE` set, the operator’s',
+  'phone texts it; else another phone of the account whose SIM is verified; the phone being checked is then',
+  'never handed the code, so only a phone that receives SMS for the number can know it (a carrier-delivered',
+  'code; from another phone of the account it proves as much as that phone is trusted). Otherwise the phone',
+  'texts its own number (loopback): its app is handed the code by `GET /message` and could report it back in',
+  'a signed `sms:received` with no SIM at all, so a loopback proves only that whoever holds the app’s token',
+  'controls the app, not that the app sits behind the number.',
+  '',
+  'Wrong: 400 `INVALID_CODE` (5 tries); older than 10 minutes: 410 `CODE_EXPIRED` (send the check again);',
+  'no check under way: 409 `INVALID_TRANSITION`.',
 ].join('\n');
+
+export const RESEND_SIM_CHECK =
+  'Texts a new code from the same kind of sender as the first check (the operator’s phone, another verified phone of the account, or the phone itself); the earlier check is dropped if it was not yet sent.';
 
 export const REVOKE_PHONE_DEVICE =
   'Its key or app token stops working at once on this instance (within `KEY_CACHE_TTL_MS` on others); the phone has no device until one is paired again. Revoking twice answers 204.';

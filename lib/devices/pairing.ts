@@ -10,9 +10,11 @@ import { encryptSecret } from '@/lib/crypto/secret-box';
 import { isUniqueViolation, withTransaction } from '@/lib/db';
 import { DomainError, notFound } from '@/lib/errors';
 import { startSimCheck } from '@/lib/phones/sim-check';
+import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { iso } from '@/lib/wire';
 import { switchPhoneToDevice } from './attach';
+import { guardPairingAttempt, recordPairingFailure, voidedByFailures } from './pairing-failures';
 
 export const PAIRING_CODE_DIGITS = 8;
 export const PAIRING_CODE_LIFETIME_SECONDS = 600;
@@ -46,7 +48,7 @@ export async function issuePairingCode(
 ) {
   return withTransaction(executor, async (tx) => {
     const [phone] = await tx
-      .select({ id: phones.id })
+      .select({ id: phones.id, phone: phones.phone })
       .from(phones)
       .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)))
       .for('no key update');
@@ -79,6 +81,13 @@ export async function issuePairingCode(
             .returning({ expiresAt: pairingCodes.expiresAt }),
         );
         if (!row) throw new Error('issuePairingCode: insert returned no row');
+        // Never the code: who asked for one, for which phone, and until when it works.
+        await recordAudit(tx, {
+          accountId,
+          action: 'pairing_code.issued',
+          target: phone.id,
+          details: { phone: phone.phone, expires_at: iso(row.expiresAt) },
+        });
         return { code, expires_at: iso(row.expiresAt) ?? '', server_url: context.serverUrl };
       } catch (error) {
         if (attempt < 3 && isUniqueViolation(error, 'pairing_codes_live_hash_key')) continue;
@@ -114,9 +123,11 @@ function badCode(): DomainError {
 /**
  * Redeems a pairing code for the SMSGate app: a new device of kind `app`, activated in the code's
  * account for the code's phone, with its own credential and callback signing key. The phone
- * switches to it (its earlier devices are revoked), and its SIM check starts: until the loopback
- * SMS comes back, the phone sends nothing else. Every attempt counts against the client IP's
- * registration limit, so codes cannot be guessed at speed.
+ * switches to it (its earlier devices are revoked), and its SIM check starts: until the check SMS
+ * arrives, the phone sends nothing else. Guessing is bounded three ways: every attempt
+ * counts against the client address's registration limit (IPv6 by its /64), wrong codes against
+ * the instance's cap a minute, and a code dies once too many wrong codes were tried since it was
+ * issued (lib/devices/pairing-failures.ts).
  */
 export async function redeemPairingCode(
   executor: Executor,
@@ -126,19 +137,21 @@ export async function redeemPairingCode(
 ): Promise<PairedDevice> {
   await consumeRateLimits(executor, [
     {
-      bucket: `register-ip:${context.clientIp}`,
+      bucket: ipBucket('register-ip', context.clientIp),
       limit: config.registerIpRateLimit,
       windowSeconds: REGISTER_IP_WINDOW_SECONDS,
       what: 'device registrations from this address',
     },
   ]);
   if (!new RegExp(`^\\d{${PAIRING_CODE_DIGITS}}$`).test(code)) throw badCode();
-  const paired = await withTransaction(executor, async (tx) => {
+  const outcome = await withTransaction(executor, async (tx) => {
+    await guardPairingAttempt(tx);
     const [row] = await tx
       .select({
         id: pairingCodes.id,
         accountId: pairingCodes.accountId,
         phoneId: pairingCodes.phoneId,
+        createdAt: pairingCodes.createdAt,
         expired: sql<boolean>`${pairingCodes.expiresAt} <= now()`,
       })
       .from(pairingCodes)
@@ -146,45 +159,72 @@ export async function redeemPairingCode(
       .orderBy(desc(pairingCodes.createdAt))
       .limit(1)
       .for('update');
-    if (!row) throw badCode();
-    if (row.expired) {
-      throw new DomainError(
-        'CODE_EXPIRED',
-        'This pairing code has expired (codes live 10 minutes). Get a new code in the Simgate dashboard.',
-      );
+    if (!row || row.expired) {
+      await recordPairingFailure(tx, { clientIp: context.clientIp, keepSeconds: PAIRING_CODE_LIFETIME_SECONDS });
+      return { paired: null, failure: row ? ('expired' as const) : ('unknown' as const) };
     }
-    const [phone] = await tx
-      .select({ id: phones.id, phone: phones.phone })
-      .from(phones)
-      .where(and(eq(phones.id, row.phoneId), eq(phones.accountId, row.accountId)))
-      .for('no key update');
-    if (!phone) throw badCode();
-    assertSimsMatch(phone.phone, registration.simCards);
-    const device = await createAppDevice(tx, row.accountId, phone.phone, registration);
-    await tx
-      .update(pairingCodes)
-      .set({ consumedAt: sql`now()`, deviceId: device.id })
-      .where(eq(pairingCodes.id, row.id));
-    await switchPhoneToDevice(tx, row.accountId, phone.phone, device.id);
-    // The app, not a person, acts here: its new credential's prefix names it.
-    await recordAudit(tx, {
-      accountId: row.accountId,
-      action: 'phone.paired',
-      target: phone.id,
-      details: { phone: phone.phone, device_id: device.id, name: registration.name },
-      actor: { kind: 'device', label: device.token.slice(0, KEY_PREFIX_LENGTH), ip: context.clientIp },
-    });
-    await startSimCheck(tx, { id: phone.id, accountId: row.accountId, phone: phone.phone }, device.id);
-    return {
-      deviceId: device.id,
-      accountId: row.accountId,
-      phoneId: phone.id,
-      phone: phone.phone,
-      token: device.token,
-    };
+    if (await voidedByFailures(tx, row.createdAt)) {
+      await tx.update(pairingCodes).set({ consumedAt: sql`now()` }).where(eq(pairingCodes.id, row.id));
+      return { paired: null, failure: 'voided' as const };
+    }
+    return { paired: await pairWithCode(tx, row, registration, context) };
   });
+  if (!outcome.paired) throw pairingFailure(outcome.failure);
   clearKeyCache();
-  return paired;
+  return outcome.paired;
+}
+
+function pairingFailure(failure: 'unknown' | 'expired' | 'voided'): DomainError {
+  if (failure === 'expired') {
+    return new DomainError(
+      'CODE_EXPIRED',
+      'This pairing code has expired (codes live 10 minutes). Get a new code in the Simgate dashboard.',
+    );
+  }
+  if (failure === 'voided') {
+    return new DomainError(
+      'UNAUTHENTICATED',
+      'This pairing code no longer works: too many wrong codes were tried on this server since it was issued. Get a new code on the phone’s page in the Simgate dashboard.',
+    );
+  }
+  return badCode();
+}
+
+async function pairWithCode(
+  tx: Transaction,
+  code: { id: string; accountId: string; phoneId: string },
+  registration: AppRegistration,
+  context: { clientIp: string },
+): Promise<PairedDevice> {
+  const [phone] = await tx
+    .select({ id: phones.id, phone: phones.phone })
+    .from(phones)
+    .where(and(eq(phones.id, code.phoneId), eq(phones.accountId, code.accountId)))
+    .for('no key update');
+  if (!phone) throw badCode();
+  assertSimsMatch(phone.phone, registration.simCards);
+  const device = await createAppDevice(tx, code.accountId, phone.phone, registration);
+  await tx
+    .update(pairingCodes)
+    .set({ consumedAt: sql`now()`, deviceId: device.id })
+    .where(eq(pairingCodes.id, code.id));
+  await switchPhoneToDevice(tx, code.accountId, phone.phone, device.id);
+  // The app, not a person, acts here: its new credential's prefix names it.
+  await recordAudit(tx, {
+    accountId: code.accountId,
+    action: 'phone.paired',
+    target: phone.id,
+    details: { phone: phone.phone, device_id: device.id, name: registration.name },
+    actor: { kind: 'device', label: device.token.slice(0, KEY_PREFIX_LENGTH), ip: context.clientIp },
+  });
+  await startSimCheck(tx, { id: phone.id, accountId: code.accountId, phone: phone.phone }, device.id);
+  return {
+    deviceId: device.id,
+    accountId: code.accountId,
+    phoneId: phone.id,
+    phone: phone.phone,
+    token: device.token,
+  };
 }
 
 async function createAppDevice(tx: Transaction, accountId: string, number: string, registration: AppRegistration) {
@@ -221,7 +261,7 @@ function reportedSuffixes(simCards: SimCard[]): string[] {
 /**
  * 409 SIM_MISMATCH when the app reports SIM numbers and none of them ends like the phone's
  * number: the app sits in a phone that cannot be this number. SIMs without a readable number
- * prove nothing either way; the loopback SMS settles those.
+ * prove nothing either way; the SIM check settles those.
  */
 export function assertSimsMatch(number: string, simCards: SimCard[]): void {
   const suffixes = reportedSuffixes(simCards);

@@ -4,6 +4,7 @@ import { CODE_LIFETIME_SECONDS, issueCode } from '@/lib/auth/codes';
 import { config } from '@/lib/config';
 import { withTransaction } from '@/lib/db';
 import { countryOf } from '@/lib/phone-number';
+import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { sendSms } from '@/lib/sms/sender';
 import { iso } from '@/lib/wire';
@@ -26,7 +27,7 @@ export async function registerDevice(executor: Executor, input: RegisterDeviceIn
         what: 'verification requests for this number',
       },
       {
-        bucket: `register-ip:${context.clientIp}`,
+        bucket: ipBucket('register-ip', context.clientIp),
         limit: config.registerIpRateLimit,
         windowSeconds: REGISTER_IP_WINDOW_SECONDS,
         what: 'device registrations from this address',

@@ -2,7 +2,7 @@ import type { AuditActor } from '@/lib/audit/actor';
 import { KEY_PREFIX_LENGTH } from '@/lib/auth/keys';
 import type { Principal } from '@/lib/auth/principal';
 import { clientIp } from '@/lib/rate-limit/client-ip';
-import { presentedKey } from './authenticate';
+import { integratorKey, presentedKey } from './authenticate';
 
 /**
  * Who the audit log names for a request: the key's visible prefix (never the key), or the
@@ -15,6 +15,7 @@ export function auditActorOf(principal: Principal | null, req: Request): AuditAc
   if (principal.kind === 'account' && principal.via === 'session') {
     return { kind: 'session', label: principal.email ?? null, ip };
   }
-  const prefix = presentedKey(req)?.slice(0, KEY_PREFIX_LENGTH) ?? null;
+  // SMSGate's integrator clients send the key as the HTTP Basic password.
+  const prefix = (presentedKey(req) ?? integratorKey(req))?.slice(0, KEY_PREFIX_LENGTH) ?? null;
   return { kind: principal.kind === 'device' ? 'device' : 'api_key', label: prefix, ip };
 }

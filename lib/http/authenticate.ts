@@ -59,7 +59,7 @@ export function presentedKey(req: Request): string | undefined {
  * The account key of a caller of SMSGate's integrator API: HTTP Basic with any username (SMSGate's
  * clients send the login there) and the key as password, or `Authorization: Bearer`.
  */
-function integratorKey(req: Request): string | undefined {
+export function integratorKey(req: Request): string | undefined {
   const authorization = req.headers.get('authorization') ?? '';
   const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization)?.[1];
   if (basic) {

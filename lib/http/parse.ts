@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { DomainError, type FieldError } from '@/lib/errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deepest nesting of objects and arrays a JSON body may have: no client of ours needs more than a few. */
+export const MAX_JSON_DEPTH = 32;
 
 function isJsonContentType(contentType: string | null): boolean {
   if (!contentType) return false;
@@ -39,12 +41,51 @@ function tooLarge(): DomainError {
   return new DomainError('PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
 }
 
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_OBJECT = 0x7d;
+const CLOSE_ARRAY = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * 400 on `body` when the JSON text nests objects and arrays deeper than MAX_JSON_DEPTH. Read from
+ * the bytes, before any parse: a document thousands of levels deep is refused in one pass, and
+ * never reaches the code (or the database) that would walk it recursively. Bytes of multi-byte
+ * UTF-8 characters are all 0x80 or above, so they never look like brackets or quotes.
+ */
+export function assertJsonDepth(bytes: Uint8Array): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+      if (++depth > MAX_JSON_DEPTH) {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`,
+          {
+            errors: [{ path: 'body', message: `nested deeper than ${MAX_JSON_DEPTH} levels` }],
+          },
+        );
+      }
+    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+      depth--;
+    }
+  }
+}
+
 // Stateless between calls (no `stream` option), so one serves every request.
 const UTF8 = new TextDecoder('utf-8', { fatal: false });
 
 /**
  * The request's JSON body: undefined when there is none, 415 for a body that is not JSON,
- * 413 past 1 MiB, 400 for JSON that does not parse.
+ * 413 past 1 MiB, 400 for JSON that does not parse or nests deeper than MAX_JSON_DEPTH.
  */
 export async function readJsonBody(req: Request): Promise<unknown> {
   const bytes = await readCapped(req);
@@ -52,6 +93,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   if (!isJsonContentType(req.headers.get('content-type'))) {
     throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.');
   }
+  assertJsonDepth(bytes);
   const text = UTF8.decode(bytes);
   try {
     return JSON.parse(text);

@@ -280,7 +280,7 @@ export const messageSchema = z
     id: z.uuid(),
     kind: z.enum(MESSAGE_KINDS).openapi({
       description:
-        '`message` for everything sent or received; `sim_check` for the free loopback SMS that proves the SIM of a phone paired with the SMSGate app (its text, which holds the code, is shown only to the phone).',
+        '`message` for everything sent or received; `sim_check` for the free SMS that checks the SIM of a phone paired with the SMSGate app, texted by the phone itself (loopback) or by another verified phone of the account (its text, which holds the code, is shown only to the sending phone).',
     }),
     direction: z.enum(MESSAGE_DIRECTIONS),
     from: z.string(),

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, type OptOutSource, optOuts } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { emitEvent } from '@/lib/events/emit';
@@ -78,15 +79,18 @@ async function emitOptEvent(
 export async function addOptOut(executor: Executor, accountId: string, phone: string) {
   return withTransaction(executor, async (tx) => {
     const { created, row } = await optOut(tx, { accountId, phone, source: 'manual', accountPhone: null });
+    if (created) await recordAudit(tx, { accountId, action: 'opt_out.added', target: phone, details: { phone } });
     return { created, optOut: presentOptOut(row) };
   });
 }
 
 /** DELETE /api/v1/opt-outs/{phone}: 404 when the number is not opted out of this account. */
 export async function removeOptOut(executor: Executor, accountId: string, phone: string): Promise<void> {
-  const removed = await withTransaction(executor, (tx) =>
-    optIn(tx, { accountId, phone, source: 'manual', accountPhone: null }),
-  );
+  const removed = await withTransaction(executor, async (tx) => {
+    const done = await optIn(tx, { accountId, phone, source: 'manual', accountPhone: null });
+    if (done) await recordAudit(tx, { accountId, action: 'opt_out.removed', target: phone, details: { phone } });
+    return done;
+  });
   if (!removed) throw notFound('Opt-out');
 }
 

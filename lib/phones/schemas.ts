@@ -60,7 +60,7 @@ export const phoneSchema = z
     device_connected: z.boolean().openapi({ description: 'An activated device sends for this number.' }),
     sim_verification: z.enum(SIM_VERIFICATIONS).openapi({
       description:
-        "`verified`: the SIM was proven (a texted code, or the SMSGate app's loopback SMS); `pending`: an app was paired and its loopback SMS has not come back yet, so API sends from this phone answer 403 `FORBIDDEN`; `unverified`: a number added by hand.",
+        "`verified`: the SIM check passed (a texted code; for the SMSGate app, a code from the operator's sender or another verified phone, or the app's own loopback SMS, which the app could fake: see `verifySimCheck`); `pending`: an app was paired and its check SMS has not arrived yet, so API sends from this phone answer 403 `FORBIDDEN`; `unverified`: a number added by hand.",
     }),
     status: z.enum(PHONE_STATUSES),
     battery: z.number().int().min(0).max(100).nullable(),

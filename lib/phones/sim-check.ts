@@ -1,6 +1,7 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
 import { devices, messages, phones } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { codeError, consumeCode, issueCode } from '@/lib/auth/codes';
 import { withTransaction } from '@/lib/db';
 import { DomainError, notFound } from '@/lib/errors';
@@ -9,13 +10,25 @@ import type { MessageRow } from '@/lib/messages/present';
 import { countSegments } from '@/lib/messages/segments';
 import { afterTransition, canMove, transitionMessage } from '@/lib/messages/state-machine';
 import { notifyOutbox } from '@/lib/notify/outbox';
-import { isSameNumber } from '@/lib/phone-number';
+import { isSameNumber, toE164 } from '@/lib/phone-number';
+import { smsConfig } from '@/lib/sms/config';
+import { sendSms } from '@/lib/sms/sender';
 
 /**
- * SIM proof by loopback for phones paired with the SMSGate app: the phone texts a code to its own
- * number; when the app reports that SMS received, the SIM is the number's. Where a carrier does
- * not deliver a self-addressed SMS, the account holder types the code (seen on the phone) into
- * the dashboard. The code is a `verify_sim` code of the app's device (hashed, 10 minutes, 5 tries).
+ * SIM proof for phones paired with the SMSGate app. The code of a `verify_sim` code of the app's
+ * device (hashed, 10 minutes, 5 tries) is texted to the phone's number, and the check passes when
+ * the app reports that SMS received from the number it was sent from, or when the account holder
+ * types the code (seen on the phone) into the dashboard.
+ *
+ * Who texts it decides what it proves:
+ * - the operator's phone (`VERIFICATION_SENDER_PHONE`, when set) or another verified phone of the
+ *   account: the code travels through the carrier and is never handed to the phone being
+ *   verified, so only a phone that receives SMS for the number can know it (from another phone of
+ *   the account, as far as that phone is honest: whoever holds both tokens can read the code from
+ *   the sender's queue);
+ * - otherwise the phone itself (loopback). Its own app is handed the code by `GET /message`, so
+ *   the check is self-attested: it proves that whoever holds the token controls the app, not that
+ *   the app sits behind the number.
  */
 const CODE_IN_TEXT = /\b(\d{6})\b/;
 
@@ -23,38 +36,97 @@ export function simCheckText(code: string): string {
   return `Simgate SIM check: ${code}. This text to your own number proves the SIM; no reply needed.`;
 }
 
+/** The check texted from another number: the person may be asked to type it in the dashboard. */
+export function carrierSimCheckText(code: string): string {
+  return `Simgate SIM check: ${code}. This text proves the SIM of the phone that receives it; no reply needed.`;
+}
+
 type CheckedPhone = { id: string; accountId: string; phone: string };
 
+/** Another phone of the account that can text the check: SIM verified, with a device, not the phone itself. */
+async function verifiedSibling(tx: Transaction, phone: CheckedPhone) {
+  const [sibling] = await tx
+    .select({ id: phones.id, phone: phones.phone })
+    .from(phones)
+    .where(
+      and(
+        eq(phones.accountId, phone.accountId),
+        ne(phones.id, phone.id),
+        eq(phones.simVerification, 'verified'),
+        isNotNull(phones.deviceId),
+      ),
+    )
+    // The phone heard from most recently is the likeliest to send it soon.
+    .orderBy(sql`${phones.lastHeartbeatAt} desc nulls last`, asc(phones.createdAt))
+    .limit(1);
+  return sibling;
+}
+
+/** The operator's sender, when one is configured and it is not the phone being checked. */
+function operatorSender(phone: CheckedPhone): string | undefined {
+  const configured = smsConfig.senderPhone;
+  const sender = configured ? toE164(configured) : undefined;
+  return sender && !isSameNumber(sender, phone.phone) ? sender : undefined;
+}
+
 /**
- * Marks the phone `pending` and queues the free loopback SMS (no group is charged) for the
- * phone's device to send to its own number. An earlier check not yet sent is dropped (its code
- * no longer counts), so the phone is not handed it again.
+ * Marks the phone `pending` and texts it a new code: from the operator's sender when one is set,
+ * else from another verified phone of the account (a free SMS on that phone's queue), else from
+ * the phone itself (loopback, free). An earlier check not yet sent is dropped (its code no longer
+ * counts), so no phone is handed it again.
  */
 export async function startSimCheck(tx: Transaction, phone: CheckedPhone, deviceId: string): Promise<void> {
-  await tx.update(phones).set({ simVerification: 'pending' }).where(eq(phones.id, phone.id));
   await tx
     .delete(messages)
     .where(
       and(
-        eq(messages.phoneId, phone.id),
+        eq(messages.accountId, phone.accountId),
+        eq(messages.to, phone.phone),
         eq(messages.kind, 'sim_check'),
         inArray(messages.status, ['queued', 'dispatched']),
       ),
     );
   const { code } = await issueCode(tx, { purpose: 'verify_sim', deviceId });
-  const content = simCheckText(code);
+  const operator = operatorSender(phone);
+  if (operator) {
+    await tx
+      .update(phones)
+      .set({ simVerification: 'pending', simCheckSender: operator })
+      .where(eq(phones.id, phone.id));
+    await sendSms(tx, { to: phone.phone, text: carrierSimCheckText(code), code });
+    return;
+  }
+  const sibling = await verifiedSibling(tx, phone);
+  const sender = sibling ?? { id: phone.id, phone: phone.phone };
+  await tx
+    .update(phones)
+    .set({ simVerification: 'pending', simCheckSender: sibling ? sibling.phone : null })
+    .where(eq(phones.id, phone.id));
+  await queueCheckSms(
+    tx,
+    { accountId: phone.accountId, sender, to: phone.phone },
+    sibling ? carrierSimCheckText(code) : simCheckText(code),
+  );
+}
+
+/** The free check SMS (no group is charged) on the sending phone's queue. */
+async function queueCheckSms(
+  tx: Transaction,
+  check: { accountId: string; sender: { id: string; phone: string }; to: string },
+  content: string,
+): Promise<void> {
   const { encoding, segments } = countSegments(content);
   const now = new Date();
   const [row] = await tx
     .insert(messages)
     .values({
-      accountId: phone.accountId,
-      phoneId: phone.id,
+      accountId: check.accountId,
+      phoneId: check.sender.id,
       groupId: null,
       direction: 'outbound',
       kind: 'sim_check',
-      from: phone.phone,
-      to: phone.phone,
+      from: check.sender.phone,
+      to: check.to,
       content,
       status: 'queued',
       encoding,
@@ -67,12 +139,23 @@ export async function startSimCheck(tx: Transaction, phone: CheckedPhone, device
     .returning();
   if (!row) throw new Error('startSimCheck: insert returned no row');
   await afterTransition(tx, [row], { at: now });
-  await notifyOutbox(tx, phone.id);
+  await notifyOutbox(tx, check.sender.id);
 }
 
-async function markVerified(tx: Transaction, phoneId: string, deviceId: string): Promise<void> {
-  await tx.update(phones).set({ simVerification: 'verified' }).where(eq(phones.id, phoneId));
+async function markVerified(
+  tx: Transaction,
+  phone: CheckedPhone,
+  deviceId: string,
+  method: 'loopback' | 'carrier' | 'code',
+): Promise<void> {
+  await tx.update(phones).set({ simVerification: 'verified', simCheckSender: null }).where(eq(phones.id, phone.id));
   await tx.update(devices).set({ verifiedAt: new Date() }).where(eq(devices.id, deviceId));
+  await recordAudit(tx, {
+    accountId: phone.accountId,
+    action: 'phone.sim_verified',
+    target: phone.id,
+    details: { phone: phone.phone, device_id: deviceId, method },
+  });
 }
 
 /**
@@ -81,28 +164,36 @@ async function markVerified(tx: Transaction, phoneId: string, deviceId: string):
  */
 export async function confirmSimByLoopback(tx: Transaction, inbound: MessageRow): Promise<boolean> {
   const [phone] = await tx
-    .select({ id: phones.id, phone: phones.phone, simVerification: phones.simVerification, deviceId: phones.deviceId })
+    .select({
+      id: phones.id,
+      accountId: phones.accountId,
+      phone: phones.phone,
+      simVerification: phones.simVerification,
+      simCheckSender: phones.simCheckSender,
+      deviceId: phones.deviceId,
+    })
     .from(phones)
     .where(eq(phones.id, inbound.phoneId));
   if (phone?.simVerification !== 'pending' || !phone.deviceId) return false;
-  if (!isSameNumber(inbound.from, phone.phone)) return false;
+  if (!isSameNumber(inbound.from, phone.simCheckSender ?? phone.phone)) return false;
   const code = CODE_IN_TEXT.exec(inbound.content)?.[1];
   if (!code) return false;
   const check = await consumeCode(tx, { purpose: 'verify_sim', deviceId: phone.deviceId }, code);
   if (!check.ok) return false;
-  await markVerified(tx, phone.id, phone.deviceId);
-  await settleLoopback(tx, phone.id);
+  await markVerified(tx, phone, phone.deviceId, phone.simCheckSender ? 'carrier' : 'loopback');
+  await settleLoopback(tx, phone);
   return true;
 }
 
-/** The check SMS came back, so it was sent and delivered, whether or not the phone has said so yet. */
-async function settleLoopback(tx: Transaction, phoneId: string): Promise<void> {
+/** The check SMS arrived, so it was sent and delivered, whether or not its sender has said so yet. */
+async function settleLoopback(tx: Transaction, phone: CheckedPhone): Promise<void> {
   const inFlight = await tx
     .select()
     .from(messages)
     .where(
       and(
-        eq(messages.phoneId, phoneId),
+        eq(messages.accountId, phone.accountId),
+        eq(messages.to, phone.phone),
         eq(messages.kind, 'sim_check'),
         inArray(messages.status, ['dispatched', 'sent']),
       ),
@@ -143,7 +234,7 @@ export async function verifySimByCode(executor: Executor, accountId: string, pho
     const phone = await pendingPhone(tx, accountId, phoneId);
     const check = await consumeCode(tx, { purpose: 'verify_sim', deviceId: phone.deviceId }, code);
     if (!check.ok) return check;
-    await markVerified(tx, phone.id, phone.deviceId);
+    await markVerified(tx, phone, phone.deviceId, 'code');
     return { ok: true as const };
   });
   if (!outcome.ok) throw codeError(outcome.failure);

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, phoneGroups, type SendingOverrides } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
 import { defaultGroupLocked } from '@/lib/groups/names';
 import { getGroup } from '@/lib/groups/read';
@@ -50,8 +51,13 @@ export async function updateAccountSending(
     ...(body.max_attempts !== undefined ? { maxAttempts: body.max_attempts } : {}),
     ...(body.allowed_countries !== undefined ? { allowedCountries: body.allowed_countries } : {}),
   };
-  if (Object.keys(changes).length > 0) await executor.update(accounts).set(changes).where(eq(accounts.id, accountId));
-  return accountSending(executor, accountId);
+  return withTransaction(executor, async (tx) => {
+    if (Object.keys(changes).length > 0) {
+      await tx.update(accounts).set(changes).where(eq(accounts.id, accountId));
+      await recordAudit(tx, { accountId, action: 'sending_settings.updated', details: { ...body } });
+    }
+    return accountSending(tx, accountId);
+  });
 }
 
 type OverrideChange = { [K in keyof SendingOverrides]?: SendingOverrides[K] | 'inherit' };
@@ -85,5 +91,9 @@ export async function updateGroupSending(
       .update(phoneGroups)
       .set({ sendingOverrides: next as SendingOverrides })
       .where(eq(phoneGroups.id, groupId));
+    const changed = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
+    if (Object.keys(changed).length > 0) {
+      await recordAudit(tx, { accountId, action: 'sending_settings.updated', target: groupId, details: changed });
+    }
   });
 }

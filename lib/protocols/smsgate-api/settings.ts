@@ -1,8 +1,12 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, phones } from '@/db/schema';
+import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
+import { validate } from '@/lib/http/parse';
+import { MAX_DAILY_CAP } from '@/lib/phones/limits';
+import { updatePhoneBody } from '@/lib/phones/schemas';
 import { WEEKDAYS } from '@/lib/settings/window';
 import { z } from '@/lib/zod';
 import { sealSigningKey, signingKeyOf } from './signing-key';
@@ -24,6 +28,26 @@ const mapped = z.object({
     .optional(),
   webhooks: z.object({ signing_key: z.string().min(16, 'at least 16 characters').max(256).optional() }).optional(),
 });
+
+/**
+ * `limit_value` means what the period makes of it, bounded as /api/v1 bounds the same pacing:
+ * PerMinute is a phone's `messages_per_minute`, PerDay its `daily_cap` (the same schemas, from
+ * PATCH /api/v1/phones/{id}); the periods Simgate only stores stay within a day's cap.
+ */
+const LIMIT_VALUE_BY_PERIOD: Record<string, z.ZodType> = {
+  PerMinute: updatePhoneBody.shape.messages_per_minute.unwrap(),
+  PerDay: updatePhoneBody.shape.daily_cap.unwrap().unwrap(),
+  Per30Minutes: z.number().int().min(1).max(MAX_DAILY_CAP),
+  PerHour: z.number().int().min(1).max(MAX_DAILY_CAP),
+};
+
+/** The pacing of the document as it will be applied (a PATCH merged into what is stored). */
+function assertPacing(document: Document): void {
+  const messages = document.messages ?? {};
+  const schema = LIMIT_VALUE_BY_PERIOD[String(messages.limit_period)];
+  if (!schema || messages.limit_value === undefined) return;
+  validate(z.object({ messages: z.object({ limit_value: schema }) }), { messages }, 'body');
+}
 
 /** A settings document: an object of sections, each an object. */
 function documentOf(body: unknown): Document {
@@ -64,8 +88,39 @@ export async function getSmsgateSettings(executor: Executor, accountId: string):
   };
 }
 
-/** Applies what maps onto Simgate (pacing, send window, signing key) and stores the rest. */
-async function apply(executor: Executor, accountId: string, next: Document): Promise<Document> {
+/** GET /settings: the document, signing key included; showing the key is audited. */
+export async function showSmsgateSettings(executor: Executor, accountId: string): Promise<Document> {
+  return withTransaction(executor, async (tx) => {
+    const document = await getSmsgateSettings(tx, accountId);
+    await recordAudit(tx, { accountId, action: 'smsgate_signing_key.revealed' });
+    return document;
+  });
+}
+
+/**
+ * What a change does to the account, for its audit entry: the pacing set on every phone, the send
+ * window, whether a signing key was set (never the key), and which sections were given.
+ */
+function auditedChange(change: Document, next: Document, phoneCount: number): Record<string, unknown> {
+  const messages = next.messages ?? {};
+  const period = messages.limit_period;
+  const value = messages.limit_value;
+  return {
+    sections: Object.keys(change).sort(),
+    ...(period === 'PerMinute' && value ? { messages_per_minute: value, phones: phoneCount } : {}),
+    ...(period === 'PerDay' && value ? { daily_cap: value, phones: phoneCount } : {}),
+    ...(period === 'Disabled' ? { daily_cap: null, phones: phoneCount } : {}),
+    ...(typeof messages.work_hours_enabled === 'boolean' ? { work_hours_enabled: messages.work_hours_enabled } : {}),
+    signing_key_set: typeof change.webhooks?.signing_key === 'string',
+  };
+}
+
+/**
+ * Applies what maps onto Simgate (pacing, send window, signing key) and stores the rest; the
+ * answer shows the signing key, as GET does. `change` is what the caller sent, for the audit log.
+ */
+async function apply(executor: Executor, accountId: string, next: Document, change: Document): Promise<Document> {
+  assertPacing(next);
   return withTransaction(executor, async (tx) => {
     const messages = next.messages ?? {};
     const period = messages.limit_period as string | undefined;
@@ -96,13 +151,23 @@ async function apply(executor: Executor, accountId: string, next: Document): Pro
     const { signing_key: _key, ...webhookRest } = next.webhooks ?? {};
     const stored: Document = { ...next, ...(next.webhooks ? { webhooks: webhookRest } : {}) };
     await tx.update(accounts).set({ smsgateSettings: stored }).where(eq(accounts.id, accountId));
+    const [phoneCount] = await tx
+      .select({ count: sql<number>`count(*)::int` })
+      .from(phones)
+      .where(eq(phones.accountId, accountId));
+    await recordAudit(tx, {
+      accountId,
+      action: 'smsgate_settings.updated',
+      details: auditedChange(change, next, phoneCount?.count ?? 0),
+    });
     return getSmsgateSettings(tx, accountId);
   });
 }
 
 /** PUT /settings: the document replaces the stored one. */
 export async function replaceSmsgateSettings(executor: Executor, accountId: string, body: unknown): Promise<Document> {
-  return apply(executor, accountId, documentOf(body));
+  const document = documentOf(body);
+  return apply(executor, accountId, document, document);
 }
 
 /** PATCH /settings: each section given is merged into the stored one. */
@@ -115,5 +180,5 @@ export async function patchSmsgateSettings(executor: Executor, accountId: string
   const current = (account?.stored ?? {}) as Document;
   const next: Document = { ...current };
   for (const [section, values] of Object.entries(change)) next[section] = { ...(current[section] ?? {}), ...values };
-  return apply(executor, accountId, next);
+  return apply(executor, accountId, next, change);
 }

@@ -1,6 +1,10 @@
 import { integratorRoute } from '@/lib/protocols/smsgate-api/route';
 import { settingsDocument } from '@/lib/protocols/smsgate-api/schemas';
-import { getSmsgateSettings, patchSmsgateSettings, replaceSmsgateSettings } from '@/lib/protocols/smsgate-api/settings';
+import {
+  patchSmsgateSettings,
+  replaceSmsgateSettings,
+  showSmsgateSettings,
+} from '@/lib/protocols/smsgate-api/settings';
 
 const tags = ['SMSGate integrator API' as const];
 
@@ -10,12 +14,13 @@ export const GET = integratorRoute(
     doc: {
       operationId: 'smsgateGetSettings',
       summary: 'Read settings (SMSGate)',
-      description: 'Includes `webhooks.signing_key`, the key that signs SMSGate-format webhooks.',
+      description:
+        'Includes `webhooks.signing_key`, the key that signs SMSGate-format webhooks; each read is written to the audit log (`smsgate_signing_key.revealed`).',
       tags,
       response: { description: 'The settings document.', schema: settingsDocument },
     },
   },
-  async ({ db, principal }) => getSmsgateSettings(db, principal.accountId),
+  async ({ db, principal }) => showSmsgateSettings(db, principal.accountId),
 );
 
 export const PUT = integratorRoute(

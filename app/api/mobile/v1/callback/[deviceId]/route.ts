@@ -1,4 +1,4 @@
-import { readCapped } from '@/lib/http/parse';
+import { assertJsonDepth, readCapped } from '@/lib/http/parse';
 import { handleAppCallback } from '@/lib/protocols/smsgate-app/callback';
 import { APP_CALLBACK } from '@/lib/protocols/smsgate-app/docs';
 import { mobileRoute } from '@/lib/protocols/smsgate-app/route';
@@ -21,7 +21,9 @@ export const POST = mobileRoute(
     },
   },
   async ({ db, params, req }) => {
-    await handleAppCallback(db, params.deviceId, await readCapped(req), {
+    const raw = await readCapped(req);
+    assertJsonDepth(raw);
+    await handleAppCallback(db, params.deviceId, raw, {
       signature: req.headers.get('x-signature'),
       timestamp: req.headers.get('x-timestamp'),
     });

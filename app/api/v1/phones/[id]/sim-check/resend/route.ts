@@ -1,3 +1,4 @@
+import { RESEND_SIM_CHECK } from '@/lib/devices/docs';
 import { route } from '@/lib/http/route';
 import { presentPhone } from '@/lib/phones/present';
 import { getPhone } from '@/lib/phones/read';
@@ -12,7 +13,7 @@ export const POST = route(
     doc: {
       operationId: 'resendSimCheck',
       summary: 'Send the SIM check SMS again',
-      description: 'Queues a new loopback SMS with a new code (the earlier check is dropped if it was not yet sent).',
+      description: RESEND_SIM_CHECK,
       tags: ['Phones', 'SMSGate app (mobile)'],
       response: { description: 'The phone; the check is on its way.', schema: phoneSchema },
       errors: ['NOT_FOUND', 'INVALID_TRANSITION'],
