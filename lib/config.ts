@@ -57,6 +57,9 @@ export const config = {
   get autoReplyLimit() {
     return readSetting('AUTO_REPLY_LIMIT');
   },
+  get autoSmsAccountHourlyLimit() {
+    return readSetting('AUTO_SMS_ACCOUNT_HOURLY_LIMIT');
+  },
   get retryBackoffSeconds() {
     return readSetting('RETRY_BACKOFF_SECONDS');
   },

@@ -280,11 +280,13 @@ function TryItPanel({ phones }: { phones: Phone[] }) {
 
 const SKIP_REASONS: Record<string, string> = {
   limit_reached: 'this number has had its automatic texts for the hour',
+  account_limit_reached: 'your account has sent its automatic texts for the hour',
   no_credit: 'not enough credits',
   opted_out: 'the number opted out',
   not_a_phone_number: 'the sender cannot be texted back',
   webhook_not_found: 'the webhook no longer exists',
   country_not_allowed: 'the country is not allowed',
+  country_not_of_phones: 'the country is none of your phones’ (list it in allowed countries)',
 };
 
 function TestResult({ result }: { result: RulesTestResult }) {

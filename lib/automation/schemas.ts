@@ -192,6 +192,9 @@ export const automationSettingsSchema = z
       description:
         'AUTO_REPLY_LIMIT: automatic SMS one number can trigger per account in any hour (rules, HELP and webhook replies together).',
     }),
+    auto_sms_account_hourly_limit: z.number().int().openapi({
+      description: 'AUTO_SMS_ACCOUNT_HOURLY_LIMIT: automatic SMS the account sends in any hour, whoever triggers them.',
+    }),
   })
   .openapi('AutomationSettings');
 

@@ -157,6 +157,8 @@ export const envSchema = z.object({
   RETRY_BACKOFF_SECONDS: variable(secondsList).default([60, 300]),
   /** Automatic SMS (rule actions, HELP, webhook replies) per counterpart number, per account, in any hour. */
   AUTO_REPLY_LIMIT: variable(wholeNumber()).default(3),
+  /** Automatic SMS an account sends in any hour, all counterparts together. */
+  AUTO_SMS_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(100),
   API_KEY_RATE_LIMIT: variable(wholeNumber()).default(200),
   KEY_CACHE_TTL_MS: variable(wholeNumber()).default(5000),
   VERIFICATION_SENDER_PHONE: variable((raw) => raw.trim()),
