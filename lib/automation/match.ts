@@ -69,8 +69,8 @@ export function patternProblem(pattern: string): string | null {
 }
 
 /**
- * Compiled patterns by their text, bounded by the instructions they hold (some 170 bytes each in
- * re2js): a few MB. A pattern that does not compile any more (stored before a limit it now fails)
+ * Compiled patterns by their text, bounded by the instructions they hold (some 180 bytes each in
+ * re2js, whatever the classes): about 9 MB at most. A pattern that does not compile any more (stored before a limit it now fails)
  * is remembered as refused, so it is reported once and never compiled again while it stays here.
  */
 const compiled = new LRUCache<string, RE2JS | 'refused'>({
