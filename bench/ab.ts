@@ -5,7 +5,7 @@
 // machine is larger than most single changes, falls on both alike. Per round it takes each build's
 // main-thread CPU per send over its CPU per ping (the framework's cost in the same seconds), and
 // prints the mean of B's over A's with a 95 % interval over the rounds. The interval is the point:
-// on the 2-core machine of the README's tables it is about ±7 % after 24 rounds (the CPU time of one
+// on the 2-core machine of docs/performance.md's tables it is about ±7 % after 24 rounds (the CPU time of one
 // slice swings by 15 %), so a change worth a few per cent needs its hot-path microbenchmark, and
 // this tells whether a set of them shows up end to end.
 import { activateBenchPhone, type BenchPhone } from './activate';

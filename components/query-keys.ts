@@ -48,6 +48,7 @@ export const queryKeys = {
     test: (query: unknown) => ['inbound-rules', 'test', query],
   },
   automationSettings: { root: ['automation-settings'] },
+  emailAddresses: { root: ['email-addresses'], list: () => ['email-addresses', 'list'] },
   sendingSettings: { root: ['sending-settings'] },
   stats: { root: ['messages', 'stats'] },
 } as const;

@@ -11,6 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { createGate, guardingEveryQuery } from './guard';
 import { preparingPglite } from './pglite-prepared';
 import { postgresTarget } from './postgres-url';
 import * as schema from './schema';
@@ -28,7 +29,7 @@ export type Executor = Database | Transaction;
 export type Driver =
   | { kind: 'pglite'; client: PGlite }
   /** `url` as configured: the migration lock opens its own connection with it. */
-  | { kind: 'postgres'; client: postgres.Sql; url: string };
+  | { kind: 'postgres'; client: postgres.Sql; url: string; connectTimeoutS?: number };
 
 export type DatabaseHandle = { db: Database; driver: Driver; close: () => Promise<void> };
 
@@ -84,15 +85,59 @@ export async function openPglite(dataDirOrMemory?: string, options?: { loadDataD
 }
 
 /**
+ * How a server database may fail a request instead of holding it (docs/operating.md, "When the
+ * database is away"). Every bound ends as 503 SERVICE_UNAVAILABLE with Retry-After (lib/http/route.ts).
+ */
+export type DatabaseLimits = {
+  /** A connection attempt that gets no answer is given up after this long (postgres-js `connect_timeout`). */
+  connectTimeoutS: number;
+  /** PostgreSQL's `statement_timeout` on the app's connections; the app stops waiting for an answer a little later. */
+  statementTimeoutMs: number;
+  /** How long a query or transaction may wait for a connection before the request fails. */
+  acquireTimeoutMs: number;
+  /** Queries and transactions this process may have open at once; past it a request fails at once. */
+  maxWaiting: number;
+};
+
+export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = {
+  connectTimeoutS: 5,
+  statementTimeoutMs: 10_000,
+  acquireTimeoutMs: 5_000,
+  maxWaiting: 512,
+};
+
+/** The longest pause between two connection attempts: a database that is back is in use within it. */
+export const RECONNECT_BACKOFF_MAX_S = 2;
+
+/**
+ * How long past its `statement_timeout` the app still waits for a statement's answer: a server
+ * that enforces the timeout has answered by then, one that does not (frozen, or the network gone)
+ * is not going to.
+ */
+export const STATEMENT_ANSWER_GRACE_MS = 1_000;
+
+/** postgres-js's own backoff (`0.5–1 × 3^retries / 100` seconds), capped at RECONNECT_BACKOFF_MAX_S. */
+function reconnectBackoff(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, RECONNECT_BACKOFF_MAX_S);
+}
+
+/**
  * A postgres-js client for `url` with up to `max` connections: the pool and the migration lock
  * connection are made alike, so the lock keeps the URL's TLS mode, parameters and socket.
  */
-export function connectPostgres(url: string, max: number, connection?: Record<string, string>): postgres.Sql {
+export function connectPostgres(
+  url: string,
+  max: number,
+  connection?: Record<string, string>,
+  connectTimeoutS = DEFAULT_DATABASE_LIMITS.connectTimeoutS,
+): postgres.Sql {
   const { url: target, host } = postgresTarget(url);
   return postgres(target, {
     ...(host ? { host } : {}),
     ...(connection ? { connection } : {}),
     max,
+    connect_timeout: connectTimeoutS,
+    backoff: reconnectBackoff,
     onnotice: () => {},
     // Timestamps come back as Date objects either way; keep bigints as numbers where they fit.
     types: { bigint: postgres.BigInt },
@@ -148,15 +193,38 @@ const PIPELINE = Symbol.for('simgate.db.pipeline');
  * that waits on a lock holds up those behind it on its connection, so these connections wait
  * PIPELINE_LOCK_TIMEOUT_MS at most.
  */
-export function openPostgres(url: string, options: { max: number; pipeline?: number }): DatabaseHandle {
-  const client = preparingEveryQuery(connectPostgres(url, options.max));
+export function openPostgres(
+  url: string,
+  options: { max: number; pipeline?: number; limits?: Partial<DatabaseLimits> },
+): DatabaseHandle {
+  const limits = { ...DEFAULT_DATABASE_LIMITS, ...options.limits };
+  // One gate for both clients: `maxWaiting` bounds the process's waits, whichever connections they use.
+  const gate = createGate({
+    acquireTimeoutMs: limits.acquireTimeoutMs,
+    answerTimeoutMs: limits.statementTimeoutMs + STATEMENT_ANSWER_GRACE_MS,
+    maxWaiting: limits.maxWaiting,
+  });
+  const statementTimeout = { statement_timeout: `${limits.statementTimeoutMs}ms` };
+  const client = guardingEveryQuery(
+    preparingEveryQuery(connectPostgres(url, options.max, statementTimeout, limits.connectTimeoutS)),
+    gate,
+  );
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
   const pipelineSize = options.pipeline ?? 0;
+  const driver: Driver = { kind: 'postgres', client, url, connectTimeoutS: limits.connectTimeoutS };
   if (pipelineSize === 0) {
-    return { db, driver: { kind: 'postgres', client, url }, close: () => client.end({ timeout: 5 }) };
+    return { db, driver, close: () => client.end({ timeout: 5 }) };
   }
-  const pipelineClient = preparingEveryQuery(
-    connectPostgres(url, pipelineSize, { lock_timeout: `${PIPELINE_LOCK_TIMEOUT_MS}ms` }),
+  const pipelineClient = guardingEveryQuery(
+    preparingEveryQuery(
+      connectPostgres(
+        url,
+        pipelineSize,
+        { ...statementTimeout, lock_timeout: `${PIPELINE_LOCK_TIMEOUT_MS}ms` },
+        limits.connectTimeoutS,
+      ),
+    ),
+    gate,
   );
   const pipeline: Pipeline = {
     db: drizzlePostgres({ client: pipelineClient, schema }) as unknown as Database,
@@ -166,7 +234,7 @@ export function openPostgres(url: string, options: { max: number; pipeline?: num
   const close = async () => {
     await Promise.all([client.end({ timeout: 5 }), pipelineClient.end({ timeout: 5 })]);
   };
-  return { db, driver: { kind: 'postgres', client, url }, close };
+  return { db, driver, close };
 }
 
 /**
@@ -186,7 +254,8 @@ export async function runMigrations(handle: DatabaseHandle): Promise<void> {
     return;
   }
   // A dedicated single connection holds the advisory lock for the whole migration.
-  const lockClient = connectPostgres(handle.driver.url, 1);
+  // No statement timeout here: waiting for another instance's migration is this connection's job.
+  const lockClient = connectPostgres(handle.driver.url, 1, undefined, handle.driver.connectTimeoutS);
   try {
     await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     await migratePostgres(drizzlePostgres({ client: lockClient }), { migrationsFolder: MIGRATIONS_FOLDER });

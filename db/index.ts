@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type DatabaseHandle, openPglite, openPostgres, runMigrations } from './client';
+import { type DatabaseHandle, type DatabaseLimits, openPglite, openPostgres, runMigrations } from './client';
 
 export * from './client';
 
@@ -7,7 +7,9 @@ export * from './client';
  * Where the process's database is: a server (`url`, pool size) or the embedded database's folder.
  * db/ reads no environment: each entry point passes what lib/config read, before first use.
  */
-export type DatabaseLocation = { url: string; poolSize: number; pipelineSize: number } | { dataDir: string };
+export type DatabaseLocation =
+  | { url: string; poolSize: number; pipelineSize: number; limits?: Partial<DatabaseLimits> }
+  | { dataDir: string };
 
 type DbGlobal = { handle?: Promise<DatabaseHandle>; location?: DatabaseLocation };
 // One handle per process: Next evaluates this module in several bundles (instrumentation,
@@ -26,7 +28,7 @@ async function openLocated(): Promise<DatabaseHandle> {
   // The embedded database lives beside the generated secret, in its own folder.
   const handle =
     'url' in location
-      ? openPostgres(location.url, { max: location.poolSize, pipeline: location.pipelineSize })
+      ? openPostgres(location.url, { max: location.poolSize, pipeline: location.pipelineSize, limits: location.limits })
       : await openPglite(path.join(location.dataDir, 'pglite'));
   try {
     await runMigrations(handle);

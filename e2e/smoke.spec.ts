@@ -27,6 +27,13 @@ test('/docs renders the API reference from the OpenAPI document, accessible at b
   await expect(page.getByRole('article', { name: 'message.received' })).toBeVisible();
   await checkPage(page, 'docs-events');
 
+  // A problem body's `type` points at its code's row on the errors page.
+  await page.goto('/docs/errors#INSUFFICIENT_CREDITS');
+  const row = page.getByRole('row', { name: /INSUFFICIENT_CREDITS/ });
+  await expect(row).toContainText('402');
+  await expect(row).toContainText('400 on a transfer');
+  await checkPage(page, 'docs-errors');
+
   // Phone width folds the contents behind a disclosure that still reaches every section.
   await page.setViewportSize({ width: 390, height: 844 });
   const nav = page.getByRole('navigation', { name: 'API reference' });

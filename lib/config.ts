@@ -20,7 +20,17 @@ export const config = {
   get database(): DatabaseLocation {
     const url = readSetting('DATABASE_URL');
     return url
-      ? { url, poolSize: readSetting('DATABASE_POOL_SIZE'), pipelineSize: readSetting('DATABASE_PIPELINE_SIZE') }
+      ? {
+          url,
+          poolSize: readSetting('DATABASE_POOL_SIZE'),
+          pipelineSize: readSetting('DATABASE_PIPELINE_SIZE'),
+          limits: {
+            connectTimeoutS: readSetting('DATABASE_CONNECT_TIMEOUT_S'),
+            statementTimeoutMs: readSetting('DATABASE_STATEMENT_TIMEOUT_MS'),
+            acquireTimeoutMs: readSetting('DATABASE_ACQUIRE_TIMEOUT_MS'),
+            maxWaiting: readSetting('DATABASE_MAX_WAITING'),
+          },
+        }
       : { dataDir: this.dataDir };
   },
   /** Local mode: where the embedded database and the generated secret live. */
@@ -42,6 +52,10 @@ export const config = {
   get pairingRateLimit() {
     return readSetting('PAIRING_RATE_LIMIT');
   },
+  /** A message handed to a phone and not reported within this is handed out again (lib/messages/claim.ts). */
+  get claimRedeliverAfterSeconds() {
+    return readSetting('CLAIM_REDELIVER_AFTER_S');
+  },
   get heartbeatTimeoutSeconds() {
     return readSetting('HEARTBEAT_TIMEOUT_S');
   },
@@ -60,6 +74,9 @@ export const config = {
   get autoSmsAccountHourlyLimit() {
     return readSetting('AUTO_SMS_ACCOUNT_HOURLY_LIMIT');
   },
+  get autoEmailAccountHourlyLimit() {
+    return readSetting('AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT');
+  },
   get retryBackoffSeconds() {
     return readSetting('RETRY_BACKOFF_SECONDS');
   },
@@ -71,6 +88,12 @@ export const config = {
   },
   get keyCacheTtlMs() {
     return readSetting('KEY_CACHE_TTL_MS');
+  },
+  get sseStreamsPerAccount() {
+    return readSetting('SSE_STREAMS_PER_ACCOUNT');
+  },
+  get sseStreamsPerInstance() {
+    return readSetting('SSE_STREAMS_PER_INSTANCE');
   },
   /** BACKGROUND=off: this web instance leaves sweeps and deliveries to `npm run worker` processes. */
   get backgroundWork() {

@@ -1,11 +1,11 @@
-// Writes app/api/v1/openapi.json/routes.ts: every route module under app/api made by route(),
+// Writes lib/openapi/routes.ts: every route module under app/api made by route(),
 // mobileRoute() or integratorRoute(), with its URL path, from which the OpenAPI document is generated. `npm run openapi:index`;
 // test/api/openapi.test.ts fails when the file differs from what this script would write.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export const INDEX_FILE = path.join('app', 'api', 'v1', 'openapi.json', 'routes.ts');
+export const INDEX_FILE = path.join('lib', 'openapi', 'routes.ts');
 const API_DIR = path.join('app', 'api');
 const WRAPPED = /\b(route|mobileRoute|integratorRoute|notAvailableRoute)\(/;
 

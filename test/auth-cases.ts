@@ -23,7 +23,7 @@ export function describeAuthCases(label: string, options: AuthCaseOptions): void
     const res = await send(apiKey);
     expect(res.status).toBe(status);
     expect(res.contentType).toBe('application/problem+json');
-    expect(res.body).toMatchObject({ status, code, type: 'about:blank' });
+    expect(res.body).toMatchObject({ status, code, type: `/docs/errors#${code}` });
     expect(res.headers.get('x-request-id')).toBeTruthy();
   };
 

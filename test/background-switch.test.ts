@@ -2,11 +2,19 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const starters = vi.hoisted(() => {
   const starter = () => vi.fn(async () => async () => {});
-  return { fleet: starter(), messaging: starter(), webhooks: starter(), rateLimit: starter(), maintenance: starter() };
+  return {
+    fleet: starter(),
+    messaging: starter(),
+    webhooks: starter(),
+    email: starter(),
+    rateLimit: starter(),
+    maintenance: starter(),
+  };
 });
 vi.mock('@/lib/heartbeats/background', () => ({ startFleetWork: starters.fleet }));
 vi.mock('@/lib/messages/background', () => ({ startMessagingWork: starters.messaging }));
 vi.mock('@/lib/webhooks/background', () => ({ startWebhookWork: starters.webhooks }));
+vi.mock('@/lib/email/background', () => ({ startEmailWork: starters.email }));
 vi.mock('@/lib/rate-limit/sweep', () => ({ startRateLimitHousekeeping: starters.rateLimit }));
 vi.mock('@/lib/server/embedded-maintenance', () => ({ startEmbeddedMaintenance: starters.maintenance }));
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '@/app/api/v1/openapi.json/routes';
 import { openApiDocument } from '@/lib/openapi/document';
 import {
   HTTP_METHODS,
@@ -10,6 +9,7 @@ import {
   typeOf,
   webhookEvents,
 } from '@/lib/openapi/reference';
+import { ROUTES } from '@/lib/openapi/routes';
 
 const doc = openApiDocument(ROUTES) as unknown as OpenApiDocument;
 

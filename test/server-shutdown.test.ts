@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,63 +16,17 @@ import {
   startReceiver,
   type TestCertificates,
 } from './fixtures/tls/receiver';
+import { built, type Running, spawnStart, startServer } from './start-server';
 
 /**
  * SIGTERM to `npm start`'s real server (scripts/start.mjs around a production build, on a
  * throwaway embedded database): the open long-poll, event stream and requests end with normal
  * answers, the webhook post in flight finishes, the process exits 0 within the 10 s bound, and
- * after a restart no delivery is lost or sent twice. Needs a build: set NEXT_DIST_DIR to a folder
- * holding one (`NEXT_DIST_DIR=.next-rel node node_modules/next/dist/bin/next build`).
+ * after a restart no delivery is lost or sent twice. Needs a build (test/start-server.ts).
  */
 
-const root = path.resolve(import.meta.dirname, '..');
-const distDir = process.env.NEXT_DIST_DIR;
-const built = Boolean(distDir && fs.existsSync(path.join(root, distDir, 'BUILD_ID')));
-
-type Running = { baseUrl: string; child: ChildProcess; exited: Promise<number | null>; stderr: () => string };
-
-/**
- * `npm start`'s server as a child process, on its own data folder unless `env` names one; its
- * output is collected (stderr echoed too with `echo`).
- */
-function spawnStart(env: Record<string, string>, echo = false) {
-  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      ...env,
-      DATA_DIR: env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-start-')),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = { stdout: '', stderr: '' };
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output.stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output.stderr += chunk.toString();
-    if (echo) process.stderr.write(chunk);
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output, exited };
-}
-
-async function startServer(dataDir: string, extraCa: string): Promise<Running> {
-  const port = await freePort();
-  const { child, output, exited } = spawnStart(
-    { DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), NODE_EXTRA_CA_CERTS: extraCa },
-    true,
-  );
-  const baseUrl = `http://127.0.0.1:${port}`;
-  // "ready" comes once the app has started (its database open and migrated): it answers at once then.
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    return output.stdout.includes(`Simgate ready on ${baseUrl}`);
-  }, 60_000);
-  expect((await fetch(`${baseUrl}/api/health`)).status).toBe(200);
-  return { baseUrl, child, exited, stderr: () => output.stderr };
+async function startServerOn(dataDir: string, extraCa: string): Promise<Running> {
+  return startServer({ DATA_DIR: dataDir, NODE_EXTRA_CA_CERTS: extraCa });
 }
 
 /** A POST whose headers and first bytes go now, and the rest of the body when `finish` is called. */
@@ -115,7 +68,7 @@ describe.runIf(built)('SIGTERM to the running server', () => {
   it('drains open requests, finishes the webhook post in flight, exits 0 in time; nothing is lost or sent twice', {
     timeout: 180_000,
   }, async () => {
-    server = await startServer(dataDir, certs.caFile);
+    server = await startServerOn(dataDir, certs.caFile);
     const { baseUrl } = server;
     const phone = '+14155550142';
     const activation = await activateDevice(new DeviceClient({ baseUrl }), {
@@ -215,7 +168,7 @@ describe.runIf(built)('SIGTERM to the running server', () => {
     expect(server.stderr()).not.toMatch(/"level":(50|60)/);
 
     // A restart delivers nothing again: the post in flight was recorded before the exit.
-    server = await startServer(dataDir, certs.caFile);
+    server = await startServerOn(dataDir, certs.caFile);
     const deliveries = await fetch(`${server.baseUrl}/api/v1/webhooks/${webhook.id}/deliveries`, {
       headers: { 'x-api-key': activation.apiKey! },
     });

@@ -28,6 +28,11 @@ function Contents() {
         </Link>
       </li>
       <li>
+        <Link href="/docs/errors" className={NAV_LINK}>
+          Errors
+        </Link>
+      </li>
+      <li>
         <a href="/api/v1/openapi.json" className={NAV_LINK}>
           OpenAPI document (JSON)
         </a>

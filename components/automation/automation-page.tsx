@@ -11,6 +11,7 @@ import { Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { useRefresh } from '../use-refresh';
 import type { AutomationSettings, Group, InboundRule, Phone, RuleAction, RulesTestResult, Webhook } from '../wire';
+import { EmailAddressesPanel } from './email-addresses-panel';
 import { RuleForm, type WebhookOption } from './rule-form';
 
 function describeMatch(rule: InboundRule): string {
@@ -65,6 +66,7 @@ export function AutomationPage() {
         <div className="flex flex-col gap-6">
           <TryItPanel phones={options.phones} />
           <HelpPanel />
+          <EmailAddressesPanel />
         </div>
       </div>
     </>
@@ -287,6 +289,8 @@ const SKIP_REASONS: Record<string, string> = {
   webhook_not_found: 'the webhook no longer exists',
   country_not_allowed: 'the country is not allowed',
   country_not_of_phones: 'the country is none of your phones’ (list it in allowed countries)',
+  email_not_confirmed: 'the email address is not confirmed',
+  email_limit_reached: 'the account has forwarded its emails for the hour',
 };
 
 function TestResult({ result }: { result: RulesTestResult }) {

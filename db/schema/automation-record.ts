@@ -27,7 +27,9 @@ export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
  * none of the account's phones'), `phone_cannot_send` (the receiving phone may not send: SIM unverified or
  * gone), `not_a_phone_number` (the sender is a short code or a name), `already_sent` (a reply to
  * this message went out before), `webhook_not_found`, `email_failed`, `sent_by_automation` (the
- * inbound message is another of the account's phones' automatic message: rules never answer those).
+ * inbound message is another of the account's phones' automatic message: rules never answer those),
+ * `email_not_confirmed` (a forward to an address the account has not confirmed), `email_limit_reached`
+ * (AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT).
  */
 export const AUTOMATION_SKIP_REASONS = [
   'limit_reached',
@@ -42,6 +44,8 @@ export const AUTOMATION_SKIP_REASONS = [
   'webhook_not_found',
   'email_failed',
   'sent_by_automation',
+  'email_not_confirmed',
+  'email_limit_reached',
 ] as const;
 export type AutomationSkipReason = (typeof AUTOMATION_SKIP_REASONS)[number];
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 
@@ -76,4 +76,22 @@ export const verificationCodes = pgTable(
     index('verification_codes_email_idx').on(t.email, t.purpose, t.createdAt),
     checkIn('verification_codes_purpose_check', t.purpose, CODE_PURPOSES),
   ],
+);
+
+/**
+ * The SMSGate app's webhook call ids seen from each device, kept for twice the signature window:
+ * a signed call replayed within its window (or a retry whose answer was lost) is answered 2xx and
+ * changes nothing. Exactly-once rests on the primary key, across instances. Each call prunes its
+ * device's ids older than that.
+ */
+export const appCallbackIds = pgTable(
+  'app_callback_ids',
+  {
+    deviceId: uuid('device_id')
+      .notNull()
+      .references(() => devices.id, { onDelete: 'cascade' }),
+    callbackId: text('callback_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.callbackId] })],
 );

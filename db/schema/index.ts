@@ -11,6 +11,7 @@ export type {
 export * from './credits';
 export * from './dev-inbox';
 export * from './devices';
+export * from './email';
 export * from './events';
 export * from './fleet';
 export * from './keys';

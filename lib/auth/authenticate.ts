@@ -27,6 +27,14 @@ export function keysChanged(tx: Executor): Promise<void> {
   return notifyOnCommit(tx, KEYS_CHANNEL);
 }
 
+/**
+ * Calls `callback` in this process whenever any instance revokes or activates a key (after its
+ * transaction commits): for what holds a principal longer than a request, such as open streams.
+ */
+export function onKeysChanged(callback: () => void): Promise<void> {
+  return listenTo(KEYS_CHANNEL, callback);
+}
+
 /** The principal a key stands for, or null when it is unknown, revoked or malformed. */
 export async function principalForKey(db: Database, key: string): Promise<AccountPrincipal | DevicePrincipal | null> {
   if (!isPlausibleKey(key)) return null;

@@ -5,9 +5,7 @@ import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
 import { withTransaction } from '@/lib/db';
 import { signInCodeEmail } from '@/lib/email/messages';
-import { type Email, sendEmail } from '@/lib/email/send';
-import { DomainError } from '@/lib/errors';
-import { log } from '@/lib/log';
+import { sendAfterCommit } from '@/lib/email/send';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { iso } from '@/lib/wire';
 import { principalForKey } from './authenticate';
@@ -46,17 +44,8 @@ export async function requestSignInCode(db: Database, email: string, context: { 
       mail: account ? signInCodeEmail(email, code) : undefined,
     };
   });
-  if (mail) sendAfterAnswer(db, mail);
+  if (mail) sendAfterCommit(db, mail);
   return answer;
-}
-
-function sendAfterAnswer(db: Database, mail: Email): void {
-  setImmediate(() => {
-    sendEmail(db, mail).catch((error: unknown) => {
-      // sendEmail logs an SMTP failure itself (DomainError); anything else is logged here.
-      if (!(error instanceof DomainError)) log.error({ err: error, to: mail.to }, 'sign-in email could not be sent');
-    });
-  });
 }
 
 /** What a browser session is made of: the account, and the key it was opened with, if any. */

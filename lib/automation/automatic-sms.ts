@@ -33,14 +33,17 @@ const SKIPPED_BECAUSE: Partial<Record<string, AutomationSkipReason>> = {
 };
 
 /**
- * A lock per account, held to the end of the caller's transaction: both limits are counted and
- * the send recorded under it, so concurrent inbound messages cannot both take the last slot.
+ * The locks behind AUTO_REPLY_LIMIT and AUTO_SMS_ACCOUNT_HOURLY_LIMIT, held to the end of the
+ * caller's transaction: the account's, then the number's, always in this order (after
+ * lockAccountEmails when a transaction takes that one). Both limits are counted and the send
+ * recorded under them, so concurrent inbound messages cannot both take the last slot.
  */
-async function lockAutomaticSends(tx: Executor, accountId: string): Promise<void> {
+export async function lockCounterpart(tx: Executor, accountId: string, counterpart: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`auto:${accountId}`}, 0))`);
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`auto:${accountId}:${counterpart}`}, 0))`);
 }
 
-/** Automatic SMS caused by this number in the last hour. */
+/** Automatic SMS and forward emails (email_outbox) caused by this number in the last hour. */
 export async function automaticSendsInLastHour(
   executor: Executor,
   accountId: string,
@@ -48,8 +51,13 @@ export async function automaticSendsInLastHour(
 ): Promise<number> {
   const [row] = await queryRows<{ n: number }>(
     executor,
-    sql`select count(*)::int as n from automatic_sends
-        where account_id = ${accountId}::uuid and counterpart = ${counterpart}::text and at > now() - interval '1 hour'`,
+    sql`select (select count(*) from automatic_sends
+                where account_id = ${accountId}::uuid and counterpart = ${counterpart}::text
+                  and at > now() - interval '1 hour')
+             + (select count(*) from email_outbox
+                where account_id = ${accountId}::uuid and counterpart = ${counterpart}::text
+                  and created_at > now() - interval '1 hour')
+             as n`,
   );
   return Number(row?.n ?? 0);
 }
@@ -92,7 +100,7 @@ export async function automaticCountryRefusal(
 
 /**
  * Sends one automatic SMS in the caller's transaction, or says why not. The loop and abuse guard:
- * only to the countries automaticCountryRefusal allows; under a lock per account, at most
+ * only to the countries automaticCountryRefusal allows; under lockCounterpart's locks, at most
  * AUTO_REPLY_LIMIT automatic SMS per counterpart and AUTO_SMS_ACCOUNT_HOURLY_LIMIT per account in
  * any hour, counted and recorded in the same transaction as the send, so concurrent inbound
  * messages cannot overshoot them. The send is an ordinary one (credit, opt-out, country rules);
@@ -104,7 +112,7 @@ export async function sendAutomaticSms(tx: Executor, sms: AutomaticSms): Promise
   if (!to || !sms.to.startsWith('+')) return { result: 'skipped', reason: 'not_a_phone_number' };
   const countryRefusal = await automaticCountryRefusal(tx, sms.accountId, sms.from, to);
   if (countryRefusal) return { result: 'skipped', reason: countryRefusal };
-  await lockAutomaticSends(tx, sms.accountId);
+  await lockCounterpart(tx, sms.accountId, sms.counterpart);
   if ((await automaticSendsInLastHour(tx, sms.accountId, sms.counterpart)) >= config.autoReplyLimit) {
     return { result: 'skipped', reason: 'limit_reached' };
   }

@@ -1,11 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { optOuts, phoneGroups, phones, webhooks } from '@/db/schema';
+import { phoneGroups, phones, webhooks } from '@/db/schema';
 import { config } from '@/lib/config';
 import { notFound } from '@/lib/errors';
 import { countSegments } from '@/lib/messages/segments';
+import { isOptedOut } from '@/lib/opt-outs/check';
 import { toE164 } from '@/lib/phone-number';
 import { accountAutomaticSendsInLastHour, automaticCountryRefusal, automaticSendsInLastHour } from './automatic-sms';
+import { forwardSkipReason } from './forward-email';
 import { planAutomation } from './plan';
 import type { PlannedActionWire, TestRuleAnswer } from './schemas';
 
@@ -64,6 +66,8 @@ export async function previewAutomation(
       }
     } else if (step.email) {
       planned = { action: step.action, would: 'send', to: step.email.to, content: step.email.text };
+      const reason = await forwardSkipReason(executor, accountId, input.from, step.email.to);
+      if (reason) planned = { ...planned, would: 'skip', reason };
     } else {
       const webhookId = step.webhookId as string;
       const exists = await executor
@@ -79,12 +83,4 @@ export async function previewAutomation(
     else rules.push({ rule_id: step.ruleId, name: step.ruleName, actions: [planned] });
   }
   return { opt_out: plan.optOut, help: plan.help, rules, credits };
-}
-
-async function isOptedOut(executor: Executor, accountId: string, phone: string): Promise<boolean> {
-  const rows = await executor
-    .select({ id: optOuts.id })
-    .from(optOuts)
-    .where(and(eq(optOuts.accountId, accountId), eq(optOuts.phone, phone)));
-  return rows.length > 0;
 }

@@ -3,6 +3,7 @@ import type { Executor, Transaction } from '@/db';
 import { inboundRules, phoneGroups, phones, type StoredRuleAction, webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/db';
+import { isForwardingAllowed, UNCONFIRMED_ADDRESS_MESSAGE } from '@/lib/email/addresses';
 import { DomainError, notFound, validationError } from '@/lib/errors';
 import { iso } from '@/lib/wire';
 import {
@@ -56,7 +57,10 @@ export async function getRule(executor: Executor, accountId: string, id: string)
   return presentRule(await ruleOf(executor, accountId, id));
 }
 
-/** Another account's phone, group or webhook named in a rule answers 404, as everywhere. */
+/**
+ * Another account's phone, group or webhook named in a rule answers 404, as everywhere; a forward
+ * to an email the account has not confirmed answers 400 naming the action.
+ */
 async function assertOwnReferences(
   executor: Executor,
   accountId: string,
@@ -87,6 +91,11 @@ async function assertOwnReferences(
       .from(webhooks)
       .where(and(eq(webhooks.accountId, accountId), eq(webhooks.kind, 'endpoint'), inArray(webhooks.id, webhookIds)));
     if ((found?.n ?? 0) !== webhookIds.length) throw notFound('Webhook');
+  }
+  for (const [index, action] of (input.actions ?? []).entries()) {
+    if (action.type === 'forward_email' && !(await isForwardingAllowed(executor, accountId, action.to))) {
+      throw validationError(`actions.${index}.to`, UNCONFIRMED_ADDRESS_MESSAGE);
+    }
   }
 }
 

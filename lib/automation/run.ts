@@ -1,11 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type AutomationEntry, messages, phones } from '@/db/schema';
-import { sendEmail } from '@/lib/email/send';
-import { DomainError } from '@/lib/errors';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
 import type { MessageRow } from '@/lib/messages/present';
 import { sendAutomaticSms } from './automatic-sms';
+import { lockAccountEmails, queueForwardEmail } from './forward-email';
 import { type InboundContext, planAutomation, type Step } from './plan';
 
 /**
@@ -33,6 +32,8 @@ export async function runInboundAutomation(
   const plan = await planAutomation(tx, context);
   if (plan.steps.length === 0) return null;
   const fromAutomation = await isAutomaticMessageOfAccount(tx, inbound);
+  // Before any other lock of the automation (lib/automation/forward-email.ts).
+  if (!fromAutomation && plan.steps.some((step) => step.email)) await lockAccountEmails(tx, inbound.accountId);
   const entries: AutomationEntry[] = [];
   for (const step of plan.steps) {
     const entry: AutomationEntry = fromAutomation
@@ -70,13 +71,16 @@ async function act(
       : { ...base, result: 'skipped', reason: outcome.reason };
   }
   if (step.email) {
-    try {
-      await sendEmail(tx, step.email);
-      return { ...base, result: 'sent' };
-    } catch (error) {
-      if (error instanceof DomainError) return { ...base, result: 'skipped', reason: 'email_failed' };
-      throw error;
-    }
+    // Queued in this transaction, sent after the commit: never SMTP inside a transaction.
+    const outcome = await queueForwardEmail(tx, {
+      accountId: inbound.accountId,
+      counterpart: inbound.from,
+      inboundMessageId: inbound.id,
+      email: step.email,
+    });
+    return outcome.result === 'sent'
+      ? { ...base, result: 'sent' }
+      : { ...base, result: 'skipped', reason: outcome.reason };
   }
   const webhookId = step.webhookId as string;
   const queued = receivedEventId ? await queueForWebhook(tx, inbound.accountId, webhookId, receivedEventId) : false;

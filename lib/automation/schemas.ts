@@ -52,7 +52,8 @@ export const ruleActionSchema = z
         'Text `From <sender>: <message>` to another number, from the phone that received it (charged like a reply).',
     }),
     z.strictObject({ type: z.literal('forward_email'), to: z.email().max(254) }).openapi('ForwardEmailAction', {
-      description: 'Email the message (through the service’s mail transport; the dev inbox in local mode).',
+      description:
+        'Email the message (through the service’s mail transport; the dev inbox in local mode), after the inbound message is stored. `to` must be the account’s own email or an address confirmed through `/api/v1/email-addresses`; forwards count in `auto_reply_limit` and in AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT.',
     }),
     z.strictObject({ type: z.literal('webhook'), webhook_id: z.uuid() }).openapi('WebhookAction', {
       description:
@@ -190,7 +191,7 @@ export const automationSettingsSchema = z
     }),
     auto_reply_limit: z.number().int().openapi({
       description:
-        'AUTO_REPLY_LIMIT: automatic SMS one number can trigger per account in any hour (rules, HELP and webhook replies together).',
+        'AUTO_REPLY_LIMIT: automatic SMS and forward emails one number can trigger per account in any hour (rules, HELP and webhook replies together).',
     }),
     auto_sms_account_hourly_limit: z.number().int().openapi({
       description: 'AUTO_SMS_ACCOUNT_HOURLY_LIMIT: automatic SMS the account sends in any hour, whoever triggers them.',

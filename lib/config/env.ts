@@ -5,7 +5,7 @@ import { postgresTarget } from '@/db/postgres-url';
 
 /**
  * Every environment variable the service reads, with how it is read and its default: the one
- * place that knows them (the README's configuration table lists the same names). Each reader
+ * place that knows them (the README's configuration table lists the same names; test/readme-config.test.ts holds them together). Each reader
  * throws a message completing "<NAME> …" when the value is unusable; messages never repeat a
  * value that may hold a password (DATABASE_URL, SMTP_URL) or the secret itself.
  */
@@ -121,17 +121,26 @@ export const envSchema = z.object({
   DATABASE_POOL_SIZE: variable(wholeNumber(1)).default(10),
   /** Connections of their own for the hot requests, sent in batches (db/client.ts, lib/db.ts); 0: each alone on the pool. */
   DATABASE_PIPELINE_SIZE: variable(wholeNumber(0)).default(2),
+  /** The bounds of db/client.ts `DatabaseLimits` (defaults: DEFAULT_DATABASE_LIMITS there). */
+  DATABASE_CONNECT_TIMEOUT_S: variable(wholeNumber(1)).default(5),
+  DATABASE_STATEMENT_TIMEOUT_MS: variable(wholeNumber(100)).default(10_000),
+  DATABASE_ACQUIRE_TIMEOUT_MS: variable(wholeNumber(100)).default(5_000),
+  DATABASE_MAX_WAITING: variable(wholeNumber(1)).default(512),
+  /** Seconds after which a message handed to a phone and not reported is handed out again (lib/messages/claim.ts). */
+  CLAIM_REDELIVER_AFTER_S: variable(wholeNumber(1)).default(120),
   DATA_DIR: variable(text).default(() => path.join(process.cwd(), '.data')),
   APP_SECRET: variable(secret),
   APP_URL: variable(httpUrl),
   NEXTAUTH_URL: variable(httpUrl),
   /** Read by scripts/start.mjs (plain JS); checked here so that a bad port is named at start. */
   PORT: variable(port),
+  /** The address scripts/start.mjs listens on (127.0.0.1 unless set). */
+  HOST: variable(text),
   // Read by the shell of package.json's `start` (`node --max-old-space-size=${HEAP_MB:-256}`), where Node
   // refuses a value that is not a number; listed here with the others, and checked (64 MB at least).
   HEAP_MB: variable(wholeNumber(64)).default(256),
   // The same shell's `--max-semi-space-size`, V8's young generation: 64 MB with DATABASE_URL in the
-  // environment, else 8 MB (README: the embedded database's memory matters more there).
+  // environment, else 8 MB (docs/performance.md: the embedded database's memory matters more there).
   SEMI_SPACE_MB: variable(wholeNumber(1)),
   TRUST_PROXY: variable(trustProxy),
   ALLOWED_HOSTS: variable(text),
@@ -155,12 +164,18 @@ export const envSchema = z.object({
   MESSAGE_EXPIRY_SWEEP_S: variable(wholeNumber(1)).default(30),
   /** Waits before each automatic retry of a failed message, in seconds: the n-th retry waits the n-th (the last repeats). */
   RETRY_BACKOFF_SECONDS: variable(secondsList).default([60, 300]),
-  /** Automatic SMS (rule actions, HELP, webhook replies) per counterpart number, per account, in any hour. */
+  /** Automatic SMS (rule actions, HELP, webhook replies) and forward emails per counterpart number, per account, in any hour. */
   AUTO_REPLY_LIMIT: variable(wholeNumber()).default(3),
   /** Automatic SMS an account sends in any hour, all counterparts together. */
   AUTO_SMS_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(100),
+  /** Forward-to-email actions per account in any hour; past it they are skipped (`email_limit_reached`). */
+  AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(50),
   API_KEY_RATE_LIMIT: variable(wholeNumber()).default(200),
   KEY_CACHE_TTL_MS: variable(wholeNumber()).default(5000),
+  /** Open SMSGate app event streams (SSE) of one account in one instance; one more answers 429. */
+  SSE_STREAMS_PER_ACCOUNT: variable(wholeNumber(1)).default(200),
+  /** Open SMSGate app event streams (SSE) in one instance; one more answers 503. */
+  SSE_STREAMS_PER_INSTANCE: variable(wholeNumber(1)).default(1000),
   VERIFICATION_SENDER_PHONE: variable((raw) => raw.trim()),
   VERIFICATION_SENDER_EMAIL: variable(email),
   SMTP_URL: variable(smtpUrl),

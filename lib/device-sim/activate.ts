@@ -15,7 +15,7 @@ export type ActivateOptions = {
 };
 
 /**
- * The activation a phone goes through (decisions.md "Device activation"): register the number,
+ * The activation a phone goes through (docs/adr/0009-device-activation.md): register the number,
  * verify the SIM with the texted code, bind an email with the emailed code, and create an API key.
  * Codes are read from the dev inbox, as a developer would.
  */

@@ -28,3 +28,18 @@ export function signInCodeEmail(to: string, code: string): Email {
     ].join('\n'),
   };
 }
+
+export function addressConfirmationEmail(to: string, link: string, hours: number): Email {
+  return {
+    to,
+    subject: 'Confirm forwarding of SMS to this address',
+    text: [
+      'A Simgate account asked to forward the text messages its phones receive to this address.',
+      '',
+      `To allow it, open this link within ${hours} hours:`,
+      link,
+      '',
+      'If you did not expect this, ignore this email: nothing will be forwarded to you.',
+    ].join('\n'),
+  };
+}

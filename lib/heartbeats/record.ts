@@ -46,46 +46,55 @@ function phoneRowOf(raw: Record<string, unknown>): PhoneRow {
   return row as PhoneRow;
 }
 
+type BeatInput = { accountId: string; phone: string; status: HeartbeatStatus; battery: number | null };
+
 /**
- * The heartbeat as one statement: lock the phone, add a history row, update status, battery and
- * last heartbeat time, and answer the status before and whether a `phone.ping` receiver waits.
+ * Heartbeats as one statement, the single beat and the batch alike: lock each phone (in id order, so
+ * two statements never wait on each other in a circle), add a history row, update status, battery
+ * and last heartbeat time, and answer each phone's status before, whether its device is connected
+ * and whether a `phone.ping` receiver waits. `quiet` records only the beats with nothing else due
+ * (the status stays as it was, no `phone.ping` receiver): the guard is re-checked on the locked rows
+ * (READ COMMITTED re-reads them after waiting), so a concurrent transition is never missed, and a
+ * beat that fails it writes nothing and gets no row. Phones come as one JSON parameter, so the
+ * statement's text is the same whatever their number (prepared once per connection).
  */
-function beatStatement(accountId: string, input: HeartbeatInput): SQL {
-  const battery = input.battery ?? null;
-  const wanted = input.status === 'online' ? pingWantedSql(accountId) : sql`false`;
+function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
+  const input = JSON.stringify(beats.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
+  const pingWanted = sql`(i.status = 'online' and ${pingWantedSql(sql`i.account_id`)})`;
   return sql`
-    with target as (
-      select id, status as old_status from phones
-      where account_id = ${accountId}::uuid and phone = ${input.phone}::text
-      for update
+    with input as materialized (
+      select * from jsonb_to_recordset(${input}::jsonb)
+        as i(ord int, account_id uuid, phone text, status text, battery smallint)
+    ),
+    target as materialized (
+      select p.id, i.ord, i.account_id, i.status, i.battery, p.status as old_status,
+        ${quiet ? sql`false` : pingWanted} as ping_wanted
+      from input i join phones p on p.account_id = i.account_id and p.phone = i.phone
+      ${quiet ? sql`where p.status = i.status and not ${pingWanted}` : sql``}
+      order by p.id
+      for update of p
     ),
     beat as (
       insert into heartbeats (account_id, phone_id, status, battery)
-      select ${accountId}::uuid, id, ${input.status}::text, ${battery}::smallint from target
+      select account_id, id, status, battery from target
     ),
     updated as (
-      update phones set status = ${input.status}::text, battery = coalesce(${battery}::smallint, phones.battery),
+      update phones set status = target.status, battery = coalesce(target.battery, phones.battery),
         last_heartbeat_at = now()
       from target where phones.id = target.id
       returning phones.*
     )
-    select updated.*, target.old_status,
-      exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected,
-      ${wanted} as ping_wanted
-    from updated, target
+    select updated.*, target.old_status, target.ord as beat_ord, target.ping_wanted,
+      exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected
+    from updated join target on target.id = updated.id
   `;
 }
 
-type QuietBeat = { accountId: string; phone: string; status: HeartbeatStatus; battery: number | null };
-
 /**
- * The fast path: `beatStatement` for beats with nothing else due (the status stays as it was, no
- * `phone.ping` receiver), many in one statement. A beat that fails the guard writes nothing and
- * answers undefined; so does a phone's second beat in the same call. The guard is re-checked on
- * the locked rows (READ COMMITTED re-reads them after waiting), so a concurrent transition is never
- * missed, and phones are locked in id order, so two calls never wait on each other in a circle.
+ * The fast path: `beatsStatement` for beats with nothing else due, many in one statement. A beat
+ * that fails the guard answers undefined; so does a phone's second beat in the same call.
  */
-async function quietBeats(executor: Executor, beats: QuietBeat[]): Promise<Array<Beat | undefined>> {
+async function quietBeats(executor: Executor, beats: BeatInput[]): Promise<Array<Beat | undefined>> {
   const seen = new Set<string>();
   const firsts = beats.filter((beat) => {
     const key = `${beat.accountId} ${beat.phone}`;
@@ -93,37 +102,7 @@ async function quietBeats(executor: Executor, beats: QuietBeat[]): Promise<Array
     seen.add(key);
     return true;
   });
-  const input = JSON.stringify(firsts.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
-  const rows = await queryRows<Beat & { beat_ord: number }>(
-    executor,
-    sql`
-      with input as materialized (
-        select * from jsonb_to_recordset(${input}::jsonb)
-          as i(ord int, account_id uuid, phone text, status text, battery smallint)
-      ),
-      target as materialized (
-        select p.id, i.ord, i.account_id, i.status, i.battery, p.status as old_status
-        from input i join phones p on p.account_id = i.account_id and p.phone = i.phone and p.status = i.status
-        where i.status <> 'online' or not ${pingWantedSql(sql`i.account_id`)}
-        order by p.id
-        for update of p
-      ),
-      beat as (
-        insert into heartbeats (account_id, phone_id, status, battery)
-        select account_id, id, status, battery from target
-      ),
-      updated as (
-        update phones set status = target.status, battery = coalesce(target.battery, phones.battery),
-          last_heartbeat_at = now()
-        from target where phones.id = target.id
-        returning phones.*
-      )
-      select updated.*, target.old_status, target.ord as beat_ord,
-        exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected,
-        false as ping_wanted
-      from updated join target on target.id = updated.id
-    `,
-  );
+  const rows = await queryRows<Beat & { beat_ord: number }>(executor, beatsStatement(firsts, true));
   const byOrd = new Map(rows.map((row) => [Number(row.beat_ord), row]));
   const answers = new Map(firsts.map((beat, ord) => [beat, byOrd.get(ord)]));
   return beats.map((beat) => answers.get(beat));
@@ -133,7 +112,7 @@ async function quietBeats(executor: Executor, beats: QuietBeat[]): Promise<Array
  * `quietBeats` for the beats that reach this instance meanwhile, in one statement on the pipelined
  * connections (lib/db.ts `batchedOnPipeline`); undefined for a beat the statement did not record.
  */
-const quietBeatInBatch = batchedOnPipeline<QuietBeat, Beat>(quietBeats, { max: 64 });
+const quietBeatInBatch = batchedOnPipeline<BeatInput, Beat>(quietBeats, { max: 64 });
 
 /**
  * Records a heartbeat: a history row, the phone's status, battery and last heartbeat time, and
@@ -161,7 +140,10 @@ export async function recordHeartbeat(
     if (quiet) return { ...phoneRowOf(quiet), deviceConnected: Boolean(quiet.device_connected) };
   }
   return withTransaction(executor, async (tx) => {
-    const [beat] = await queryRows<Beat>(tx, beatStatement(accountId, input));
+    const [beat] = await queryRows<Beat>(
+      tx,
+      beatsStatement([{ accountId, phone: input.phone, status: input.status, battery: input.battery ?? null }], false),
+    );
     if (!beat) throw notYours(input.phone);
     const phone = phoneRowOf(beat);
     if (input.sims !== undefined && phone.deviceId) {

@@ -17,7 +17,7 @@ import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers
  * the integrator API at both its paths). Every module under them is built with it, including a
  * catch-all that answers paths naming no operation (test/api/front-door.test.ts).
  */
-const GUARDED_BY_ROUTE = /^\/(api\/(v1\/|health$|mobile\/v1\/|3rdparty\/v1\/)|3rdparty\/v1\/)/;
+const GUARDED_BY_ROUTE = /^\/(api\/(v1\/|health(\/ready)?$|mobile\/v1\/|3rdparty\/v1\/)|3rdparty\/v1\/)/;
 
 export function guardedByRoute(pathname: string): boolean {
   return GUARDED_BY_ROUTE.test(pathname);
@@ -31,8 +31,8 @@ export function leftByProxy(pathname: string): boolean {
   return guardedByRoute(pathname) || pathname.startsWith('/api/bench/');
 }
 
-/** Load balancers probe the health check by address, so it answers any Host. */
-const ANY_HOST = '/api/health';
+/** Load balancers probe the health checks by address, so they answer any Host. */
+const ANY_HOST = new Set(['/api/health', '/api/health/ready']);
 
 /**
  * The 421 answer for a request addressed to a name the app is not served under (DNS rebinding, a
@@ -41,7 +41,7 @@ const ANY_HOST = '/api/health';
  * rebinding page) is judged by the host of its URL.
  */
 export function misdirected(pathname: string, host: string | null, url?: string): Response | undefined {
-  if (pathname === ANY_HOST) return undefined;
+  if (ANY_HOST.has(pathname)) return undefined;
   const name = host ?? (url ? new URL(url).host : null);
   if (isAllowedHost(name, hostPolicyFromEnv())) return undefined;
   return problemResponse(

@@ -1,7 +1,12 @@
 import { ERROR_CODES, type ErrorCode, type ErrorOperation, type FieldError, statusOf } from '@/lib/errors';
 
+/** Where a code is explained: the API reference's error page, generated from the catalogue (app/docs/errors). */
+export function problemType(code: ErrorCode): string {
+  return `/docs/errors#${code}`;
+}
+
 export type Problem = {
-  type: 'about:blank';
+  type: string;
   title: string;
   status: number;
   code: ErrorCode;
@@ -24,7 +29,7 @@ export type ProblemOptions = {
 export function problemBody(code: ErrorCode, detail: string, options: ProblemOptions = {}): Problem {
   const body: Problem = {
     ...options.extra,
-    type: 'about:blank',
+    type: problemType(code),
     title: ERROR_CODES[code].title,
     status: options.status ?? statusOf(code, options.operation),
     code,

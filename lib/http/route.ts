@@ -156,8 +156,20 @@ function safeDecode(segment: string): string {
 // exceeded: a value too large to index). Then those that mean the database is away.
 const INPUT_SQLSTATE = /^(22[0-9A-Z]{3}|54000)$/;
 // …and a transaction the database aborted to break a deadlock or a serialisation conflict: retryable.
-const UNAVAILABLE_SQLSTATES = /^(08|57P0|53|40P01|40001)/;
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT']);
+// 57014: a statement past DATABASE_STATEMENT_TIMEOUT_MS. DATABASE_*: the waits db/guard.ts bounds.
+const UNAVAILABLE_SQLSTATES = /^(08|57P0|57014|53|40P01|40001)/;
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'CONNECTION_CLOSED',
+  'CONNECT_TIMEOUT',
+  'DATABASE_BUSY',
+  'DATABASE_ACQUIRE_TIMEOUT',
+  'DATABASE_NO_ANSWER',
+  // postgres-js refused a BEGIN that reached a connection it had not reserved: nothing ran, a retry is safe.
+  'UNSAFE_TRANSACTION',
+]);
 
 /** Driver error codes along the `cause` chain (drizzle wraps the driver's error). */
 function errorCodes(error: unknown): string[] {

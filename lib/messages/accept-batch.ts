@@ -3,7 +3,14 @@ import { queryRows } from '@/db';
 import { creditMovementCall } from '@/lib/credits/ledger';
 import { batchedOnPipeline } from '@/lib/db';
 import { outboxNotification } from '@/lib/notify/outbox';
-import { countryAllowedSql, simFitsSql } from './assign';
+import {
+  countryAllowed,
+  recipientOptedOut,
+  requestIdHolder,
+  type SendFacts,
+  senderMatches,
+  simFits,
+} from './eligibility';
 import { type MessageRow, messageRowOf } from './present';
 
 /** A send ready for the database: checked, its id chosen, its schedule and segments known. */
@@ -79,6 +86,16 @@ function batchStatement(sends: BatchedSend[]): SQL {
     kind: 'message_charge',
     messageIds: sql`batch.ids`,
   });
+  // Each send's facts are columns of the input row `i`.
+  const facts: SendFacts = {
+    accountId: sql`i.account_id`,
+    from: sql`i."from"`,
+    fromGroup: sql`i.from_group`,
+    sim: sql`i.sim`,
+    to: sql`i."to"`,
+    country: sql`i.country`,
+    requestId: sql`i.request_id`,
+  };
   return sql`
     with input as materialized (
       select * from jsonb_to_recordset(${input}::jsonb) as i(ord int, id uuid, account_id uuid, "from" text,
@@ -87,10 +104,9 @@ function batchStatement(sends: BatchedSend[]): SQL {
     ),
     sender as materialized (
       select i.ord, p.id as phone_id, p.group_id from input i
-      join phones p on p.account_id = i.account_id and p.phone = i."from" and p.sim_verification <> 'pending'
-        and (i.from_group is null or p.group_id = i.from_group)
+      join phones p on ${senderMatches(facts)}
       left join devices d on d.id = p.device_id
-      where ${simFitsSql(sql`i.sim`)}
+      where ${simFits(facts)}
       for key share of p
     ),
     eligible as materialized (
@@ -98,9 +114,9 @@ function batchStatement(sends: BatchedSend[]): SQL {
       join sender s on s.ord = i.ord
       join phone_groups g on g.id = s.group_id
       join accounts a on a.id = i.account_id
-      where not exists (select 1 from messages m where m.account_id = i.account_id and m.request_id = i.request_id)
-        and not exists (select 1 from opt_outs o where o.account_id = i.account_id and o.phone = i."to")
-        and ${countryAllowedSql(sql`i.country`)}
+      where not exists (${requestIdHolder(facts)})
+        and not ${recipientOptedOut(facts)}
+        and ${countryAllowed(facts)}
     ),
     charged as materialized (
       select batch.account_id, batch.group_id, ${charge} as balance_after

@@ -2,7 +2,10 @@ import { and, asc, desc, eq, gt, inArray, isNull, lte, min, or } from 'drizzle-o
 import type { Database, Executor } from '@/db';
 import { messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
+import { config } from '@/lib/config';
 import { withTransaction } from '@/lib/db';
+import { openDeviceSession } from '@/lib/devices/sessions';
+import { DomainError } from '@/lib/errors';
 import { subscribeOutbox } from '@/lib/notify/outbox';
 import { untilShutdown } from '@/lib/server/host';
 import { effectiveSending } from '@/lib/settings/settings';
@@ -21,12 +24,39 @@ export type ClaimOptions = {
 };
 
 /**
- * Hands the device the oldest due queued messages of its phone, now `dispatched`. With a wait,
+ * Hands the device the oldest due queued messages of its phone, now `dispatched`, after those it
+ * was handed CLAIM_REDELIVER_AFTER_S ago or more and has not reported on (`sent`, `failed`, …):
+ * their answer may never have reached it (a dropped connection, an instance that died after the
+ * commit). Those go out again with the same ids, no new transition and no new charge; a phone
+ * treats an id it holds already as known. With a wait,
  * an empty outbox is watched until a send wakes it (or a scheduled message falls due, or pacing
  * frees room), the wait runs out, the request is aborted, or the server begins to shut down (then
  * it answers what it has, possibly nothing, and the device simply claims again elsewhere or later).
  */
 export async function claimOutbox(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<MessageRow[]> {
+  if (options.waitMs <= 0) return claimLoop(db, device, options);
+  // A long-poll is a session of the device: it ends when the device's key is revoked or its phone
+  // removed (in any instance), taken before the device is checked so no revocation falls between.
+  const session = await openDeviceSession(device, 'poll');
+  try {
+    const claimed = await claimLoop(db, device, { ...options, signal: anySignal(options.signal, session.signal) });
+    if (claimed.length === 0 && session.reason() === 'revoked') {
+      throw new DomainError(
+        'UNAUTHENTICATED',
+        'This device was revoked, or its phone removed, while the claim waited.',
+      );
+    }
+    return claimed;
+  } finally {
+    session.release();
+  }
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal {
+  return AbortSignal.any(signals.filter((signal): signal is AbortSignal => signal !== undefined));
+}
+
+async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<MessageRow[]> {
   const phone = await findDevicePhone(db, device);
   const signal = untilShutdown(options.signal);
   const deadline = performance.now() + options.waitMs;
@@ -34,7 +64,7 @@ export async function claimOutbox(db: Database, device: DevicePrincipal, options
     // Subscribed before looking, so a send committing in between still wakes this claim.
     const subscription = options.waitMs > 0 ? await subscribeOutbox(phone.id) : undefined;
     try {
-      const { claimed, retryInMs } = await claimOnce(db, phone, options, new Date());
+      const { claimed, retryInMs } = await claimOnce(db, phone, device.deviceId, options, new Date());
       const remaining = deadline - performance.now();
       if (claimed.length > 0 || !subscription || remaining <= 0 || signal.aborted) {
         return claimed;
@@ -49,6 +79,7 @@ export async function claimOutbox(db: Database, device: DevicePrincipal, options
 async function claimOnce(
   db: Database,
   phone: DevicePhone,
+  deviceId: string,
   { limit, order = 'oldest' }: Pick<ClaimOptions, 'limit' | 'order'>,
   now: Date,
 ): Promise<{ claimed: MessageRow[]; retryInMs?: number }> {
@@ -57,7 +88,8 @@ async function claimOnce(
     const [locked] = await tx
       .select({ messagesPerMinute: phones.messagesPerMinute, dailyCap: phones.dailyCap, groupId: phones.groupId })
       .from(phones)
-      .where(eq(phones.id, phone.id))
+      // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
+      .where(and(eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
       .for('no key update');
     if (!locked) return { claimed: [] };
     const pacing = await pacingOf(tx, { id: phone.id, ...locked }, now);
@@ -73,6 +105,30 @@ async function claimOnce(
       // An overdue message waits for the expiry sweep instead of going out late.
       or(isNull(messages.expiresAt), gt(messages.expiresAt, now)),
     );
+    const redeliverBefore = new Date(now.getTime() - config.claimRedeliverAfterSeconds * 1000);
+    const unreported = tx
+      .select({ id: messages.id })
+      .from(messages)
+      .where(
+        and(
+          eq(messages.phoneId, phone.id),
+          eq(messages.direction, 'outbound'),
+          eq(messages.status, 'dispatched'),
+          lte(messages.updatedAt, redeliverBefore),
+          or(isNull(messages.expiresAt), gt(messages.expiresAt, now)),
+        ),
+      )
+      .orderBy(asc(messages.updatedAt))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    // Handed out again: only the hand-out time moves, so each waits its full time before the next.
+    const redelivered = await tx
+      .update(messages)
+      .set({ updatedAt: now })
+      .where(and(idIn(unreported), eq(messages.status, 'dispatched')))
+      .returning();
+    const room = Math.min(limit - redelivered.length, pacing.allowance);
+    if (room <= 0) return { claimed: redelivered };
     const picked = tx
       .select({ id: messages.id })
       .from(messages)
@@ -84,7 +140,7 @@ async function claimOnce(
           ? [asc(messages.sendAt), asc(messages.createdAt)]
           : [desc(messages.sendAt), desc(messages.createdAt)]),
       )
-      .limit(Math.min(limit, pacing.allowance))
+      .limit(room)
       .for('update', { skipLocked: true });
     const claimed = await tx
       .update(messages)
@@ -92,6 +148,7 @@ async function claimOnce(
       .where(and(idIn(picked), inArray(messages.status, sourcesOf('dispatched'))))
       .returning();
     if (claimed.length === 0) {
+      if (redelivered.length > 0) return { claimed: redelivered };
       const nextDue = await nextDueInMs(tx, phone.id, now);
       return { claimed, retryInMs: earliest(nextDue, opensInMs > 0 ? opensInMs : undefined) };
     }
@@ -102,7 +159,7 @@ async function claimOnce(
         a.priority.localeCompare(b.priority) ||
         direction * (a.sendAt.getTime() - b.sendAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime()),
     );
-    return { claimed };
+    return { claimed: [...redelivered, ...claimed] };
   });
 }
 

@@ -42,7 +42,8 @@ export const CLAIM_OUTBOX =
   '`?wait=N` (seconds, at most 30) long-polls while none is queued and answers as soon as one is sent. ' +
   'Pacing holds: never more than the phone’s `messages_per_minute` in a rolling minute, nor past its ' +
   '`daily_cap` per UTC day. `high`-priority messages come first. Outside the send window of the phone’s group ' +
-  '(or account) only `high` ones are handed out, and a long-poll sleeps until the window opens. The body is optional.';
+  '(or account) only `high` ones are handed out, and a long-poll sleeps until the window opens. The body is optional. ' +
+  'A long-poll whose device is revoked (or whose phone is removed) while it waits ends at once with 401.';
 
 export const REPORT_STATUS = `Moves a message of this phone to \`sent\`, \`delivered\` or \`failed\`. ${STATES}`;
 

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { DomainError, validationError } from '@/lib/errors';
+import { optedOutAmong } from '@/lib/opt-outs/check';
 import { countryOf } from '@/lib/phone-number';
 import { effectiveSending } from '@/lib/settings/settings';
 import { chooseGroupPhones, simFitsSql } from './assign';
@@ -159,20 +160,6 @@ export async function planOutbound(
     return { ...message, phone: { id: phone.id, phone: phone.phone } };
   });
   return { groupId, senderPhoneId: null, planned, rejected };
-}
-
-/**
- * The numbers among `numbers` that opted out of the account. The numbers travel as one JSON
- * parameter: a bulk's thousand recipients are one statement of fixed text, not a thousand parameters.
- */
-export async function optedOutAmong(executor: Executor, accountId: string, numbers: string[]): Promise<Set<string>> {
-  if (numbers.length === 0) return new Set();
-  const rows = await queryRows<{ phone: string }>(
-    executor,
-    sql`select o.phone from opt_outs o where o.account_id = ${accountId}::uuid
-      and o.phone = any(array(select jsonb_array_elements_text(${JSON.stringify(numbers)}::jsonb)))`,
-  );
-  return new Set(rows.map((row) => row.phone));
 }
 
 async function phoneHasSim(executor: Executor, phoneId: string, sim: number): Promise<boolean> {

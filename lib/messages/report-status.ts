@@ -1,14 +1,14 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { messages } from '@/db/schema';
+import { type MessageStatus, messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
-import { findDevicePhone } from './device-phone';
-import { type MessageWire, presentMessage } from './present';
+import { type DevicePhone, findDevicePhone } from './device-phone';
+import { type MessageRow, type MessageWire, presentMessage } from './present';
 import { failOrRetry } from './retry';
 import type { DEVICE_REPORTED_STATUSES } from './schemas';
-import { transitionMessage } from './state-machine';
+import { canMove, transitionMessage } from './state-machine';
 
 export type StatusReport = {
   status: (typeof DEVICE_REPORTED_STATUSES)[number];
@@ -17,7 +17,53 @@ export type StatusReport = {
   errorCode?: string;
 };
 
-/** The phone tells what became of a message it was handed: sent, delivered or failed. */
+export type PhoneReport = {
+  /** The moves the report makes, in order (the SMSGate app's Delivered is sent, then delivered). */
+  moves: readonly MessageStatus[];
+  /** Why it failed, with a `failed` move. */
+  error?: string;
+  errorCode?: string;
+  /**
+   * `strict` (the device API): an unknown id is 404 and a move the state machine forbids 409.
+   * `lenient` (the SMSGate app, which repeats its reports): both change nothing.
+   */
+  mode: 'strict' | 'lenient';
+};
+
+/**
+ * A phone tells what became of a message it was handed: the one path for every surface. The message
+ * must be one of this phone's outbound messages, locked for the report; a failure goes through
+ * `failOrRetry` (retried, or moved to another phone of its group, when a retry may fix it), any other
+ * move through the state machine. Answers the message as it ends, or undefined (lenient) when the
+ * id is not the phone's.
+ */
+export async function applyPhoneReport(
+  tx: Executor,
+  phone: DevicePhone,
+  messageId: string,
+  report: PhoneReport,
+): Promise<MessageRow | undefined> {
+  let [message] = await tx
+    .select()
+    .from(messages)
+    .where(and(eq(messages.id, messageId), eq(messages.phoneId, phone.id), eq(messages.direction, 'outbound')))
+    .for('update');
+  if (!message) {
+    if (report.mode === 'strict') throw notFound('Message');
+    return undefined;
+  }
+  for (const to of report.moves) {
+    if (report.mode === 'lenient' && !canMove(message.status, to)) continue;
+    message =
+      to === 'failed'
+        ? await failOrRetry(tx, message, { error: report.error ?? 'failed on the phone', errorCode: report.errorCode })
+        : await transitionMessage(tx, message, to);
+    if (message.status === 'queued') break; // retried or moved: nothing further applies to this hand-out
+  }
+  return message;
+}
+
+/** The device API's report (POST /api/v1/device/messages/{id}/status): sent, delivered or failed. */
 export async function reportMessageStatus(
   executor: Executor,
   device: DevicePrincipal,
@@ -26,22 +72,12 @@ export async function reportMessageStatus(
 ): Promise<MessageWire> {
   const phone = await findDevicePhone(executor, device);
   return withTransaction(executor, async (tx) => {
-    const [message] = await tx
-      .select()
-      .from(messages)
-      .where(
-        and(
-          eq(messages.id, messageId),
-          eq(messages.accountId, phone.accountId),
-          eq(messages.phoneId, phone.id),
-          eq(messages.direction, 'outbound'),
-        ),
-      );
-    if (!message) throw notFound('Message');
-    if (report.status === 'failed') {
-      const error = report.error ?? report.errorCode ?? 'failed on the phone';
-      return presentMessage(await failOrRetry(tx, message, { error, errorCode: report.errorCode }));
-    }
-    return presentMessage(await transitionMessage(tx, message, report.status));
+    const message = await applyPhoneReport(tx, phone, messageId, {
+      moves: [report.status],
+      error: report.error ?? report.errorCode,
+      errorCode: report.errorCode,
+      mode: 'strict',
+    });
+    return presentMessage(message as MessageRow);
   });
 }

@@ -1,21 +1,15 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Database, type Executor, queryRows } from '@/db';
-import { messageStatusHistory, messages } from '@/db/schema';
+import { messages } from '@/db/schema';
 import { withTransaction } from '@/lib/db';
-import { emitEvent } from '@/lib/events/emit';
-import { notifyOutbox } from '@/lib/notify/outbox';
 import { type Candidate, groupCandidates, pickCandidate, stickyPhones } from './assign';
-import { type MessageRow, presentMessage } from './present';
+import type { MessageRow } from './present';
+import { requeueMessage } from './state-machine';
 
 const BATCH_SIZE = 500;
 
-/**
- * Moves one message of a group to `target`: its phone and `from` change, it is `queued` again,
- * its history gets a `rerouted` row, `message.rerouted` is emitted and the target is woken. The
- * UPDATE re-checks the phone and the states it may leave, so a message moves at most once however
- * many sweeps (or instances) try at once. Its charge stays as it was: one credit, once.
- */
-async function moveMessage(
+/** Moves one message of a group to `target` (state-machine.ts `requeueMessage`): at most once. */
+function moveMessage(
   tx: Executor,
   message: MessageRow,
   target: Candidate,
@@ -23,41 +17,7 @@ async function moveMessage(
   at: Date,
   options: { attempt?: boolean } = {},
 ): Promise<MessageRow | undefined> {
-  const [moved] = await tx
-    .update(messages)
-    .set({
-      phoneId: target.id,
-      from: target.phone,
-      status: 'queued',
-      updatedAt: at,
-      ...(options.attempt ? { attempts: sql`${messages.attempts} + 1` } : {}),
-    })
-    .where(
-      and(
-        eq(messages.id, message.id),
-        eq(messages.phoneId, message.phoneId),
-        sql`${messages.status} in ('queued', 'dispatched')`,
-        sql`${messages.fromGroup} is not null`,
-      ),
-    )
-    .returning();
-  if (!moved) return undefined;
-  await tx.insert(messageStatusHistory).values({
-    messageId: moved.id,
-    status: 'rerouted',
-    fromPhone: message.from,
-    toPhone: target.phone,
-    error: reason,
-    at,
-  });
-  await emitEvent(tx, {
-    accountId: moved.accountId,
-    type: 'message.rerouted',
-    phone: moved.from,
-    data: { ...presentMessage(moved), rerouted: { from: message.from, to: target.phone, reason } },
-  });
-  await notifyOutbox(tx, target.id);
-  return moved;
+  return requeueMessage(tx, message, { kind: 'rerouted', to: target, reason, attempt: options.attempt === true }, at);
 }
 
 /**

@@ -1,13 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { messageStatusHistory, messages } from '@/db/schema';
 import { config } from '@/lib/config';
-import { notifyOutbox } from '@/lib/notify/outbox';
 import { effectiveSending } from '@/lib/settings/settings';
 import { isRetryableFailure } from './failures';
 import type { MessageRow } from './present';
 import { rerouteAfterFailure } from './reroute';
-import { transitionMessage } from './state-machine';
+import { requeueMessage, transitionMessage } from './state-machine';
 
 export type FailureReport = { error: string; errorCode?: string };
 
@@ -36,26 +33,11 @@ function backoffMs(attempt: number): number {
 }
 
 async function retryLater(tx: Executor, message: MessageRow, report: FailureReport): Promise<MessageRow | undefined> {
-  const now = new Date();
-  const [retried] = await tx
-    .update(messages)
-    .set({
-      status: 'queued',
-      attempts: sql`${messages.attempts} + 1`,
-      sendAt: new Date(now.getTime() + backoffMs(message.attempts)),
-      error: report.error,
-      updatedAt: now,
-    })
-    .where(and(eq(messages.id, message.id), eq(messages.status, 'dispatched')))
-    .returning();
-  if (!retried) return undefined;
-  await tx.insert(messageStatusHistory).values({
-    messageId: retried.id,
-    status: 'retrying',
-    error: `attempt ${message.attempts} failed: ${report.error}; retrying at ${retried.sendAt.toISOString()}`,
-    at: now,
+  const sendAt = new Date(Date.now() + backoffMs(message.attempts));
+  return requeueMessage(tx, message, {
+    kind: 'retrying',
+    sendAt,
+    error: report.error,
+    note: `attempt ${message.attempts} failed: ${report.error}; retrying at ${sendAt.toISOString()}`,
   });
-  // A phone long-polling now learns when the retry falls due.
-  await notifyOutbox(tx, retried.phoneId);
-  return retried;
 }

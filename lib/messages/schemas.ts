@@ -234,7 +234,7 @@ export const statusReportBody = z
   .openapi('MessageStatusReport');
 
 /** A received SMS comes from a number, a short code or an alphanumeric sender id. */
-const inboundSender = z
+export const inboundSender = z
   .string()
   .trim()
   .min(1)

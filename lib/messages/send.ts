@@ -9,7 +9,15 @@ import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { acceptInBatch } from './accept-batch';
-import { chooseGroupPhones, countryAllowedSql, noOnlinePhone, simFitsSql } from './assign';
+import { chooseGroupPhones, noOnlinePhone } from './assign';
+import {
+  countryAllowed,
+  recipientOptedOut,
+  requestIdHolder,
+  type SendFacts,
+  senderMatches,
+  simFits,
+} from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, messageRowOf, presentMessage } from './present';
 import { scheduleOf } from './schedule';
@@ -203,23 +211,28 @@ function acceptStatement(message: Accepted): SQL {
     messageIds: [message.id],
   });
   // A new queued message needs only its history row: `queued` emits no event and refunds nothing.
+  const facts: SendFacts = {
+    accountId: sql`${accountId}::uuid`,
+    from: sql`${message.from}::text`,
+    fromGroup: sql`${message.fromGroup}::int`,
+    sim: sql`${message.sim}::smallint`,
+    to: sql`${message.to}::text`,
+    country: sql`${country}::text`,
+    requestId: sql`${requestId}::text`,
+  };
   return sql`
     with sender as (
-      select p.id, p.group_id, ${simFitsSql(message.sim)} as sim_ok from phones p left join devices d on d.id = p.device_id
-      where p.account_id = ${accountId}::uuid and p.phone = ${message.from}::text and p.sim_verification <> 'pending'
-        and ${message.fromGroup === null ? sql`true` : sql`p.group_id = ${message.fromGroup}::int`}
+      select p.id, p.group_id, ${simFits(facts)} as sim_ok from phones p left join devices d on d.id = p.device_id
+      where ${senderMatches(facts)}
       for key share of p
     ),
-    existing as (
-      select id from messages where account_id = ${accountId}::uuid and request_id = ${requestId}::text
-    ),
+    existing as (${requestIdHolder(facts)}),
     country as (
-      select ${countryAllowedSql(country)} as ok
+      select ${countryAllowed(facts)} as ok
       from sender join phone_groups g on g.id = sender.group_id join accounts a on a.id = ${accountId}::uuid
     ),
     opted as (
-      select 1 from opt_outs
-      where ${!message.ignoreOptOut} and account_id = ${accountId}::uuid and phone = ${message.to}::text
+      select 1 where ${!message.ignoreOptOut} and ${recipientOptedOut(facts)}
     ),
     charged as (
       select ${charge} as balance_after from sender

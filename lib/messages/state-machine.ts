@@ -4,10 +4,11 @@ import { type EventType, type MessageStatus, messageStatusHistory, messages, pho
 import { moveCredits } from '@/lib/credits/ledger';
 import { DomainError } from '@/lib/errors';
 import { emitEvent } from '@/lib/events/emit';
+import { notifyOutbox } from '@/lib/notify/outbox';
 import { type MessageRow, presentMessage } from './present';
 
 /**
- * The delivery states (decisions.md "Message delivery states"), the one place that says which
+ * The delivery states (docs/adr/0008-state-machine.md), the one place that says which
  * moves are legal, what a move costs or refunds, and which event it emits.
  */
 const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
@@ -29,6 +30,17 @@ const EVENT_OF: Partial<Record<MessageStatus, EventType>> = {
   cancelled: 'message.cancelled',
   received: 'message.received',
 };
+
+/**
+ * The one move back, to `queued` again: made by the service, never reported by a phone (so not in
+ * NEXT). A retry leaves `dispatched` (its phone failed it in a way a retry may fix); a move to
+ * another phone of the message's group leaves `queued` or `dispatched`. The key is the history row
+ * the move writes.
+ */
+export const REQUEUED_FROM = {
+  retrying: ['dispatched'],
+  rerouted: ['queued', 'dispatched'],
+} as const satisfies Record<string, readonly MessageStatus[]>;
 
 /** Final states that give the message's credit back (once: the ledger's unique key). */
 const REFUNDED: ReadonlySet<MessageStatus> = new Set(['failed', 'expired', 'cancelled']);
@@ -152,4 +164,69 @@ async function defaultGroupOf(tx: Executor, accountId: string): Promise<number> 
     .where(and(eq(phoneGroups.accountId, accountId), sql`${phoneGroups.isDefault}`));
   if (!group) throw new Error(`account ${accountId} has no default group`);
   return group.id;
+}
+
+export type Requeue =
+  | { kind: 'retrying'; sendAt: Date; note: string; error: string }
+  | { kind: 'rerouted'; to: { id: string; phone: string }; reason: string; attempt: boolean };
+
+/**
+ * Puts a message back in `queued` (REQUEUED_FROM): a retry later on the same phone, or a move to
+ * another phone of its group. Guarded like every move, by the states it may leave and the phone it
+ * is on (a move also by its group), so however many try at once it happens at most once: answers
+ * undefined when the guard did not hold. The charge stays one credit; the move writes its history
+ * row (`retrying` or `rerouted`), a move emits `message.rerouted`, and the phone that will claim the
+ * message is woken.
+ */
+export async function requeueMessage(
+  tx: Executor,
+  message: MessageRow,
+  change: Requeue,
+  at: Date = new Date(),
+): Promise<MessageRow | undefined> {
+  const moving = change.kind === 'rerouted';
+  const [requeued] = await tx
+    .update(messages)
+    .set({
+      status: 'queued',
+      updatedAt: at,
+      ...(moving ? { phoneId: change.to.id, from: change.to.phone } : { sendAt: change.sendAt, error: change.error }),
+      ...(!moving || change.attempt ? { attempts: sql`${messages.attempts} + 1` } : {}),
+    })
+    .where(
+      and(
+        eq(messages.id, message.id),
+        eq(messages.phoneId, message.phoneId),
+        inArray(messages.status, [...REQUEUED_FROM[change.kind]]),
+        moving ? sql`${messages.fromGroup} is not null` : undefined,
+      ),
+    )
+    .returning();
+  if (!requeued) return undefined;
+  await tx.insert(messageStatusHistory).values(
+    moving
+      ? {
+          messageId: requeued.id,
+          status: 'rerouted',
+          fromPhone: message.from,
+          toPhone: change.to.phone,
+          error: change.reason,
+          at,
+        }
+      : { messageId: requeued.id, status: 'retrying', error: change.note, at },
+  );
+  if (moving) {
+    await emitEvent(tx, {
+      accountId: requeued.accountId,
+      type: 'message.rerouted',
+      phone: requeued.from,
+      data: {
+        ...presentMessage(requeued),
+        rerouted: { from: message.from, to: change.to.phone, reason: change.reason },
+      },
+    });
+  }
+  // A phone long-polling now learns of the message (or when its retry falls due).
+  await notifyOutbox(tx, requeued.phoneId);
+  return requeued;
 }

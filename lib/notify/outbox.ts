@@ -34,11 +34,31 @@ function wake(phoneId: string): void {
   for (const resolve of waiters) resolve();
 }
 
+/**
+ * Wakes every waiting claim and every open stream of this process once: they look for work and
+ * find it or not. Called whenever the LISTEN connection (re)connects, since a send that committed
+ * while it was down notified no one here.
+ */
+export function wakeEveryone(): void {
+  const all = [...state.waiters.values()];
+  state.waiters.clear();
+  for (const waiters of all) for (const resolve of waiters) resolve();
+}
+
+/** How often an open stream looks for work without a wake-up: the safety net under LISTEN/NOTIFY. */
+export const STREAM_RECHECK_MS = 30_000;
+
 async function ensureListening(): Promise<void> {
   const { driver } = await getDatabase();
   // Tests swap databases: a listener on a closed client is replaced.
   if (state.listener?.client === driver.client) return state.listener.ready;
-  const ready = Promise.resolve(driver.client.listen(CHANNEL, wake)).then(() => undefined);
+  // postgres-js listens again by itself after the connection drops, then calls `onlisten`; PGlite
+  // runs in this process and never drops it (its third argument is a transaction, not a callback).
+  const listening =
+    driver.kind === 'postgres'
+      ? driver.client.listen(CHANNEL, wake, wakeEveryone)
+      : driver.client.listen(CHANNEL, wake);
+  const ready = Promise.resolve(listening).then(() => undefined);
   const listener: Listener = { client: driver.client, ready };
   state.listener = listener;
   ready.catch(() => {
@@ -120,8 +140,12 @@ export async function watchOutbox(phoneId: string, onWake: () => void): Promise<
     waiters.add(fire);
   };
   subscribe();
+  // A wake-up lost anyway (a NOTIFY between a drop and postgres-js noticing it) waits this long at most.
+  const recheck = setInterval(onWake, STREAM_RECHECK_MS);
+  recheck.unref?.();
   return () => {
     active = false;
+    clearInterval(recheck);
     const current = state.waiters.get(phoneId);
     current?.delete(fire);
     if (current?.size === 0) state.waiters.delete(phoneId);

@@ -6,7 +6,10 @@ import type { TagName } from './tags';
 
 export const problemSchema = z
   .object({
-    type: z.literal('about:blank'),
+    type: z.string().openapi({
+      example: '/docs/errors#VALIDATION_ERROR',
+      description: 'Where the code is explained: `/docs/errors#<code>`.',
+    }),
     title: z.string(),
     status: z.number().int(),
     code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),

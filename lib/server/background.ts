@@ -1,4 +1,5 @@
 import { config } from '@/lib/config';
+import { startEmailWork } from '@/lib/email/background';
 import { startFleetWork } from '@/lib/heartbeats/background';
 import { log } from '@/lib/log';
 import { startMessagingWork } from '@/lib/messages/background';
@@ -10,7 +11,7 @@ import { onShutdown } from './start';
 let started = false;
 
 /**
- * Background work (offline sweep, expiry sweep, webhook delivery, rate-limit housekeeping, the embedded
+ * Background work (offline sweep, expiry sweep, webhook delivery, automation email, rate-limit housekeeping, the embedded
  * database's ANALYZE and VACUUM). The server starts it
  * in-process unless BACKGROUND=off (web-only instances); `npm run worker` (`worker: true`) runs the
  * same set in a separate process whatever BACKGROUND says. Each starter returns its stop function;
@@ -27,6 +28,7 @@ export async function startBackgroundWork(options: { worker?: boolean } = {}): P
     startFleetWork,
     startMessagingWork,
     startWebhookWork,
+    startEmailWork,
     startRateLimitHousekeeping,
     startEmbeddedMaintenance,
   ]) {

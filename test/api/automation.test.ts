@@ -19,6 +19,7 @@ import {
   webhookDeliveries,
   webhooks,
 } from '@/db/schema';
+import { runEmailBatch } from '@/lib/email/outbox';
 import { resendDelivery } from '@/lib/webhooks/deliveries';
 import { createWebhook } from '@/lib/webhooks/manage';
 import { runDeliveryBatch } from '@/lib/webhooks/worker';
@@ -263,7 +264,7 @@ describe('inbound rules acting on inbound messages', () => {
   it('forwards by SMS (charged to the receiving phone’s group) and by email (the dev inbox)', async () => {
     const account = await createTestAccount(db(), { credits: 10 });
     const boss = testNumber();
-    const email = `boss-${crypto.randomUUID()}@example.test`;
+    const email = account.email;
     await rule(account, {
       actions: [
         { type: 'forward_sms', to: boss },
@@ -280,6 +281,7 @@ describe('inbound rules acting on inbound messages', () => {
       originKind: 'rule',
     });
     expect(await balanceOf(db(), account.defaultGroupId)).toBe(9);
+    expect(await runEmailBatch(db())).toEqual(['sent']);
     const mail = await db().select().from(devInbox).where(eq(devInbox.to, email));
     expect(mail).toEqual([
       expect.objectContaining({

@@ -74,6 +74,23 @@ describe('a database error that the request caused', () => {
   });
 });
 
+describe('a database that is away or gave up waiting', () => {
+  for (const code of [
+    '57014',
+    'DATABASE_BUSY',
+    'DATABASE_ACQUIRE_TIMEOUT',
+    'DATABASE_NO_ANSWER',
+    'UNSAFE_TRANSACTION',
+  ]) {
+    it(`answers ${code} with 503 SERVICE_UNAVAILABLE, Retry-After and the request id`, async () => {
+      const res = errorResponse(driverError(code), 'req-3', undefined, '/api/v1/messages');
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await res.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', request_id: 'req-3' });
+    });
+  }
+});
+
 describe('the route pattern a log line names', () => {
   it('replaces each parameter value by its name, in the order of the segments', () => {
     expect(routePattern('/api/v1/webhooks/a1/deliveries/b2/resend', { id: 'a1', delivery_id: 'b2' })).toBe(

@@ -181,7 +181,7 @@ describe('POST /api/v1/device/outbox/claim', () => {
     expect((await claimAs(phone, { limit: 3 })).body.data).toHaveLength(0);
   });
 
-  it('long-polls and answers within 100 ms of a send', async () => {
+  it('long-polls and is woken by a send, long before its wait runs out', async () => {
     const phone = await createTestAccount(db(), { credits: 5 });
     const started = performance.now();
     let resolvedAt = 0;
@@ -194,8 +194,9 @@ describe('POST /api/v1/device/outbox/claim', () => {
     const sentAt = performance.now();
     const res = await pending;
     expect(res.body.data.map((m: { id: string }) => m.id)).toEqual([id]);
-    // 100 ms on Postgres; the embedded database shares the test's one thread, so it gets slack under load.
-    expect(resolvedAt - sentAt).toBeLessThan(process.env.TEST_DATABASE_URL ? 100 : 250);
+    // The send's wake-up answers it (a claim has no timer but its 10 s wait): far sooner than that,
+    // however busy the machine. How soon is the benchmark's to measure (dispatch p50/p99).
+    expect(resolvedAt - sentAt).toBeLessThan(1000);
     expect(resolvedAt - started).toBeLessThan(5000);
   });
 

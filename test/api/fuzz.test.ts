@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '@/app/api/v1/openapi.json/routes';
 import type { RouteHandler } from '@/lib/http/route';
 import { sendBulk } from '@/lib/messages/bulk';
 import { sendMessage } from '@/lib/messages/send';
 import { openApiDocument } from '@/lib/openapi/document';
+import { ROUTES } from '@/lib/openapi/routes';
 import { queueTestEvent } from '@/lib/webhooks/deliveries';
 import { createWebhook } from '@/lib/webhooks/manage';
 import { createTestAccount, type TestAccount } from '../fixtures';

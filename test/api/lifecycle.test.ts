@@ -7,7 +7,7 @@ import { POST as send } from '@/app/api/v1/messages/route';
 import { creditLedger, events, MESSAGE_STATUSES, type MessageStatus, messages, phoneGroups, phones } from '@/db/schema';
 import { startMessagingWork } from '@/lib/messages/background';
 import { expireMessages } from '@/lib/messages/expire';
-import { canMove, transitionMessage } from '@/lib/messages/state-machine';
+import { canMove, REQUEUED_FROM, transitionMessage } from '@/lib/messages/state-machine';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -48,7 +48,7 @@ function report(who: TestAccount, id: string, body: Record<string, unknown>) {
 }
 
 describe('the delivery state machine', () => {
-  it('allows exactly the moves of decisions.md', () => {
+  it('allows exactly the moves of ADR 0008', () => {
     const allowed = new Set([
       'queued>dispatched',
       'queued>expired',
@@ -65,6 +65,10 @@ describe('the delivery state machine', () => {
         expect(canMove(from, to), `${from} > ${to}`).toBe(allowed.has(`${from}>${to}`));
       }
     }
+  });
+
+  it('moves back to queued only as a retry (from dispatched) or a move to another phone (queued, dispatched)', () => {
+    expect(REQUEUED_FROM).toEqual({ retrying: ['dispatched'], rerouted: ['queued', 'dispatched'] });
   });
 
   it.each<[MessageStatus, MessageStatus]>([

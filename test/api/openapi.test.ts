@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { GET } from '@/app/api/v1/openapi.json/route';
-import { ROUTES } from '@/app/api/v1/openapi.json/routes';
 import { HTTP_METHODS, operationsOf } from '@/lib/openapi/document';
+import { ROUTES } from '@/lib/openapi/routes';
 import type { z } from '@/lib/zod';
 import { INDEX_FILE, renderRouteIndex, urlPathOf, wrappedRouteFiles } from '@/scripts/route-index';
 import { call } from '../http';
@@ -130,6 +130,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(without4xx.map((o) => o.key).sort()).toEqual([
       'get /api/3rdparty/v1/health',
       'get /api/health',
+      'get /api/health/ready',
       'get /api/v1/openapi.json',
       'get /api/v1/webhooks/events',
     ]);

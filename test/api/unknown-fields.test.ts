@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { GET as listMessages, POST as send } from '@/app/api/v1/messages/route';
-import { ROUTES } from '@/app/api/v1/openapi.json/routes';
 import { creditLedger, messages, phoneGroups } from '@/db/schema';
 import type { RouteHandler } from '@/lib/http/route';
 import { openApiDocument } from '@/lib/openapi/document';
+import { ROUTES } from '@/lib/openapi/routes';
 import { sharedTestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';

@@ -1,18 +1,21 @@
 import { createHash } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
-import type { Database } from '@/db';
-import { devices } from '@/db/schema';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import type { Database, Transaction } from '@/db';
+import { appCallbackIds, devices } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { decryptSecret } from '@/lib/crypto/secret-box';
+import { withTransaction } from '@/lib/db';
 import { DEVICE_SIGNING_KEY_PURPOSE } from '@/lib/devices/pairing';
 import { DomainError, validationError } from '@/lib/errors';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
-import { findDevicePhone } from '@/lib/messages/device-phone';
+import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
 import { receiveMessage } from '@/lib/messages/receive';
-import { senderAsStored } from '@/lib/phone-number';
+import { inboundSender } from '@/lib/messages/schemas';
+import { senderAsStored, toE164 } from '@/lib/phone-number';
+import type { z } from '@/lib/zod';
 import { applyAppState } from './messages';
 import { callbackEnvelope, pingPayload, receivedPayload, statusPayload } from './schemas';
-import { checkAppSignature } from './signature';
+import { checkAppSignature, SIGNATURE_TOLERANCE_SECONDS } from './signature';
 
 /**
  * The inbound message's idempotency key. The app's `messageId` is a 32-bit hash of the SMS (the
@@ -21,6 +24,16 @@ import { checkAppSignature } from './signature';
 function inboundId(messageId: string, from: string, text: string): string {
   return `${messageId}:${createHash('sha256').update(`${from}\n${text}`).digest('hex').slice(0, 16)}`;
 }
+
+/**
+ * How long a call id is remembered: a signed call verifies while its timestamp is within the
+ * tolerance either side of now, so for up to twice the tolerance after it was first seen.
+ */
+export const CALLBACK_ID_RETENTION_SECONDS = 2 * SIGNATURE_TOLERANCE_SECONDS;
+
+// C0 controls and DEL: a sender is a line of text, never a header or a log line of its own.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 function refused(detail: string): DomainError {
   return new DomainError('UNAUTHENTICATED', detail);
@@ -59,9 +72,11 @@ function parsed<T>(
  * A webhook call of the SMSGate app (`{ id, webhookId, event, deviceId, payload }`), verified
  * against the device's signing key over the raw body and a 5-minute timestamp window, then
  * mapped onto what a simulator's device key does: `sms:received` → an inbound message
- * (idempotent on the payload's `messageId`, a hash of the SMS the app sends again on retries),
- * `sms:sent|delivered|failed` → state reports (a repeat changes nothing), `system:ping` → a
- * heartbeat with the battery level. Events Simgate does not read are accepted and ignored.
+ * (idempotent on the payload's `messageId`, a hash of the SMS the app sends again on retries;
+ * its sender checked as the device API checks one), `sms:sent|delivered|failed` → state reports
+ * (a repeat changes nothing), `system:ping` → a heartbeat with the battery level. Events Simgate
+ * does not read are accepted and ignored. A call id already processed for the device within
+ * CALLBACK_ID_RETENTION_SECONDS is answered 2xx and changes nothing (replays, lost answers).
  */
 export async function handleAppCallback(
   db: Database,
@@ -83,16 +98,59 @@ export async function handleAppCallback(
     throw new DomainError('FORBIDDEN', 'The body names another device than the callback URL.');
   }
   const phone = await findDevicePhone(db, principal);
+  // Each call id is processed once: a replay (or a retry whose answer was lost) within the window
+  // finds its id taken and changes nothing. A call that fails leaves no id, so its retry runs.
+  await withTransaction(db, async (tx) => {
+    const [fresh] = await tx
+      .insert(appCallbackIds)
+      .values({ deviceId: principal.deviceId, callbackId: envelope.id })
+      .onConflictDoNothing()
+      .returning({ id: appCallbackIds.callbackId });
+    if (!fresh) return;
+    await tx
+      .delete(appCallbackIds)
+      .where(
+        and(
+          eq(appCallbackIds.deviceId, principal.deviceId),
+          lt(appCallbackIds.createdAt, sql`now() - make_interval(secs => ${CALLBACK_ID_RETENTION_SECONDS})`),
+        ),
+      );
+    await applyCallback(tx, principal, phone, envelope);
+  });
+}
+
+/**
+ * A received SMS's sender as stored: a phone number as the phone wrote it (E.164 or national, read
+ * in the receiving phone's country) in E.164, else what the device API accepts (a short code or an
+ * alphanumeric sender id). Control characters are refused, never trimmed away.
+ */
+function senderOf(raw: string, receivingNumber: string): string {
+  if (CONTROL_CHARACTERS.test(raw)) throw validationError('payload.sender', 'must not contain control characters');
+  const stored = senderAsStored(raw, receivingNumber);
+  if (toE164(stored) === stored) return stored;
+  const result = inboundSender.safeParse(stored);
+  if (!result.success) throw validationError('payload.sender', 'not a phone number, short code or sender id');
+  return result.data;
+}
+
+async function applyCallback(
+  tx: Transaction,
+  principal: DevicePrincipal,
+  phone: DevicePhone,
+  envelope: z.output<typeof callbackEnvelope>,
+): Promise<void> {
   switch (envelope.event) {
     case 'sms:received': {
       const sms = parsed(receivedPayload, envelope.payload, 'sms:received');
-      const from = sms.sender ?? sms.phoneNumber;
-      if (!from) throw validationError('payload.sender', 'required');
-      await receiveMessage(db, principal, {
-        from: senderAsStored(from, phone.phone),
+      const raw = sms.sender ?? sms.phoneNumber;
+      if (!raw) throw validationError('payload.sender', 'required');
+      const from = senderOf(raw, phone.phone);
+      await receiveMessage(tx, principal, {
+        from,
         content: sms.message,
         receivedAt: sms.receivedAt ?? undefined,
-        deviceMessageId: inboundId(sms.messageId, from, sms.message),
+        // The raw sender, as before: the key of an SMS received before this check stays the same.
+        deviceMessageId: inboundId(sms.messageId, raw, sms.message),
       });
       return;
     }
@@ -102,14 +160,14 @@ export async function handleAppCallback(
       const report = parsed(statusPayload, envelope.payload, envelope.event);
       const state =
         envelope.event === 'sms:sent' ? 'Sent' : envelope.event === 'sms:delivered' ? 'Delivered' : 'Failed';
-      await applyAppState(db, phone, { id: report.messageId, state, error: report.reason });
+      await applyAppState(tx, phone, { id: report.messageId, state, error: report.reason });
       return;
     }
     case 'system:ping': {
       const ping = parsed(pingPayload, envelope.payload, 'system:ping');
       const level = ping.health?.checks?.['battery:level']?.observedValue;
       const battery = typeof level === 'number' ? Math.min(100, Math.max(0, Math.round(level))) : null;
-      await recordHeartbeat(db, principal, { phone: phone.phone, status: 'online', battery });
+      await recordHeartbeat(tx, principal, { phone: phone.phone, status: 'online', battery });
       return;
     }
     default:

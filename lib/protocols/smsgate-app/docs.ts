@@ -1,3 +1,5 @@
+import { MAX_STREAMS_PER_DEVICE, STREAM_CAP_RETRY_AFTER_S } from '@/lib/devices/sessions';
+import { CALLBACK_ID_RETENTION_SECONDS } from './callback';
 import { KEEPALIVE_INTERVAL_MS } from './events';
 import { MAX_PULL } from './messages';
 import { SIGNATURE_TOLERANCE_SECONDS } from './signature';
@@ -32,7 +34,13 @@ export const APP_EVENTS_STREAM = [
   '`text/event-stream`. On open: `WebhooksUpdated` and `SettingsUpdated` (the app refetches both); then',
   '`MessageEnqueued` whenever a message is queued for this phone, on any app instance (PostgreSQL',
   `LISTEN/NOTIFY); a \`:keepalive\` comment every ${KEEPALIVE_INTERVAL_MS / 1000} s. Every event carries \`data: null\`.`,
-  'An open stream counts as an online heartbeat (on open, then every half `HEARTBEAT_TIMEOUT_S`).',
+  'An open stream counts as an online heartbeat (on open, then every half `HEARTBEAT_TIMEOUT_S`, each time',
+  'after checking the device still speaks for its phone). A device holds at most',
+  `${MAX_STREAMS_PER_DEVICE} streams per server instance: a newer one closes its oldest. Past`,
+  '`SSE_STREAMS_PER_ACCOUNT` open streams of the account the next answers 429 `RATE_LIMITED`, past',
+  `\`SSE_STREAMS_PER_INSTANCE\` of the instance 503 \`SERVICE_UNAVAILABLE\`, both with Retry-After: ${STREAM_CAP_RETRY_AFTER_S}.`,
+  'Each open counts against the key’s `API_KEY_RATE_LIMIT`. The stream ends when the device is revoked or',
+  'its phone removed.',
 ].join('\n');
 
 export const PULL_MESSAGES = [
@@ -55,4 +63,8 @@ export const APP_CALLBACK = [
   '`sms:received` → an inbound message (idempotent on `payload.messageId`, which the app repeats on retries;',
   'an SMS from the phone’s own number with its SIM check code verifies the SIM); `sms:sent`, `sms:delivered`,',
   '`sms:failed` → state reports; `system:ping` → a heartbeat with `battery:level`. Other events: 200, ignored.',
+  'A call whose `id` this device already sent within the last',
+  `${CALLBACK_ID_RETENTION_SECONDS} s answers 200 and changes nothing (a replay, or a retry whose answer was lost). The`,
+  '`sender` of `sms:received` must be a phone number (E.164, or national in the phone’s country), a short code',
+  'or an alphanumeric sender id of at most 11 characters, without control characters; else 400.',
 ].join('\n');

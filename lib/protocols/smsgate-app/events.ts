@@ -1,6 +1,7 @@
 import type { Database } from '@/db';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { config } from '@/lib/config';
+import { type DeviceSession, liveDevices, openDeviceSession } from '@/lib/devices/sessions';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
 import { findDevicePhone } from '@/lib/messages/device-phone';
@@ -23,27 +24,66 @@ export function sseEvent(name: string): string {
  * fetch its webhooks and settings (its own first fetch races its registration), then sends
  * `MessageEnqueued` on every wake-up of its phone's outbox, the same cross-instance wake-up
  * (LISTEN/NOTIFY) that long-polling claims use. An open stream is the app's presence: it counts
- * as an online heartbeat when it opens and every half HEARTBEAT_TIMEOUT_S while it stays open.
+ * as an online heartbeat when it opens and every half HEARTBEAT_TIMEOUT_S while it stays open,
+ * each tick after checking that the device still speaks for its phone.
+ * Streams are capped (lib/devices/sessions.ts): MAX_STREAMS_PER_DEVICE per device (a newer one
+ * closes the oldest), SSE_STREAMS_PER_ACCOUNT per account and SSE_STREAMS_PER_INSTANCE per
+ * instance. A stream ends when its device's key is revoked or its phone removed, in any instance.
  * When the server begins to shut down, the stream says when to reconnect (`retry:`) and ends.
  */
 export async function openAppEvents(db: Database, device: DevicePrincipal, signal: AbortSignal): Promise<Response> {
+  // The slot is taken before any database work, and before the device is checked: a revocation
+  // committing from here on ends the session, one committed before fails the check below.
+  const session = await openDeviceSession(device, 'stream');
+  let stop = () => session.release();
+  try {
+    return await streamAppEvents(db, device, signal, session, (cleanup) => {
+      stop = cleanup;
+    });
+  } catch (error) {
+    stop();
+    throw error;
+  }
+}
+
+async function streamAppEvents(
+  db: Database,
+  device: DevicePrincipal,
+  signal: AbortSignal,
+  session: DeviceSession,
+  setStop: (stop: () => void) => void,
+): Promise<Response> {
   const phone = await findDevicePhone(db, device);
   const encoder = new TextEncoder();
-  const presence = () =>
+  const record = () =>
     recordHeartbeat(db, device, { phone: phone.phone, status: 'online' }).catch((error: unknown) =>
       log.warn({ err: error, deviceId: device.deviceId }, 'could not record app presence'),
     );
+  // Every tick re-checks the device: a revocation whose notification was lost records no presence.
+  const tick = async () => {
+    if (session.signal.aborted) return;
+    const live = await liveDevices(db, [device.deviceId]).catch(() => undefined);
+    if (session.signal.aborted) return;
+    if (live && !live.has(device.deviceId)) return endSession();
+    await record();
+  };
+  let endSession = () => {};
   // Presence and the outbox watch are in place before the answer starts: a send committed as the
   // stream opens still reaches it. The stream's start() runs synchronously on construction.
-  await presence();
+  // A second stream of the same device here finds its presence already kept.
+  if (!session.hasSibling()) await record();
   let send: (chunk: string) => void = () => {};
   const unwatch = await watchOutbox(phone.id, () => send(sseEvent('MessageEnqueued')));
-  let stop = () => {};
+  let stop = () => {
+    unwatch();
+    session.release();
+  };
+  setStop(() => stop());
   const shutdown = shutdownSignal();
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       const keepalive = setInterval(() => send(':keepalive\n\n'), KEEPALIVE_INTERVAL_MS);
-      const heartbeat = setInterval(presence, Math.max(15, config.heartbeatTimeoutSeconds / 2) * 1000);
+      const heartbeat = setInterval(tick, Math.max(15, config.heartbeatTimeoutSeconds / 2) * 1000);
       const close = () => {
         stop();
         try {
@@ -52,15 +92,18 @@ export async function openAppEvents(db: Database, device: DevicePrincipal, signa
           // already closed by the client
         }
       };
+      endSession = close;
       const closeForShutdown = () => {
         send(`retry: ${RECONNECT_AFTER_SHUTDOWN_MS}\n\n`);
         close();
       };
       stop = () => {
         unwatch();
+        session.release();
         clearInterval(keepalive);
         clearInterval(heartbeat);
         signal.removeEventListener('abort', close);
+        session.signal.removeEventListener('abort', close);
         shutdown.removeEventListener('abort', closeForShutdown);
         send = () => {};
       };
@@ -71,9 +114,10 @@ export async function openAppEvents(db: Database, device: DevicePrincipal, signa
           stop();
         }
       };
-      if (signal.aborted) return close();
+      if (signal.aborted || session.signal.aborted) return close();
       if (shutdown.aborted) return closeForShutdown();
       signal.addEventListener('abort', close, { once: true });
+      session.signal.addEventListener('abort', close, { once: true });
       shutdown.addEventListener('abort', closeForShutdown, { once: true });
       send(sseEvent('WebhooksUpdated'));
       send(sseEvent('SettingsUpdated'));

@@ -7,8 +7,7 @@ import { DomainError } from '@/lib/errors';
 import { claimOutbox } from '@/lib/messages/claim';
 import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
 import type { MessageRow } from '@/lib/messages/present';
-import { failOrRetry } from '@/lib/messages/retry';
-import { canMove, transitionMessage } from '@/lib/messages/state-machine';
+import { applyPhoneReport } from '@/lib/messages/report-status';
 import { type AppState, stateReport } from './schemas';
 
 /** Most messages one pull hands out, as the reference server (`maxPendingBatch`). */
@@ -77,10 +76,10 @@ const MOVES: Record<AppState, MessageStatus[]> = {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Applies one state the app reports for one of its phone's messages, through the state machine
- * (charges, refunds and events as for any device). A move already made, or one the machine
- * forbids, changes nothing: the app repeats reports, through PATCH /message and its webhooks.
- * An unknown or foreign id is skipped.
+ * Applies one state the app reports for one of its phone's messages (lib/messages/report-status.ts
+ * `applyPhoneReport`, leniently: the app repeats reports, through PATCH /message and its webhooks, so
+ * a move already made or one the machine forbids changes nothing, and an unknown or foreign id is
+ * skipped).
  */
 export async function applyAppState(
   executor: Executor,
@@ -94,23 +93,9 @@ export async function applyAppState(
       : report.state === 'Cancelled'
         ? 'Cancelled on the phone'
         : undefined;
-  await withTransaction(executor, async (tx) => {
-    const [found] = await tx
-      .select()
-      .from(messages)
-      .where(and(eq(messages.id, report.id), eq(messages.phoneId, phone.id), eq(messages.direction, 'outbound')))
-      .for('update');
-    let message = found;
-    if (message && report.state === 'Failed' && message.status === 'dispatched') {
-      // Retried (or moved to another phone of its group) when the failure may be fixed by a retry.
-      await failOrRetry(tx, message, { error: error ?? 'Failed on the phone' });
-      return;
-    }
-    for (const to of MOVES[report.state]) {
-      if (!message || !canMove(message.status, to)) continue;
-      message = await transitionMessage(tx, message, to, { error: to === 'failed' ? error : undefined });
-    }
-  }).catch((caught: unknown) => {
+  await withTransaction(executor, (tx) =>
+    applyPhoneReport(tx, phone, report.id, { moves: MOVES[report.state], error, mode: 'lenient' }),
+  ).catch((caught: unknown) => {
     if (!(caught instanceof DomainError && caught.code === 'INVALID_TRANSITION')) throw caught;
   });
 }

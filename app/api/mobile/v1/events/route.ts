@@ -12,6 +12,7 @@ export const GET = mobileRoute(
       description: APP_EVENTS_STREAM,
       tags: ['SMSGate app (mobile)'],
       response: { description: 'The event stream.', schema: z.string(), mediaType: 'text/event-stream' },
+      errors: ['RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'DEVICE_NOT_ACTIVATED', 'FORBIDDEN'],
     },
   },
   async ({ db, principal, req }) => openAppEvents(db, principal, req.signal),

@@ -1,0 +1,74 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { checkIn } from './check-in';
+import { messages } from './messages';
+
+/**
+ * An address an account may forward inbound SMS to (besides its own sign-in email, which is
+ * always allowed): usable once its owner opened the confirmation link emailed to it.
+ */
+export const emailAddresses = pgTable(
+  'email_addresses',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    // Lower-cased: one row per address and account whatever the case it was typed in.
+    email: text('email').notNull(),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true, precision: 3 }),
+    // SHA-256 of the confirmation link's token, kept after use so that opening the link again
+    // answers "confirmed" instead of an error.
+    tokenHash: text('token_hash').notNull(),
+    tokenExpiresAt: timestamp('token_expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('email_addresses_account_email_key').on(t.accountId, t.email),
+    uniqueIndex('email_addresses_token_hash_key').on(t.tokenHash),
+  ],
+);
+
+export const OUTBOX_EMAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
+export type OutboxEmailStatus = (typeof OUTBOX_EMAIL_STATUSES)[number];
+
+/**
+ * Automation emails (forward_email actions) waiting to go out: written in the inbound message's
+ * transaction, sent after the commit by the background work (lib/email/outbox.ts), never while a
+ * transaction or a pool connection is held. The rows of the last hour are also what
+ * AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT and AUTO_REPLY_LIMIT count.
+ */
+export const emailOutbox = pgTable(
+  'email_outbox',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    inboundMessageId: uuid('inbound_message_id')
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    // The number whose inbound message caused the email (AUTO_REPLY_LIMIT counts per number).
+    counterpart: text('counterpart').notNull(),
+    to: text('to').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    status: text('status', { enum: OUTBOX_EMAIL_STATUSES }).notNull().default('pending'),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    // A worker holds an email until this time; a crashed worker's claim simply runs out.
+    lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
+    lastError: text('last_error'),
+    sentAt: timestamp('sent_at', { withTimezone: true, precision: 3 }),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    checkIn('email_outbox_status_check', t.status, OUTBOX_EMAIL_STATUSES),
+    // Workers claim due pending rows.
+    index('email_outbox_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The hourly limits: per account, and per account and number.
+    index('email_outbox_account_created_idx').on(t.accountId, t.createdAt),
+    index('email_outbox_counterpart_idx').on(t.accountId, t.counterpart, t.createdAt),
+  ],
+);

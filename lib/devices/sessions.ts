@@ -1,0 +1,199 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { type Executor, getDb } from '@/db';
+import { devices, phones } from '@/db/schema';
+import { onKeysChanged } from '@/lib/auth/authenticate';
+import type { DevicePrincipal } from '@/lib/auth/principal';
+import { config } from '@/lib/config';
+import { DomainError, rateLimited } from '@/lib/errors';
+import { log } from '@/lib/log';
+
+/** Event streams one device may hold open in an instance: one more closes its oldest. */
+export const MAX_STREAMS_PER_DEVICE = 2;
+
+/** What a refused stream's Retry-After says: the SMSGate app's middle reconnect delay. */
+export const STREAM_CAP_RETRY_AFTER_S = 30;
+
+export type SessionKind = 'stream' | 'poll';
+
+/**
+ * A device's open stream or long-poll in this process. Its `signal` aborts when it must end: the
+ * device's key was revoked or its phone removed (`revoked`), or a newer stream of the device took
+ * its place (`replaced`). `release` takes it off the books; call it once it has ended.
+ */
+export type DeviceSession = {
+  signal: AbortSignal;
+  /** Why the signal aborted, once it has. */
+  reason: () => 'revoked' | 'replaced' | undefined;
+  /** Whether another stream of the device is open here (its presence is already kept). */
+  hasSibling: () => boolean;
+  release: () => void;
+};
+
+type Entry = {
+  deviceId: string;
+  accountId: string | null;
+  kind: SessionKind;
+  controller: AbortController;
+  reason?: 'revoked' | 'replaced';
+};
+
+type Registry = { byDevice: Map<string, Entry[]>; streamsByAccount: Map<string, number>; streams: number };
+
+// Shared by every bundle Next evaluates in this process.
+const globalForSessions = globalThis as typeof globalThis & { __simgateDeviceSessions?: Registry };
+globalForSessions.__simgateDeviceSessions ??= { byDevice: new Map(), streamsByAccount: new Map(), streams: 0 };
+const registry = globalForSessions.__simgateDeviceSessions;
+
+function end(entry: Entry, reason: 'revoked' | 'replaced'): void {
+  if (entry.controller.signal.aborted) return;
+  entry.reason = reason;
+  entry.controller.abort();
+}
+
+function remove(entry: Entry): void {
+  const list = registry.byDevice.get(entry.deviceId);
+  const index = list?.indexOf(entry) ?? -1;
+  if (!list || index < 0) return;
+  list.splice(index, 1);
+  if (list.length === 0) registry.byDevice.delete(entry.deviceId);
+  if (entry.kind !== 'stream') return;
+  registry.streams -= 1;
+  if (entry.accountId) {
+    const left = (registry.streamsByAccount.get(entry.accountId) ?? 1) - 1;
+    if (left > 0) registry.streamsByAccount.set(entry.accountId, left);
+    else registry.streamsByAccount.delete(entry.accountId);
+  }
+}
+
+/** The caps a new stream must fit under, checked before any database work; throws the answer. */
+function admitStream(device: DevicePrincipal, own: Entry[]): void {
+  // A stream that replaces one of the device's own takes no new room.
+  const replacing = own.filter((entry) => entry.kind === 'stream').length >= MAX_STREAMS_PER_DEVICE;
+  if (replacing) return;
+  const perInstance = config.sseStreamsPerInstance;
+  if (registry.streams >= perInstance) {
+    throw new DomainError(
+      'SERVICE_UNAVAILABLE',
+      `This server holds its most event streams (${perInstance}). Try again later.`,
+      {
+        headers: { 'Retry-After': String(STREAM_CAP_RETRY_AFTER_S) },
+        extra: { retry_after: STREAM_CAP_RETRY_AFTER_S },
+      },
+    );
+  }
+  const perAccount = config.sseStreamsPerAccount;
+  if (device.accountId && (registry.streamsByAccount.get(device.accountId) ?? 0) >= perAccount) {
+    throw rateLimited(STREAM_CAP_RETRY_AFTER_S, `Too many open event streams in this account: at most ${perAccount}.`);
+  }
+}
+
+/**
+ * Opens a session of the device in this process's books. A stream first passes the instance's and
+ * the account's caps (503 / 429 with Retry-After) and then closes the device's oldest streams
+ * beyond MAX_STREAMS_PER_DEVICE - 1. Synchronous, so concurrent opens cannot all pass a cap.
+ * Every session ends when the device's key is revoked or its phone removed, in any instance
+ * (`watchRevocations` must be listening; `openDeviceSession` starts it).
+ */
+export async function openDeviceSession(device: DevicePrincipal, kind: SessionKind): Promise<DeviceSession> {
+  await watchRevocations();
+  const own = registry.byDevice.get(device.deviceId) ?? [];
+  if (kind === 'stream') {
+    admitStream(device, own);
+    const streams = own.filter((entry) => entry.kind === 'stream');
+    for (const oldest of streams.slice(0, Math.max(0, streams.length - MAX_STREAMS_PER_DEVICE + 1))) {
+      end(oldest, 'replaced');
+      remove(oldest);
+    }
+  }
+  const entry: Entry = {
+    deviceId: device.deviceId,
+    accountId: device.accountId,
+    kind,
+    controller: new AbortController(),
+  };
+  const list = registry.byDevice.get(device.deviceId) ?? [];
+  list.push(entry);
+  registry.byDevice.set(device.deviceId, list);
+  if (kind === 'stream') {
+    registry.streams += 1;
+    if (device.accountId) {
+      registry.streamsByAccount.set(device.accountId, (registry.streamsByAccount.get(device.accountId) ?? 0) + 1);
+    }
+  }
+  return {
+    signal: entry.controller.signal,
+    reason: () => entry.reason,
+    hasSibling: () =>
+      (registry.byDevice.get(device.deviceId) ?? []).some((other) => other !== entry && other.kind === 'stream'),
+    release: () => remove(entry),
+  };
+}
+
+/** Open streams in this process, in all and of one account (for tests and health). */
+export function openStreams(accountId?: string): number {
+  return accountId ? (registry.streamsByAccount.get(accountId) ?? 0) : registry.streams;
+}
+
+/**
+ * The given devices that may still speak for a phone: activated, and the current device of their
+ * number's phone in their account (every revocation path and a phone's removal break this).
+ */
+export async function liveDevices(executor: Executor, deviceIds: string[]): Promise<Set<string>> {
+  if (deviceIds.length === 0) return new Set();
+  const rows = await executor
+    .select({ id: devices.id })
+    .from(devices)
+    .innerJoin(
+      phones,
+      and(
+        eq(phones.deviceId, devices.id),
+        eq(phones.accountId, devices.accountId),
+        eq(phones.phone, devices.phoneNumber),
+      ),
+    )
+    .where(and(inArray(devices.id, deviceIds), eq(devices.status, 'activated')));
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Ends every session of a device that can no longer speak for a phone. One query for all of this process's devices. */
+export async function recheckSessions(executor: Executor): Promise<void> {
+  const ids = [...registry.byDevice.keys()];
+  if (ids.length === 0) return;
+  const live = await liveDevices(executor, ids);
+  for (const id of ids) {
+    if (live.has(id)) continue;
+    for (const entry of [...(registry.byDevice.get(id) ?? [])]) end(entry, 'revoked');
+  }
+}
+
+type Watch = { running: boolean; again: boolean; ready?: Promise<void> };
+const globalForWatch = globalThis as typeof globalThis & { __simgateSessionWatch?: Watch };
+globalForWatch.__simgateSessionWatch ??= { running: false, again: false };
+const watch = globalForWatch.__simgateSessionWatch;
+
+/** A burst of key changes runs one re-check at a time, and one more after it if any came meanwhile. */
+function onKeyChange(): void {
+  if (registry.byDevice.size === 0) return;
+  if (watch.running) {
+    watch.again = true;
+    return;
+  }
+  watch.running = true;
+  void (async () => {
+    try {
+      do {
+        watch.again = false;
+        await recheckSessions(await getDb());
+      } while (watch.again);
+    } catch (error) {
+      log.warn({ err: error }, 'could not re-check open device sessions');
+    } finally {
+      watch.running = false;
+    }
+  })();
+}
+
+/** Listens for key revocations (every instance's, by NOTIFY on commit) on behalf of open sessions. */
+export function watchRevocations(): Promise<void> {
+  return onKeysChanged(onKeyChange);
+}

@@ -1,0 +1,115 @@
+import { eq } from 'drizzle-orm';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GET as events } from '@/app/api/mobile/v1/events/route';
+import { devices, heartbeats, phones } from '@/db/schema';
+import { config } from '@/lib/config';
+import { openStreams } from '@/lib/devices/sessions';
+import { resetKeyBuckets } from '@/lib/rate-limit/key-bucket';
+import { createTestAccount } from '../fixtures';
+import { until } from '../poll';
+import { withTestDatabase } from '../setup-db';
+import { bearer, type PairedApp, pairApp } from '../smsgate-app';
+
+const { db } = withTestDatabase();
+
+afterEach(() => {
+  vi.useRealTimers();
+  process.env.API_KEY_RATE_LIMIT = '0';
+  resetKeyBuckets();
+});
+
+/** GET /events in process; `ended` turns true once the server has ended the stream. */
+async function openStream(app: PairedApp) {
+  const controller = new AbortController();
+  const res = await events(
+    new Request('http://localhost:3000/api/mobile/v1/events', {
+      headers: { ...bearer(app), accept: 'text/event-stream' },
+      signal: controller.signal,
+    }),
+    { params: Promise.resolve({}) },
+  );
+  const state = { ended: false, text: '' };
+  if (res.status === 200) {
+    const reader = res.body!.getReader();
+    void (async () => {
+      const decoder = new TextDecoder();
+      for (;;) {
+        const chunk = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (chunk.value) state.text += decoder.decode(chunk.value);
+        if (chunk.done) break;
+      }
+      state.ended = true;
+    })();
+  }
+  return { res, state, close: () => controller.abort() };
+}
+
+async function beatsOf(phoneId: string): Promise<number> {
+  return db().$count(heartbeats, eq(heartbeats.phoneId, phoneId));
+}
+
+describe('stream opens and the key’s rate limit', () => {
+  it('each open takes a token of the device key’s bucket: past the limit it answers 429 as the app reads errors', async () => {
+    const account = await createTestAccount(db());
+    const app = await pairApp(account);
+    resetKeyBuckets();
+    process.env.API_KEY_RATE_LIMIT = '3';
+    // At once: a burst of opens, faster than the bucket refills (3 a second).
+    const streams = await Promise.all(Array.from({ length: 6 }, () => openStream(app)));
+    try {
+      const statuses = streams.map((stream) => stream.res.status);
+      expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(4);
+      const limited = streams.find((stream) => stream.res.status === 429)?.res;
+      expect(limited).toBeDefined();
+      expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+      expect(limited!.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const body = (await limited!.json()) as { message: string; code: string };
+      expect(body.code).toBe('RATE_LIMITED');
+      expect(body.message).toMatch(/at most 3 a second/);
+    } finally {
+      for (const stream of streams) stream.close();
+    }
+  });
+});
+
+describe('the presence tick', () => {
+  const tickMs = () => Math.max(15, config.heartbeatTimeoutSeconds / 2) * 1000;
+
+  it('records presence on each tick while the device still speaks for its phone', async () => {
+    const account = await createTestAccount(db());
+    const app = await pairApp(account);
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const stream = await openStream(app);
+    try {
+      expect(stream.res.status).toBe(200);
+      const before = await beatsOf(account.phoneId);
+      await vi.advanceTimersByTimeAsync(tickMs());
+      await until(async () => (await beatsOf(account.phoneId)) > before, { timeoutMs: 2000 });
+      expect(stream.state.ended).toBe(false);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('re-checks the device: revoked with no notification heard, the tick ends the stream and records nothing', async () => {
+    const account = await createTestAccount(db());
+    const app = await pairApp(account);
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const stream = await openStream(app);
+    const streamsBefore = openStreams();
+    try {
+      expect(stream.res.status).toBe(200);
+      // A revocation whose NOTIFY never arrived (another instance's, lost): only the database knows.
+      await db().update(devices).set({ status: 'revoked' }).where(eq(devices.id, app.deviceId));
+      await db().update(phones).set({ deviceId: null }).where(eq(phones.id, account.phoneId));
+      const before = await beatsOf(account.phoneId);
+      await vi.advanceTimersByTimeAsync(tickMs());
+      await until(() => stream.state.ended, { timeoutMs: 2000 });
+      expect(await beatsOf(account.phoneId)).toBe(before);
+      expect(openStreams()).toBe(streamsBefore - 1);
+    } finally {
+      stream.close();
+    }
+  });
+});
