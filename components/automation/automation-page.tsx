@@ -110,7 +110,8 @@ function RulesPanel({ phones, groups, webhooks }: ReturnType<typeof useAutomatio
       <p className="mb-4 text-sm text-slate-600">
         When a phone receives a message, the first rule that matches acts; later rules act too only after a rule that
         lets them. STOP and START are handled before any rule. Replies and SMS forwards are sent from the phone that
-        received the message and cost one credit each; one number gets at most a few automatic texts an hour.
+        received the message and cost one credit each; one number gets at most a few automatic texts an hour, and they
+        go only to your phones’ countries unless your sending settings list the allowed countries.
       </p>
       {editing === 'new' && (
         <div className="mb-6 rounded-md border border-slate-300 p-4">
