@@ -85,6 +85,9 @@ export const config = {
   get autoReplyLimit() {
     return readSetting('AUTO_REPLY_LIMIT');
   },
+  get autoSmsAccountHourlyLimit() {
+    return readSetting('AUTO_SMS_ACCOUNT_HOURLY_LIMIT');
+  },
   get autoEmailAccountHourlyLimit() {
     return readSetting('AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT');
   },

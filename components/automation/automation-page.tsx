@@ -110,7 +110,8 @@ function RulesPanel({ phones, groups, webhooks }: ReturnType<typeof useAutomatio
       <p className="mb-4 text-sm text-slate-600">
         When a phone receives a message, the first rule that matches acts; later rules act too only after a rule that
         lets them. STOP and START are handled before any rule. Replies and SMS forwards are sent from the phone that
-        received the message and cost one credit each; one number gets at most a few automatic texts an hour.
+        received the message and cost one credit each; one number gets at most a few automatic texts an hour, and they
+        go only to your phones’ countries unless your sending settings list the allowed countries.
       </p>
       {editing === 'new' && (
         <div className="mb-6 rounded-md border border-slate-300 p-4">
@@ -282,11 +283,13 @@ function TryItPanel({ phones }: { phones: Phone[] }) {
 
 const SKIP_REASONS: Record<string, string> = {
   limit_reached: 'this number has had its automatic texts for the hour',
+  account_limit_reached: 'your account has sent its automatic texts for the hour',
   no_credit: 'not enough credits',
   opted_out: 'the number opted out',
   not_a_phone_number: 'the sender cannot be texted back',
   webhook_not_found: 'the webhook no longer exists',
   country_not_allowed: 'the country is not allowed',
+  country_not_of_phones: 'the country is none of your phones’ (list it in allowed countries)',
   email_not_confirmed: 'the email address is not confirmed',
   email_limit_reached: 'the account has forwarded its emails for the hour',
 };

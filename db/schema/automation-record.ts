@@ -21,8 +21,10 @@ export const AUTOMATION_ACTIONS = [
 export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
 
 /**
- * Why an action was skipped: `limit_reached` (AUTO_REPLY_LIMIT), `no_credit`, `opted_out`,
- * `country_not_allowed`, `phone_cannot_send` (the receiving phone may not send: SIM unverified or
+ * Why an action was skipped: `limit_reached` (AUTO_REPLY_LIMIT), `account_limit_reached`
+ * (AUTO_SMS_ACCOUNT_HOURLY_LIMIT), `no_credit`, `opted_out`, `country_not_allowed` (the
+ * allowed_countries list), `country_not_of_phones` (no list is set, and the recipient's country is
+ * none of the account's phones'), `phone_cannot_send` (the receiving phone may not send: SIM unverified or
  * gone), `not_a_phone_number` (the sender is a short code or a name), `already_sent` (a reply to
  * this message went out before), `webhook_not_found`, `email_failed`, `sent_by_automation` (the
  * inbound message is another of the account's phones' automatic message: rules never answer those),
@@ -31,9 +33,11 @@ export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
  */
 export const AUTOMATION_SKIP_REASONS = [
   'limit_reached',
+  'account_limit_reached',
   'no_credit',
   'opted_out',
   'country_not_allowed',
+  'country_not_of_phones',
   'phone_cannot_send',
   'not_a_phone_number',
   'already_sent',

@@ -46,8 +46,8 @@ export const inboundRules = pgTable(
 
 /**
  * Every automatic SMS (rule action, HELP, webhook reply), by the counterpart number whose inbound
- * message caused it: the loop and abuse guard counts these over the last hour
- * (lib/automation/cap.ts), under an advisory lock per account and number.
+ * message caused it: the loop and abuse guard counts these over the last hour, per number and per
+ * account (lib/automation/automatic-sms.ts), under advisory locks per account and per number.
  */
 export const automaticSends = pgTable(
   'automatic_sends',
@@ -62,5 +62,9 @@ export const automaticSends = pgTable(
       .references(() => messages.id, { onDelete: 'cascade' }),
     at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('automatic_sends_counterpart_idx').on(t.accountId, t.counterpart, t.at)],
+  (t) => [
+    index('automatic_sends_counterpart_idx').on(t.accountId, t.counterpart, t.at),
+    // The account's count over the last hour (AUTO_SMS_ACCOUNT_HOURLY_LIMIT).
+    index('automatic_sends_account_at_idx').on(t.accountId, t.at),
+  ],
 );

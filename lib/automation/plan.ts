@@ -3,7 +3,7 @@ import type { Executor } from '@/db';
 import { type AutomationAction, accounts, type StoredRuleAction } from '@/db/schema';
 import { MAX_CONTENT_LENGTH } from '@/lib/messages/limits';
 import { optOutWordOf } from '@/lib/opt-outs/words';
-import { type InboundFacts, ruleMatches } from './match';
+import { type InboundFacts, matchBudget, ruleMatches } from './match';
 import { rulesOf } from './rules';
 
 /** Whole-message words the built-in HELP responder answers (when the account has set its text). */
@@ -94,8 +94,9 @@ export async function planAutomation(executor: Executor, inbound: InboundContext
     }
   }
   const steps: Step[] = [];
+  const budget = matchBudget();
   for (const rule of await rulesOf(executor, inbound.accountId)) {
-    if (!rule.enabled || !ruleMatches(rule, inbound)) continue;
+    if (!rule.enabled || !(await ruleMatches(rule, inbound, budget))) continue;
     rule.actions.forEach((action, index) => {
       steps.push({ ruleId: rule.id, ruleName: rule.name, index, ...stepOf(action, inbound) });
     });

@@ -6,15 +6,15 @@ import { notFound } from '@/lib/errors';
 import { countSegments } from '@/lib/messages/segments';
 import { isOptedOut } from '@/lib/opt-outs/check';
 import { toE164 } from '@/lib/phone-number';
-import { automaticSendsInLastHour } from './automatic-sms';
+import { accountAutomaticSendsInLastHour, automaticCountryRefusal, automaticSendsInLastHour } from './automatic-sms';
 import { forwardSkipReason } from './forward-email';
 import { planAutomation } from './plan';
 import type { PlannedActionWire, TestRuleAnswer } from './schemas';
 
 /**
  * POST /api/v1/inbound-rules/test: what automation would do if `from` texted `text` to `phone`
- * now, from the same plan the runner follows, with the skips it can foresee (limit, credit,
- * opt-out). Reads only.
+ * now, from the same plan the runner follows, with the skips it can foresee (country, limits,
+ * credit, opt-out). Reads only.
  */
 export async function previewAutomation(
   executor: Executor,
@@ -36,6 +36,7 @@ export async function previewAutomation(
     text: input.text,
   });
   let sentSoFar = await automaticSendsInLastHour(executor, accountId, input.from);
+  let accountSoFar = await accountAutomaticSendsInLastHour(executor, accountId);
   let credits = 0;
   const rules: TestRuleAnswer['rules'] = [];
   for (const step of plan.steps) {
@@ -46,18 +47,22 @@ export async function previewAutomation(
       const to = step.sms.to.startsWith('+') ? toE164(step.sms.to) : undefined;
       const reason = !to
         ? ('not_a_phone_number' as const)
-        : sentSoFar >= config.autoReplyLimit
-          ? ('limit_reached' as const)
-          : credits + 1 > phone.balance
-            ? ('no_credit' as const)
-            : (await isOptedOut(executor, accountId, to))
-              ? ('opted_out' as const)
-              : undefined;
+        : ((await automaticCountryRefusal(executor, accountId, input.phone, to)) ??
+          (sentSoFar >= config.autoReplyLimit
+            ? ('limit_reached' as const)
+            : accountSoFar >= config.autoSmsAccountHourlyLimit
+              ? ('account_limit_reached' as const)
+              : credits + 1 > phone.balance
+                ? ('no_credit' as const)
+                : (await isOptedOut(executor, accountId, to))
+                  ? ('opted_out' as const)
+                  : undefined));
       if (reason) planned = { ...planned, would: 'skip', reason };
       else {
         planned.credits = 1;
         credits += 1;
         sentSoFar += 1;
+        accountSoFar += 1;
       }
     } else if (step.email) {
       planned = { action: step.action, would: 'send', to: step.email.to, content: step.email.text };

@@ -7,7 +7,13 @@ import {
 import { MAX_CONTENT_LENGTH } from '@/lib/messages/limits';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
-import { MAX_PATTERN_LENGTH, patternProblem, REPLY_VARIABLES } from './match';
+import {
+  MAX_MATCHED_TEXT,
+  MAX_PATTERN_INSTRUCTIONS,
+  MAX_PATTERN_LENGTH,
+  patternProblem,
+  REPLY_VARIABLES,
+} from './match';
 
 export const MAX_RULES_PER_ACCOUNT = 100;
 export const MAX_RULE_ACTIONS = 5;
@@ -72,8 +78,7 @@ const pattern = z
     if (problem) ctx.addIssue({ code: 'custom', message: `refused by the RE2 engine: ${problem}` });
   })
   .openapi({
-    description:
-      'An RE2 regular expression searched anywhere in the text (`(?i)` ignores case). RE2 runs in time linear in the text; what needs backtracking (backreferences, lookaround) is refused.',
+    description: `An RE2 regular expression searched anywhere in the text (its first ${MAX_MATCHED_TEXT} characters; \`(?i)\` ignores case). RE2 runs in time linear in the text; what needs backtracking (backreferences, lookaround) is refused, and so is a pattern whose compiled program holds more than ${MAX_PATTERN_INSTRUCTIONS} instructions (counted repetitions like \`{1,100}\` multiply it).`,
     example: '(?i)\\border\\s+#?\\d{4,}',
   });
 
@@ -187,6 +192,9 @@ export const automationSettingsSchema = z
     auto_reply_limit: z.number().int().openapi({
       description:
         'AUTO_REPLY_LIMIT: automatic SMS and forward emails one number can trigger per account in any hour (rules, HELP and webhook replies together).',
+    }),
+    auto_sms_account_hourly_limit: z.number().int().openapi({
+      description: 'AUTO_SMS_ACCOUNT_HOURLY_LIMIT: automatic SMS the account sends in any hour, whoever triggers them.',
     }),
   })
   .openapi('AutomationSettings');

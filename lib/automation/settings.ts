@@ -5,13 +5,17 @@ import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
 import { withTransaction } from '@/lib/db';
 
-/** The built-in HELP responder's text, and the automatic-message limit in force. */
+/** The built-in HELP responder's text, and the automatic-message limits in force. */
 export async function getAutomationSettings(executor: Executor, accountId: string) {
   const [account] = await executor
     .select({ helpReply: accounts.helpReply })
     .from(accounts)
     .where(eq(accounts.id, accountId));
-  return { help_reply: account?.helpReply ?? null, auto_reply_limit: config.autoReplyLimit };
+  return {
+    help_reply: account?.helpReply ?? null,
+    auto_reply_limit: config.autoReplyLimit,
+    auto_sms_account_hourly_limit: config.autoSmsAccountHourlyLimit,
+  };
 }
 
 export async function updateAutomationSettings(

@@ -173,6 +173,8 @@ export const envSchema = z.object({
   RETRY_BACKOFF_SECONDS: variable(secondsList).default([60, 300]),
   /** Automatic SMS (rule actions, HELP, webhook replies) and forward emails per counterpart number, per account, in any hour. */
   AUTO_REPLY_LIMIT: variable(wholeNumber()).default(3),
+  /** Automatic SMS an account sends in any hour, all counterparts together. */
+  AUTO_SMS_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(100),
   /** Forward-to-email actions per account in any hour; past it they are skipped (`email_limit_reached`). */
   AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(50),
   API_KEY_RATE_LIMIT: variable(wholeNumber()).default(200),

@@ -410,6 +410,7 @@ describe('inbound rules acting on inbound messages', () => {
     expect((await call(readSettings, { apiKey: account.apiKey })).body).toEqual({
       help_reply: null,
       auto_reply_limit: 3,
+      auto_sms_account_hourly_limit: 100,
     });
     expect((await inbound(account, testNumber(), 'help')).automation?.[0]).toMatchObject({
       rule_id: expect.any(String),

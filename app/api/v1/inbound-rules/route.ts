@@ -1,3 +1,4 @@
+import { MAX_PATTERN_INSTRUCTIONS } from '@/lib/automation/match';
 import { createRule, listRules } from '@/lib/automation/rules';
 import { createRuleBody, ruleListSchema, ruleSchema } from '@/lib/automation/schemas';
 import { json, route } from '@/lib/http/route';
@@ -25,8 +26,7 @@ export const POST = route(
     doc: {
       operationId: 'createInboundRule',
       summary: 'Create an inbound rule',
-      description:
-        'SMS actions (`reply`, `forward_sms`) send ordinary messages from the receiving phone, charged one credit to its group, tagged with `origin`; without credit, or past AUTO_REPLY_LIMIT automatic SMS to one number in an hour, the action is skipped and recorded on the inbound message’s `automation`. A phone, group or webhook of another account answers 404.',
+      description: `SMS actions (\`reply\`, \`forward_sms\`) send ordinary messages from the receiving phone, charged one credit to its group, tagged with \`origin\`; without credit, past AUTO_REPLY_LIMIT automatic SMS to one number or AUTO_SMS_ACCOUNT_HOURLY_LIMIT for the account in an hour, or to a country outside \`allowed_countries\` (when none is set: outside the countries of your phones), the action is skipped and recorded on the inbound message’s \`automation\`. A \`match.pattern\` whose compiled program holds more than ${MAX_PATTERN_INSTRUCTIONS} instructions answers 400. A phone, group or webhook of another account answers 404.`,
       tags: ['Inbound automation'],
       response: { description: 'The rule.', schema: ruleSchema },
       errors: ['NOT_FOUND', 'GROUP_NOT_FOUND'],

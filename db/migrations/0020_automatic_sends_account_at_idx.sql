@@ -1,0 +1,1 @@
+CREATE INDEX "automatic_sends_account_at_idx" ON "automatic_sends" USING btree ("account_id","at");
