@@ -167,7 +167,8 @@ const UNAVAILABLE_ERRNOS = new Set([
   'DATABASE_BUSY',
   'DATABASE_ACQUIRE_TIMEOUT',
   'DATABASE_NO_ANSWER',
-  // postgres-js refused a BEGIN that reached a connection it had not reserved: nothing ran, a retry is safe.
+  // postgres-js refused a BEGIN on a connection it had not reserved: none of the transaction's work ran, so
+  // a retry is safe. patches/postgres+3.4.9.patch reserves every BEGIN's connection; this stays a safety net.
   'UNSAFE_TRANSACTION',
 ]);
 
