@@ -47,7 +47,11 @@ const noAnswer = (ms: number) =>
 export function guardingEveryQuery(client: postgres.Sql, gate: Gate): postgres.Sql {
   const unsafe = client.unsafe.bind(client);
   client.unsafe = ((...args: Parameters<typeof client.unsafe>) =>
-    guardQuery(unsafe(...args), gate, undefined)) as typeof client.unsafe;
+    // A transaction's own BEGIN, which postgres-js sends through `unsafe` with `onexecute`: the
+    // transaction holds the gate and bounds its wait already (counted twice, it could be refused).
+    (args[2] as { onexecute?: unknown } | undefined)?.onexecute
+      ? unsafe(...args)
+      : guardQuery(unsafe(...args), gate, undefined)) as typeof client.unsafe;
   const methods = client as unknown as Methods;
   const begin = methods.begin;
   if (typeof begin === 'function') {

@@ -13,7 +13,9 @@ import { onRealPostgres } from './database';
  */
 describe.runIf(onRealPostgres())('a transaction begun on a connection with a full pipeline', () => {
   it('gets the connection to itself: no UNSAFE_TRANSACTION, and no lone query runs inside it', async () => {
-    const sql = postgres(process.env.TEST_DATABASE_URL as string, { max: 2, max_pipeline: 2, onnotice: () => {} });
+    // `max_pipeline` is an option of the driver its types do not list.
+    const options = { max: 2, max_pipeline: 2, onnotice: () => {} } as postgres.Options<Record<string, never>>;
+    const sql = postgres(process.env.TEST_DATABASE_URL as string, options);
     try {
       // Each transaction names itself with SET LOCAL; a lone query that ran inside one would read its name.
       const outcomes = await Promise.allSettled(
