@@ -131,7 +131,13 @@ describe('settings read at use', () => {
   it('say where the database is: a server with its pool, or the embedded folder', () => {
     vi.stubEnv('DATABASE_URL', 'postgres://db/simgate?sslmode=require');
     vi.stubEnv('DATABASE_POOL_SIZE', '4');
-    expect(config.database).toEqual({ url: 'postgres://db/simgate?sslmode=require', poolSize: 4, pipelineSize: 2 });
+    vi.stubEnv('DATABASE_STATEMENT_TIMEOUT_MS', '7000');
+    expect(config.database).toEqual({
+      url: 'postgres://db/simgate?sslmode=require',
+      poolSize: 4,
+      pipelineSize: 2,
+      limits: { acquireTimeoutMs: 5000, connectTimeoutS: 5, maxWaiting: 512, statementTimeoutMs: 7000 },
+    });
     vi.stubEnv('DATABASE_URL', '');
     vi.stubEnv('DATA_DIR', '/srv/simgate');
     expect(config.database).toEqual({ dataDir: '/srv/simgate' });
