@@ -23,7 +23,7 @@ const routeModules = import.meta.glob<Record<string, RouteHandler>>(
     '/app/api/v1/**/route.ts',
     '/app/api/mobile/v1/**/route.ts',
     '/app/api/3rdparty/v1/**/route.ts',
-    '/app/api/health/route.ts',
+    '/app/api/health/**/route.ts',
     '/app/api/dev/**/route.ts',
   ],
   { eager: true },
