@@ -67,4 +67,35 @@ test('automation: a keyword rule made in the dashboard, tried in the box, answer
   await expect(page.getByText(`We are open 9-5, ${customer}.`)).toBeVisible();
   await expect(page.getByText('An inbound rule, answering')).toBeVisible();
   await check(page, 'automation-reply');
+
+  // A forwarding address: added on the automation screen, confirmed through the emailed link.
+  await page.goto('/dashboard/automation');
+  const desk = `desk-${Date.now()}@example.test`;
+  const addresses = page.getByRole('region', { name: 'Email addresses' });
+  await addresses.getByLabel('Add an address').fill(desk);
+  await addresses.getByRole('button', { name: 'Send confirmation' }).click();
+  await expect(addresses.getByRole('listitem').filter({ hasText: desk })).toContainText('waiting for confirmation');
+  let link: string | undefined;
+  await expect
+    .poll(
+      async () => {
+        const inbox = (await (await page.request.get('/api/dev/inbox')).json()) as {
+          data: Array<{ to: string; text: string }>;
+        };
+        link = inbox.data.find((mail) => mail.to === desk)?.text.match(/https?:\/\/\S+\/confirm-email\?token=\S+/)?.[0];
+        return link !== undefined;
+      },
+      { timeout: 10_000, message: `a confirmation link for ${desk} in the dev inbox` },
+    )
+    .toBe(true);
+  await page.goto(new URL(link as string).pathname + new URL(link as string).search);
+  await expect(page.getByRole('heading', { name: 'Forward text messages to this address?' })).toBeVisible();
+  await check(page, 'confirm-email');
+  await page.getByRole('button', { name: 'Confirm forwarding' }).click();
+  await expect(page.getByRole('status')).toContainText(`Confirmed: ${desk}`);
+  await check(page, 'confirm-email-done');
+  await page.goto('/dashboard/automation');
+  await expect(
+    page.getByRole('region', { name: 'Email addresses' }).getByRole('listitem').filter({ hasText: desk }),
+  ).toContainText('confirmed');
 });
