@@ -1,8 +1,6 @@
 import { getDatabase } from '@/db';
-import { log } from '@/lib/log';
-import { shuttingDown } from '@/lib/server/host';
-import { listenTo } from '@/lib/server/listen';
 import { startPeriodic } from '@/lib/server/periodic';
+import { startWakeLoop } from '@/lib/server/wake-loop';
 import { EMAIL_BATCH_SIZE, EMAIL_OUTBOX_CHANNEL, pruneEmailOutbox, runEmailBatch } from './outbox';
 
 /** Polls this often (retries come due without a NOTIFY); a committed enqueue wakes it at once. */
@@ -16,48 +14,16 @@ const POLL_MS = 1000;
  */
 export async function startEmailWork(): Promise<() => Promise<void>> {
   const { db } = await getDatabase();
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let wakeAgain = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  const schedule = () => {
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(wake, POLL_MS);
-    timer.unref();
-  };
-
-  const round = async () => {
-    do {
-      wakeAgain = false;
-      // A full batch suggests more are due.
-      if ((await runEmailBatch(db, EMAIL_BATCH_SIZE)).length === EMAIL_BATCH_SIZE) wakeAgain = true;
-    } while (wakeAgain && !stopped && !shuttingDown());
-  };
-
-  function wake(): void {
-    if (stopped || shuttingDown()) return;
-    if (running) {
-      wakeAgain = true;
-      return;
-    }
-    running = round()
-      .catch((error) => log.error({ err: error }, 'email worker could not claim emails'))
-      .finally(() => {
-        running = undefined;
-        schedule();
-      });
-  }
-
-  const unlisten = await listenTo(EMAIL_OUTBOX_CHANNEL, wake);
-  wake();
+  const loop = await startWakeLoop({
+    name: 'email worker',
+    channel: EMAIL_OUTBOX_CHANNEL,
+    pollMs: POLL_MS,
+    // A full batch suggests more are due.
+    round: async () => (await runEmailBatch(db, EMAIL_BATCH_SIZE)).length === EMAIL_BATCH_SIZE,
+  });
   const stopPruning = startPeriodic({ name: 'email outbox pruning', intervalMs: 3600_000, run: pruneEmailOutbox });
 
   return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await unlisten?.().catch(() => {});
-    await Promise.all([running, stopPruning()]);
+    await Promise.all([loop.stop(), stopPruning()]);
   };
 }
