@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { phoneGroups, phones, webhooks } from '@/db/schema';
+import { phoneGroups, webhooks } from '@/db/schema';
 import { config } from '@/lib/config';
-import { notFound } from '@/lib/errors';
 import { countSegments } from '@/lib/messages/segments';
 import { isOptedOut } from '@/lib/opt-outs/check';
 import { toE164 } from '@/lib/phone-number';
+import { ownedPhoneByNumber } from '@/lib/phones/owned';
 import { accountAutomaticSendsInLastHour, automaticCountryRefusal, automaticSendsInLastHour } from './automatic-sms';
 import { forwardSkipReason } from './forward-email';
 import { planAutomation } from './plan';
@@ -21,12 +21,11 @@ export async function previewAutomation(
   accountId: string,
   input: { phone: string; from: string; text: string },
 ): Promise<TestRuleAnswer> {
-  const [phone] = await executor
-    .select({ id: phones.id, groupId: phones.groupId, balance: phoneGroups.balance })
-    .from(phones)
-    .innerJoin(phoneGroups, eq(phoneGroups.id, phones.groupId))
-    .where(and(eq(phones.accountId, accountId), eq(phones.phone, input.phone)));
-  if (!phone) throw notFound('Phone');
+  const phone = await ownedPhoneByNumber(executor, accountId, input.phone);
+  const [group] = await executor
+    .select({ balance: phoneGroups.balance })
+    .from(phoneGroups)
+    .where(eq(phoneGroups.id, phone.groupId));
   const plan = await planAutomation(executor, {
     accountId,
     phoneId: phone.id,
@@ -52,7 +51,7 @@ export async function previewAutomation(
             ? ('limit_reached' as const)
             : accountSoFar >= config.autoSmsAccountHourlyLimit
               ? ('account_limit_reached' as const)
-              : credits + 1 > phone.balance
+              : credits + 1 > (group?.balance ?? 0)
                 ? ('no_credit' as const)
                 : (await isOptedOut(executor, accountId, to))
                   ? ('opted_out' as const)

@@ -8,7 +8,8 @@ import { generateKey, KEY_PREFIX_LENGTH } from '@/lib/auth/keys';
 import { appSecret, config } from '@/lib/config';
 import { encryptSecret } from '@/lib/crypto/secret-box';
 import { isUniqueViolation, withTransaction } from '@/lib/db';
-import { DomainError, notFound } from '@/lib/errors';
+import { DomainError } from '@/lib/errors';
+import { ownedPhone } from '@/lib/phones/owned';
 import { startSimCheck } from '@/lib/phones/sim-check';
 import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
@@ -47,12 +48,7 @@ export async function issuePairingCode(
   context: { serverUrl: string },
 ) {
   return withTransaction(executor, async (tx) => {
-    const [phone] = await tx
-      .select({ id: phones.id, phone: phones.phone })
-      .from(phones)
-      .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)))
-      .for('no key update');
-    if (!phone) throw notFound('Phone');
+    const phone = await ownedPhone(tx, accountId, phoneId, { lock: 'no key update' });
     await consumeRateLimits(tx, [
       {
         bucket: `pairing:${accountId}`,

@@ -5,6 +5,7 @@ import { recordAudit } from '@/lib/audit/record';
 import { clearKeyCache, keysChanged } from '@/lib/auth/authenticate';
 import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
+import { ownedPhone } from '@/lib/phones/owned';
 import { iso } from '@/lib/wire';
 
 type DeviceRow = typeof devices.$inferSelect;
@@ -23,18 +24,9 @@ function presentDevice(row: DeviceRow, currentId: string | null) {
   };
 }
 
-async function phoneOf(executor: Executor, accountId: string, phoneId: string) {
-  const [phone] = await executor
-    .select({ id: phones.id, phone: phones.phone, deviceId: phones.deviceId })
-    .from(phones)
-    .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)));
-  if (!phone) throw notFound('Phone');
-  return phone;
-}
-
 /** The devices that have sent for this phone's number in the account, newest first. */
 export async function listPhoneDevices(executor: Executor, accountId: string, phoneId: string) {
-  const phone = await phoneOf(executor, accountId, phoneId);
+  const phone = await ownedPhone(executor, accountId, phoneId);
   const rows = await executor
     .select()
     .from(devices)
@@ -55,7 +47,7 @@ export async function revokePhoneDevice(
   deviceId: string,
 ): Promise<void> {
   await withTransaction(executor, async (tx) => {
-    const phone = await phoneOf(tx, accountId, phoneId);
+    const phone = await ownedPhone(tx, accountId, phoneId);
     const [device] = await tx
       .update(devices)
       .set({ status: 'revoked' })

@@ -3,6 +3,7 @@ import type { Executor } from '@/db';
 import { bulkMessages, messages } from '@/db/schema';
 import { withTransaction } from '@/lib/db';
 import { DomainError, notFound } from '@/lib/errors';
+import { ownedMessage } from './owned';
 import { type MessageWire, presentMessage } from './present';
 import { afterTransition, sourcesOf, transitionMessage } from './state-machine';
 
@@ -22,11 +23,7 @@ function notCancellable(id: string, status: string): DomainError {
  */
 export async function cancelMessage(executor: Executor, accountId: string, messageId: string): Promise<MessageWire> {
   return withTransaction(executor, async (tx) => {
-    const [message] = await tx
-      .select()
-      .from(messages)
-      .where(and(eq(messages.id, messageId), eq(messages.accountId, accountId), eq(messages.direction, 'outbound')));
-    if (!message) throw notFound('Message');
+    const message = await ownedMessage(tx, accountId, messageId, { direction: 'outbound' });
     if (message.status === 'cancelled') return presentMessage(message);
     if (message.status !== 'queued') throw notCancellable(message.id, message.status);
     try {

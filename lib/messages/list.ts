@@ -1,8 +1,8 @@
 import { and, asc, eq, gte, ilike, like, lt, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessagePriority, type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
-import { notFound } from '@/lib/errors';
 import { keysetPage, type Page, toPage } from '@/lib/pagination';
+import { ownedMessage } from './owned';
 import { type MessageWire, presentMessage } from './present';
 
 export type MessageListQuery = {
@@ -72,11 +72,7 @@ export async function listMessages(
 
 /** One message of the account with every state it has been in. */
 export async function getMessage(executor: Executor, accountId: string, messageId: string): Promise<MessageWire> {
-  const [message] = await executor
-    .select()
-    .from(messages)
-    .where(and(eq(messages.id, messageId), eq(messages.accountId, accountId)));
-  if (!message) throw notFound('Message');
+  const message = await ownedMessage(executor, accountId, messageId);
   const history = await executor
     .select({
       status: messageStatusHistory.status,

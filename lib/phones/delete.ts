@@ -4,8 +4,8 @@ import { devices, messages, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { clearKeyCache, keysChanged } from '@/lib/auth/authenticate';
 import { withTransaction } from '@/lib/db';
-import { notFound } from '@/lib/errors';
 import { afterTransition, idIn } from '@/lib/messages/state-machine';
+import { ownedPhone } from './owned';
 
 /*
  * Lock order, the same on every path that touches a phone and credits, so none can wait on
@@ -28,12 +28,7 @@ export const PHONE_REMOVED_ERROR = 'The phone was removed before sending it.';
  */
 export async function deletePhone(executor: Executor, accountId: string, phoneId: string): Promise<void> {
   await withTransaction(executor, async (tx) => {
-    const [phone] = await tx
-      .select({ id: phones.id, phone: phones.phone })
-      .from(phones)
-      .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)))
-      .for('update');
-    if (!phone) throw notFound('Phone');
+    const phone = await ownedPhone(tx, accountId, phoneId, { lock: 'update' });
     await failUnsent(tx, phoneId);
     await tx.delete(phones).where(eq(phones.id, phoneId));
     // The number's device credentials (simulator keys, app tokens) die with the phone: adding the

@@ -4,13 +4,14 @@ import { devices, messages, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { codeError, consumeCode, issueCode } from '@/lib/auth/codes';
 import { withTransaction } from '@/lib/db';
-import { DomainError, notFound } from '@/lib/errors';
+import { DomainError } from '@/lib/errors';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
 import type { MessageRow } from '@/lib/messages/present';
 import { countSegments } from '@/lib/messages/segments';
 import { afterTransition, canMove, transitionMessage } from '@/lib/messages/state-machine';
 import { notifyOutbox } from '@/lib/notify/outbox';
 import { isSameNumber, toE164 } from '@/lib/phone-number';
+import { ownedPhone } from '@/lib/phones/owned';
 import { smsConfig } from '@/lib/sms/config';
 import { sendSms } from '@/lib/sms/sender';
 
@@ -207,18 +208,7 @@ async function settleLoopback(tx: Transaction, phone: CheckedPhone): Promise<voi
 }
 
 async function pendingPhone(tx: Transaction, accountId: string, phoneId: string) {
-  const [phone] = await tx
-    .select({
-      id: phones.id,
-      accountId: phones.accountId,
-      phone: phones.phone,
-      simVerification: phones.simVerification,
-      deviceId: phones.deviceId,
-    })
-    .from(phones)
-    .where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)))
-    .for('no key update');
-  if (!phone) throw notFound('Phone');
+  const phone = await ownedPhone(tx, accountId, phoneId, { lock: 'no key update' });
   if (phone.simVerification !== 'pending' || !phone.deviceId) {
     throw new DomainError(
       'INVALID_TRANSITION',
