@@ -4,13 +4,11 @@ import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schem
 import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { config } from '@/lib/config';
 import { sqlState } from '@/lib/db';
-import { webhookPayload } from '@/lib/events/catalogue';
 import { log } from '@/lib/log';
-import { smsgateDeliveryRequest } from '@/lib/protocols/smsgate-api/webhook-body';
 import { type DisabledWebhook, disableFailingWebhook, tellOwnerWebhookDisabled } from './auto-disable';
+import { type DeliveryRequest, WEBHOOK_FORMATTERS } from './formats';
 import { type PostOutcome, postWebhook, REPLY_BODY_LIMIT } from './http-client';
 import { type AttemptVerdict, nextAttemptAt, verdictOf } from './retry-policy';
-import { signedHeaders, signingSecrets } from './signing';
 import type { NetworkPolicy } from './ssrf';
 import { currentNetworkPolicy } from './validate';
 
@@ -152,7 +150,7 @@ async function loadDelivery(db: Database, deliveryId: string) {
   return row;
 }
 
-type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
+export type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>>;
 
 async function post(
   db: Database,
@@ -161,17 +159,9 @@ async function post(
   policy: NetworkPolicy,
   timeoutMs?: number,
 ): Promise<PostOutcome> {
-  let body: string;
-  let headers: Record<string, string>;
+  let request: DeliveryRequest;
   try {
-    if (delivery.kind === 'smsgate') {
-      // SMSGate's body and signature, for webhooks registered through its integrator API.
-      ({ body, headers } = await smsgateDeliveryRequest(db, delivery, new Date()));
-    } else {
-      body = JSON.stringify(webhookPayload(delivery.eventType, delivery.eventCreatedAt, delivery.eventPayload));
-      // Signed with the wall clock: receivers reject timestamps far from their own.
-      headers = signedHeaders(signingSecrets(delivery, claimedAt), delivery.eventId, new Date(), body);
-    }
+    request = await WEBHOOK_FORMATTERS[delivery.kind](db, delivery, claimedAt);
   } catch (error) {
     // An unreadable secret (APP_SECRET changed) may be fixed: retried like a network error.
     return {
@@ -185,8 +175,8 @@ async function post(
   }
   return postWebhook(
     delivery.url,
-    body,
-    headers,
+    request.body,
+    request.headers,
     policy,
     timeoutMs,
     readsReply(delivery) ? REPLY_BODY_LIMIT : undefined,
