@@ -8,15 +8,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestCertificates, startReceiver } from '../test/fixtures/tls/receiver';
+import { createTestCertificates, type Receiver, startReceiver } from '../test/fixtures/tls/receiver';
 import { activateBenchPhone, type BenchPhone } from './activate';
 import {
   analyze,
   CONNECTIONS,
+  type CpuPerRequest,
   DURATION_S,
   interleaved,
   type Load,
   load,
+  type NextRequest,
   peakRss,
   percentile,
   post,
@@ -74,6 +76,10 @@ async function activateMany(baseUrl: string, count: number, first: number, label
  */
 const SERVER_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
+type Scenario = 'ping' | 'send_one_account' | 'send_many_accounts' | 'heartbeat';
+type Measured = { loads: Record<Scenario, Load>; cpu: Record<Scenario, CpuPerRequest>; rssMb: number };
+type KeyHeader = Record<string, string>;
+
 async function main() {
   const dbUrl = process.env.BENCH_DATABASE_URL;
   const certs = createTestCertificates();
@@ -89,269 +95,22 @@ async function main() {
   );
   try {
     const { baseUrl } = server;
-    const pid = server.process.pid;
-    const email = `bench-${Date.now()}@example.test`;
-    // One phone takes the load; a second, with an empty queue, receives the webhook scenario's
-    // inbound messages. Dispatch goes round the many accounts' idle phones (each paced at 10 a minute).
-    const account = await activateBenchPhone(baseUrl, '+14155550100', email);
-    const poller = await activateBenchPhone(baseUrl, '+14155550101', email);
-    console.log(`activating ${ACCOUNTS + 100} more accounts…`);
-    const many = await activateMany(baseUrl, ACCOUNTS, 2000, 'many');
-    // Idle phones for the dispatch scenario: the send scenarios fill the others' queues.
-    const dispatchers = await activateMany(baseUrl, 100, 4000, 'dispatch');
+    const { account, poller, many, dispatchers } = await activateAll(baseUrl);
     const keyHeader = { 'x-api-key': account.apiKey };
-
-    const bareUrl = `${baseUrl}/api/bench/bare`;
-    const sendUrl = `${baseUrl}/api/v1/messages`;
-    const heartbeatUrl = `${baseUrl}/api/v1/heartbeats`;
-    let n = 0;
-    const pingRequest = () => ({ headers: {}, body: '{"ping":true}' });
-    const sendOne = () => ({
-      headers: keyHeader,
-      body: JSON.stringify({
-        from: account.phone,
-        to: recipient(n),
-        content: 'Benchmark message',
-        request_id: `one-${n++}`,
-      }),
-    });
-    const sendMany = () => {
-      const phone = many[n % many.length]!;
-      return {
-        headers: { 'x-api-key': phone.apiKey },
-        body: JSON.stringify({
-          from: phone.phone,
-          to: recipient(n),
-          content: 'Benchmark message',
-          request_id: `many-${n++}`,
-        }),
-      };
-    };
-    const heartbeatOf = () => {
-      const phone = many[n++ % many.length]!;
-      return {
-        headers: { 'x-api-key': phone.deviceKey },
-        body: JSON.stringify({ phone: phone.phone, status: 'online', battery: 50 + (n % 50) }),
-      };
-    };
-
-    console.log(`warming up (${CONNECTIONS} connections)…`);
-    await load(bareUrl, pingRequest, 3);
-    await load(sendUrl, sendOne, 3);
-    await load(sendUrl, sendMany, 2);
-    await load(heartbeatUrl, heartbeatOf, 2);
-    // A database this new has no planner statistics until autovacuum's (or the embedded maintenance
-    // pass's) first ANALYZE, which may come in the middle of a scenario: until then the planner took
-    // the (account, created_at) index for the send's request_id check and read every message of the
-    // account. A database in use has them.
-    await analyze(baseUrl);
-    console.log(`measuring ${DURATION_S} s each, in turns of ${SLICE_S} s…`);
-    const measured = await peakRss(pid, () =>
-      interleaved(
-        {
-          ping: { url: bareUrl, next: pingRequest },
-          send_one_account: { url: sendUrl, next: sendOne },
-          send_many_accounts: { url: sendUrl, next: sendMany },
-          heartbeat: { url: heartbeatUrl, next: heartbeatOf },
-        },
-        pid,
-      ),
-    );
-    const rssMb = measured.rssMb;
-    const { ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat } = measured.result.loads;
+    const measured = await measureInterleaved(baseUrl, server.process.pid, account, many);
     if (process.env.BENCH_ONLY_RATIOS) {
-      // A quick look while working on the hot path: the four interleaved scenarios, nothing written.
-      console.table({ ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat });
-      console.table(measured.result.cpu);
-      console.log(
-        `ratios: send ${(sentOne.rps / ping.rps).toFixed(2)}×, send_many ${(sentMany.rps / ping.rps).toFixed(2)}×, heartbeat ${(heartbeat.rps / ping.rps).toFixed(2)}×; peak RSS ${rssMb} MB`,
-      );
+      printRatios(measured);
       return;
     }
-
-    // Bulk of 1,000: latency per call.
     const recipients = Array.from({ length: 1000 }, (_, i) => `+1415555${String(i).padStart(4, '0')}`);
-    const bulkTimes: number[] = [];
-    const bulkStarted = performance.now();
-    for (let i = 0; i < 5; i++) {
-      const started = performance.now();
-      const res = await post(`${baseUrl}/api/v1/bulk-messages`, keyHeader, {
-        from: account.phone,
-        recipients,
-        content: `Bulk ${i}`,
-      });
-      if (res.status !== 201) throw new Error(`bulk answered ${res.status}: ${await res.text()}`);
-      bulkTimes.push(performance.now() - started);
-    }
-    const bulk = summary(bulkTimes, (performance.now() - bulkStarted) / 1000);
-
-    // Dispatch: the poller long-polls; a send arrives; time from the send's 201 to the claim's answer.
-    console.log('dispatch: 200 sends to a long-polling phone…');
-    const dispatchTimes: number[] = [];
-    for (let i = 0; i < 200; i++) {
-      const phone = dispatchers[i % dispatchers.length] as BenchPhone;
-      const claimStarted = performance.now();
-      const claim = post(
-        `${baseUrl}/api/v1/device/outbox/claim?wait=10`,
-        { 'x-api-key': phone.deviceKey },
-        { limit: 1 },
-      );
-      await new Promise((resolve) => setTimeout(resolve, 20)); // let the claim start waiting
-      const sent = await post(
-        `${baseUrl}/api/v1/messages`,
-        { 'x-api-key': phone.apiKey },
-        {
-          from: phone.phone,
-          to: '+14155550123',
-          content: `poll ${i}`,
-        },
-      );
-      const answered = performance.now();
-      if (sent.status !== 201) throw new Error(`send answered ${sent.status}: ${await sent.text()}`);
-      const claimRes = await claim;
-      const claimed = (await claimRes.json()) as { data: unknown[] };
-      if (claimed.data?.length !== 1) {
-        throw new Error(
-          `claim ${i} (${phone.phone}) answered ${claimRes.status} after ${(performance.now() - claimStarted).toFixed(0)} ms: ${JSON.stringify(claimed).slice(0, 200)}`,
-        );
-      }
-      dispatchTimes.push(performance.now() - answered);
-    }
-
-    // Webhook: an inbound report → the signed delivery arriving at the local receiver.
-    console.log('webhook: 50 inbound reports to a signed delivery…');
-    const hook = await post(`${baseUrl}/api/v1/webhooks`, keyHeader, {
-      url: receiver.url('/bench'),
-      events: ['message.received'],
-    });
-    if (hook.status !== 201) throw new Error(`webhook answered ${hook.status}: ${await hook.text()}`);
-    const webhookTimes: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      const marker = `inbound-${i}-${Date.now()}`;
-      const started = performance.now();
-      const res = await post(
-        `${baseUrl}/api/v1/device/messages/received`,
-        { 'x-api-key': poller.deviceKey },
-        {
-          from: '+14155550199',
-          content: marker,
-        },
-      );
-      if (res.status !== 201) throw new Error(`inbound answered ${res.status}`);
-      const deadline = Date.now() + 10_000;
-      while (!receiver.hits.some((hit) => hit.body.includes(marker))) {
-        if (Date.now() > deadline) throw new Error(`webhook ${i} did not arrive in 10 s`);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-      webhookTimes.push(performance.now() - started);
-    }
-
-    // Search over 100,000 messages of one account: 100 bulks of 1,000, one word in a tenth of them.
-    console.log('writing 100,000 messages for the search scenario…');
-    for (let k = 0; k < 100; k++) {
-      const res = await post(`${baseUrl}/api/v1/bulk-messages`, keyHeader, {
-        from: account.phone,
-        recipients,
-        content: `Search corpus ${k} ${k % 10 === 0 ? 'needle' : 'haystack'}`,
-      });
-      if (res.status !== 201) throw new Error(`search corpus bulk answered ${res.status}: ${await res.text()}`);
-    }
-    // Rows written in seconds leave the planner's statistics stale until autovacuum's next ANALYZE.
-    await analyze(baseUrl);
-    const searchTimes: number[] = [];
-    const searchStarted = performance.now();
-    for (let i = 0; i < 100; i++) {
-      const q = i % 2 === 0 ? 'needle' : '+14155550';
-      const started = performance.now();
-      const res = await fetch(`${sendUrl}?q=${encodeURIComponent(q)}&limit=20`, { headers: keyHeader });
-      if (res.status !== 200) throw new Error(`search answered ${res.status}`);
-      await res.arrayBuffer();
-      searchTimes.push(performance.now() - started);
-    }
-
+    const bulk = await measureBulk(baseUrl, keyHeader, account, recipients);
+    const dispatchTimes = await measureDispatch(baseUrl, dispatchers);
+    const webhookTimes = await measureWebhook(baseUrl, keyHeader, receiver, poller);
+    const search = await measureSearch(baseUrl, keyHeader, account, recipients);
     const database = dbUrl ? 'postgres' : 'pglite';
-    const results = {
-      at: new Date().toISOString(),
-      machine: {
-        cpus: os.cpus().length,
-        cpu: os.cpus()[0]?.model ?? 'unknown',
-        memory_gb: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-      },
-      database,
-      connections: CONNECTIONS,
-      duration_s: DURATION_S,
-      scenarios: {
-        ping,
-        send_one_account: sentOne,
-        send_many_accounts: sentMany,
-        heartbeat,
-        bulk,
-        search: summary(searchTimes, (performance.now() - searchStarted) / 1000),
-      },
-      ratios: {
-        send_vs_ping: sentOne.rps / ping.rps,
-        send_many_vs_ping: sentMany.rps / ping.rps,
-        heartbeat_vs_ping: heartbeat.rps / ping.rps,
-      },
-      dispatch_latency_ms: { p50: percentile(dispatchTimes, 50), p99: percentile(dispatchTimes, 99) },
-      webhook_latency_ms: { p50: percentile(webhookTimes, 50), p99: percentile(webhookTimes, 99) },
-      rss_mb_max: Math.round(rssMb),
-      cpu_us_per_request: measured.result.cpu,
-    };
-
-    console.log(
-      `\nSimgate benchmark (${database}, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION_S} s, ${results.machine.cpus} cores)`,
-    );
-    console.log('scenario              req/s     p50 ms   p99 ms   errors   main µs/req   PG µs/req');
-    const cpu: Record<string, { server_main_us: number; postgres_us: number }> = results.cpu_us_per_request;
-    for (const [name, s] of Object.entries(results.scenarios)) {
-      const used = cpu[name];
-      const cpuColumns = used
-        ? `${String(used.server_main_us).padStart(13)} ${String(used.postgres_us).padStart(11)}`
-        : '';
-      console.log(
-        `${name.padEnd(20)} ${s.rps.toFixed(0).padStart(7)} ${s.p50_ms.toFixed(1).padStart(9)} ${s.p99_ms.toFixed(1).padStart(8)} ${String(s.errors).padStart(8)}${cpuColumns}`,
-      );
-    }
-    const ratioTargets: Record<string, number> = TARGETS[database];
-    const checks: Array<[string, boolean, string]> = [
-      ...Object.entries(ratioTargets).map(([name, target]): [string, boolean, string] => {
-        const value = results.ratios[name as keyof typeof results.ratios];
-        return [`${name} ≥ ${target}`, value >= target, `${value.toFixed(2)}×`];
-      }),
-      [
-        `dispatch p50 ≤ ${TARGETS.dispatch_p50_ms} ms`,
-        results.dispatch_latency_ms.p50 <= TARGETS.dispatch_p50_ms,
-        `${results.dispatch_latency_ms.p50.toFixed(1)} ms`,
-      ],
-      [
-        `dispatch p99 ≤ ${TARGETS.dispatch_p99_ms} ms`,
-        results.dispatch_latency_ms.p99 <= TARGETS.dispatch_p99_ms,
-        `${results.dispatch_latency_ms.p99.toFixed(1)} ms`,
-      ],
-      [
-        `webhook p50 ≤ ${TARGETS.webhook_p50_ms} ms`,
-        results.webhook_latency_ms.p50 <= TARGETS.webhook_p50_ms,
-        `${results.webhook_latency_ms.p50.toFixed(1)} ms (p99 ${results.webhook_latency_ms.p99.toFixed(1)})`,
-      ],
-      [
-        `bulk of 1,000 p50 ≤ ${TARGETS.bulk_p50_ms} ms`,
-        bulk.p50_ms <= TARGETS.bulk_p50_ms,
-        `${bulk.p50_ms.toFixed(0)} ms`,
-      ],
-      [
-        `search over 100,000 p50 ≤ ${TARGETS.search_p50_ms} ms`,
-        results.scenarios.search.p50_ms <= TARGETS.search_p50_ms,
-        `${results.scenarios.search.p50_ms.toFixed(1)} ms`,
-      ],
-      [`server RSS ≤ ${TARGETS.rss_mb} MB`, results.rss_mb_max <= TARGETS.rss_mb, `${results.rss_mb_max} MB`],
-      [
-        'no failed requests under load',
-        [sentOne, sentMany, heartbeat, ping].every((s) => s.errors === 0),
-        `${sentOne.errors + sentMany.errors + heartbeat.errors + ping.errors} errors`,
-      ],
-    ];
+    const results = resultsOf(database, measured, { bulk, search, dispatchTimes, webhookTimes });
+    printTable(results);
+    const checks = checksOf(database, results);
     console.log('');
     for (const [name, ok, detail] of checks) console.log(`${ok ? 'PASS' : 'MISS'}  ${name}: ${detail}`);
     const outDir = path.join(import.meta.dirname, 'results');
@@ -362,6 +121,324 @@ async function main() {
     await server.stop();
     await receiver.close();
   }
+}
+
+/**
+ * One phone takes the load; a second, with an empty queue, receives the webhook scenario's inbound
+ * messages. Dispatch goes round the many accounts' idle phones (each paced at 10 a minute).
+ */
+async function activateAll(baseUrl: string) {
+  const email = `bench-${Date.now()}@example.test`;
+  const account = await activateBenchPhone(baseUrl, '+14155550100', email);
+  const poller = await activateBenchPhone(baseUrl, '+14155550101', email);
+  console.log(`activating ${ACCOUNTS + 100} more accounts…`);
+  const many = await activateMany(baseUrl, ACCOUNTS, 2000, 'many');
+  // Idle phones for the dispatch scenario: the send scenarios fill the others' queues.
+  const dispatchers = await activateMany(baseUrl, 100, 4000, 'dispatch');
+  return { account, poller, many, dispatchers };
+}
+
+/** The requests of the interleaved scenarios, numbered by one counter. */
+function requestsOf(account: BenchPhone, many: BenchPhone[]): Record<Scenario, NextRequest> {
+  let n = 0;
+  return {
+    ping: () => ({ headers: {}, body: '{"ping":true}' }),
+    send_one_account: () => ({
+      headers: { 'x-api-key': account.apiKey },
+      body: JSON.stringify({
+        from: account.phone,
+        to: recipient(n),
+        content: 'Benchmark message',
+        request_id: `one-${n++}`,
+      }),
+    }),
+    send_many_accounts: () => {
+      const phone = many[n % many.length]!;
+      return {
+        headers: { 'x-api-key': phone.apiKey },
+        body: JSON.stringify({
+          from: phone.phone,
+          to: recipient(n),
+          content: 'Benchmark message',
+          request_id: `many-${n++}`,
+        }),
+      };
+    },
+    heartbeat: () => {
+      const phone = many[n++ % many.length]!;
+      return {
+        headers: { 'x-api-key': phone.deviceKey },
+        body: JSON.stringify({ phone: phone.phone, status: 'online', battery: 50 + (n % 50) }),
+      };
+    },
+  };
+}
+
+/** Ping, the two sends and heartbeats in turns, after a warm-up, with the server's peak RSS. */
+async function measureInterleaved(
+  baseUrl: string,
+  pid: number | undefined,
+  account: BenchPhone,
+  many: BenchPhone[],
+): Promise<Measured> {
+  const bareUrl = `${baseUrl}/api/bench/bare`;
+  const sendUrl = `${baseUrl}/api/v1/messages`;
+  const heartbeatUrl = `${baseUrl}/api/v1/heartbeats`;
+  const requests = requestsOf(account, many);
+  console.log(`warming up (${CONNECTIONS} connections)…`);
+  await load(bareUrl, requests.ping, 3);
+  await load(sendUrl, requests.send_one_account, 3);
+  await load(sendUrl, requests.send_many_accounts, 2);
+  await load(heartbeatUrl, requests.heartbeat, 2);
+  // A database this new has no planner statistics until autovacuum's (or the embedded maintenance
+  // pass's) first ANALYZE, which may come in the middle of a scenario: until then the planner took
+  // the (account, created_at) index for the send's request_id check and read every message of the
+  // account. A database in use has them.
+  await analyze(baseUrl);
+  console.log(`measuring ${DURATION_S} s each, in turns of ${SLICE_S} s…`);
+  const measured = await peakRss(pid, () =>
+    interleaved(
+      {
+        ping: { url: bareUrl, next: requests.ping },
+        send_one_account: { url: sendUrl, next: requests.send_one_account },
+        send_many_accounts: { url: sendUrl, next: requests.send_many_accounts },
+        heartbeat: { url: heartbeatUrl, next: requests.heartbeat },
+      },
+      pid,
+    ),
+  );
+  return { ...measured.result, rssMb: measured.rssMb };
+}
+
+/** A quick look while working on the hot path: the four interleaved scenarios, nothing written. */
+function printRatios({ loads, cpu, rssMb }: Measured): void {
+  const { ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat } = loads;
+  console.table({ ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat });
+  console.table(cpu);
+  console.log(
+    `ratios: send ${(sentOne.rps / ping.rps).toFixed(2)}×, send_many ${(sentMany.rps / ping.rps).toFixed(2)}×, heartbeat ${(heartbeat.rps / ping.rps).toFixed(2)}×; peak RSS ${rssMb} MB`,
+  );
+}
+
+/** Bulk of 1,000: latency per call. */
+async function measureBulk(
+  baseUrl: string,
+  keyHeader: KeyHeader,
+  account: BenchPhone,
+  recipients: string[],
+): Promise<Load> {
+  const bulkTimes: number[] = [];
+  const bulkStarted = performance.now();
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    const res = await post(`${baseUrl}/api/v1/bulk-messages`, keyHeader, {
+      from: account.phone,
+      recipients,
+      content: `Bulk ${i}`,
+    });
+    if (res.status !== 201) throw new Error(`bulk answered ${res.status}: ${await res.text()}`);
+    bulkTimes.push(performance.now() - started);
+  }
+  return summary(bulkTimes, (performance.now() - bulkStarted) / 1000);
+}
+
+/** Dispatch: the poller long-polls; a send arrives; time from the send's 201 to the claim's answer. */
+async function measureDispatch(baseUrl: string, dispatchers: BenchPhone[]): Promise<number[]> {
+  console.log('dispatch: 200 sends to a long-polling phone…');
+  const dispatchTimes: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const phone = dispatchers[i % dispatchers.length] as BenchPhone;
+    const claimStarted = performance.now();
+    const claim = post(`${baseUrl}/api/v1/device/outbox/claim?wait=10`, { 'x-api-key': phone.deviceKey }, { limit: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 20)); // let the claim start waiting
+    const sent = await post(
+      `${baseUrl}/api/v1/messages`,
+      { 'x-api-key': phone.apiKey },
+      {
+        from: phone.phone,
+        to: '+14155550123',
+        content: `poll ${i}`,
+      },
+    );
+    const answered = performance.now();
+    if (sent.status !== 201) throw new Error(`send answered ${sent.status}: ${await sent.text()}`);
+    const claimRes = await claim;
+    const claimed = (await claimRes.json()) as { data: unknown[] };
+    if (claimed.data?.length !== 1) {
+      throw new Error(
+        `claim ${i} (${phone.phone}) answered ${claimRes.status} after ${(performance.now() - claimStarted).toFixed(0)} ms: ${JSON.stringify(claimed).slice(0, 200)}`,
+      );
+    }
+    dispatchTimes.push(performance.now() - answered);
+  }
+  return dispatchTimes;
+}
+
+/** Webhook: an inbound report → the signed delivery arriving at the local receiver. */
+async function measureWebhook(
+  baseUrl: string,
+  keyHeader: KeyHeader,
+  receiver: Receiver,
+  poller: BenchPhone,
+): Promise<number[]> {
+  console.log('webhook: 50 inbound reports to a signed delivery…');
+  const hook = await post(`${baseUrl}/api/v1/webhooks`, keyHeader, {
+    url: receiver.url('/bench'),
+    events: ['message.received'],
+  });
+  if (hook.status !== 201) throw new Error(`webhook answered ${hook.status}: ${await hook.text()}`);
+  const webhookTimes: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const marker = `inbound-${i}-${Date.now()}`;
+    const started = performance.now();
+    const res = await post(
+      `${baseUrl}/api/v1/device/messages/received`,
+      { 'x-api-key': poller.deviceKey },
+      {
+        from: '+14155550199',
+        content: marker,
+      },
+    );
+    if (res.status !== 201) throw new Error(`inbound answered ${res.status}`);
+    const deadline = Date.now() + 10_000;
+    while (!receiver.hits.some((hit) => hit.body.includes(marker))) {
+      if (Date.now() > deadline) throw new Error(`webhook ${i} did not arrive in 10 s`);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    webhookTimes.push(performance.now() - started);
+  }
+  return webhookTimes;
+}
+
+/** Search over 100,000 messages of one account: 100 bulks of 1,000, one word in a tenth of them. */
+async function measureSearch(
+  baseUrl: string,
+  keyHeader: KeyHeader,
+  account: BenchPhone,
+  recipients: string[],
+): Promise<Load> {
+  console.log('writing 100,000 messages for the search scenario…');
+  for (let k = 0; k < 100; k++) {
+    const res = await post(`${baseUrl}/api/v1/bulk-messages`, keyHeader, {
+      from: account.phone,
+      recipients,
+      content: `Search corpus ${k} ${k % 10 === 0 ? 'needle' : 'haystack'}`,
+    });
+    if (res.status !== 201) throw new Error(`search corpus bulk answered ${res.status}: ${await res.text()}`);
+  }
+  // Rows written in seconds leave the planner's statistics stale until autovacuum's next ANALYZE.
+  await analyze(baseUrl);
+  const searchTimes: number[] = [];
+  const searchStarted = performance.now();
+  for (let i = 0; i < 100; i++) {
+    const q = i % 2 === 0 ? 'needle' : '+14155550';
+    const started = performance.now();
+    const res = await fetch(`${baseUrl}/api/v1/messages?q=${encodeURIComponent(q)}&limit=20`, { headers: keyHeader });
+    if (res.status !== 200) throw new Error(`search answered ${res.status}`);
+    await res.arrayBuffer();
+    searchTimes.push(performance.now() - started);
+  }
+  return summary(searchTimes, (performance.now() - searchStarted) / 1000);
+}
+
+/** The run as written to bench/results/latest.json. */
+function resultsOf(
+  database: 'postgres' | 'pglite',
+  { loads, cpu, rssMb }: Measured,
+  rest: { bulk: Load; search: Load; dispatchTimes: number[]; webhookTimes: number[] },
+) {
+  const { ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat } = loads;
+  return {
+    at: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model ?? 'unknown',
+      memory_gb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    database,
+    connections: CONNECTIONS,
+    duration_s: DURATION_S,
+    scenarios: {
+      ping,
+      send_one_account: sentOne,
+      send_many_accounts: sentMany,
+      heartbeat,
+      bulk: rest.bulk,
+      search: rest.search,
+    },
+    ratios: {
+      send_vs_ping: sentOne.rps / ping.rps,
+      send_many_vs_ping: sentMany.rps / ping.rps,
+      heartbeat_vs_ping: heartbeat.rps / ping.rps,
+    },
+    dispatch_latency_ms: { p50: percentile(rest.dispatchTimes, 50), p99: percentile(rest.dispatchTimes, 99) },
+    webhook_latency_ms: { p50: percentile(rest.webhookTimes, 50), p99: percentile(rest.webhookTimes, 99) },
+    rss_mb_max: Math.round(rssMb),
+    cpu_us_per_request: cpu,
+  };
+}
+
+type Results = ReturnType<typeof resultsOf>;
+
+function printTable(results: Results): void {
+  console.log(
+    `\nSimgate benchmark (${results.database}, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION_S} s, ${results.machine.cpus} cores)`,
+  );
+  console.log('scenario              req/s     p50 ms   p99 ms   errors   main µs/req   PG µs/req');
+  const cpu: Record<string, { server_main_us: number; postgres_us: number }> = results.cpu_us_per_request;
+  for (const [name, s] of Object.entries(results.scenarios)) {
+    const used = cpu[name];
+    const cpuColumns = used
+      ? `${String(used.server_main_us).padStart(13)} ${String(used.postgres_us).padStart(11)}`
+      : '';
+    console.log(
+      `${name.padEnd(20)} ${s.rps.toFixed(0).padStart(7)} ${s.p50_ms.toFixed(1).padStart(9)} ${s.p99_ms.toFixed(1).padStart(8)} ${String(s.errors).padStart(8)}${cpuColumns}`,
+    );
+  }
+}
+
+/** Each target of TARGETS: its name, whether the run met it, and the figure. */
+function checksOf(database: 'postgres' | 'pglite', results: Results): Array<[string, boolean, string]> {
+  const { ping, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat, bulk } = results.scenarios;
+  const ratioTargets: Record<string, number> = TARGETS[database];
+  return [
+    ...Object.entries(ratioTargets).map(([name, target]): [string, boolean, string] => {
+      const value = results.ratios[name as keyof typeof results.ratios];
+      return [`${name} ≥ ${target}`, value >= target, `${value.toFixed(2)}×`];
+    }),
+    [
+      `dispatch p50 ≤ ${TARGETS.dispatch_p50_ms} ms`,
+      results.dispatch_latency_ms.p50 <= TARGETS.dispatch_p50_ms,
+      `${results.dispatch_latency_ms.p50.toFixed(1)} ms`,
+    ],
+    [
+      `dispatch p99 ≤ ${TARGETS.dispatch_p99_ms} ms`,
+      results.dispatch_latency_ms.p99 <= TARGETS.dispatch_p99_ms,
+      `${results.dispatch_latency_ms.p99.toFixed(1)} ms`,
+    ],
+    [
+      `webhook p50 ≤ ${TARGETS.webhook_p50_ms} ms`,
+      results.webhook_latency_ms.p50 <= TARGETS.webhook_p50_ms,
+      `${results.webhook_latency_ms.p50.toFixed(1)} ms (p99 ${results.webhook_latency_ms.p99.toFixed(1)})`,
+    ],
+    [
+      `bulk of 1,000 p50 ≤ ${TARGETS.bulk_p50_ms} ms`,
+      bulk.p50_ms <= TARGETS.bulk_p50_ms,
+      `${bulk.p50_ms.toFixed(0)} ms`,
+    ],
+    [
+      `search over 100,000 p50 ≤ ${TARGETS.search_p50_ms} ms`,
+      results.scenarios.search.p50_ms <= TARGETS.search_p50_ms,
+      `${results.scenarios.search.p50_ms.toFixed(1)} ms`,
+    ],
+    [`server RSS ≤ ${TARGETS.rss_mb} MB`, results.rss_mb_max <= TARGETS.rss_mb, `${results.rss_mb_max} MB`],
+    [
+      'no failed requests under load',
+      [sentOne, sentMany, heartbeat, ping].every((s) => s.errors === 0),
+      `${sentOne.errors + sentMany.errors + heartbeat.errors + ping.errors} errors`,
+    ],
+  ];
 }
 
 await main();

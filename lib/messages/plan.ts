@@ -62,6 +62,31 @@ export async function planOutbound(
   input: OutboundPlanInput,
   options: { lock?: boolean } = {},
 ): Promise<OutboundPlan> {
+  const sender = await checkedSender(executor, accountId, input, options);
+  const { rendered, rejected } = renderRecipients(input.content, input.recipients);
+  const groupId = sender ? sender.groupId : (input.fromGroup as number);
+  const sendable = await screenRecipients(executor, accountId, groupId, rendered, rejected);
+  rejected.sort((a, b) => a.index - b.index);
+  if (sender) {
+    const phone = { id: sender.id, phone: sender.phone };
+    return {
+      groupId: sender.groupId,
+      senderPhoneId: sender.id,
+      planned: sendable.map((m) => ({ ...m, phone })),
+      rejected,
+    };
+  }
+  const planned = await assignGroupPhones(executor, accountId, groupId, sendable, input, options);
+  return { groupId, senderPhoneId: null, planned, rejected };
+}
+
+/** The sending phone of a send `from` a phone (403 if not the account's), its SIM slot checked; undefined through a group. */
+async function checkedSender(
+  executor: Executor,
+  accountId: string,
+  input: OutboundPlanInput,
+  options: { lock?: boolean },
+): Promise<Awaited<ReturnType<typeof findSenderPhone>> | undefined> {
   if ((input.from === undefined) === (input.fromGroup === undefined)) {
     throw validationError('from', 'give exactly one of from and from_group');
   }
@@ -69,18 +94,24 @@ export async function planOutbound(
   if (sender && input.sim !== undefined && !(await phoneHasSim(executor, sender.id, input.sim))) {
     throw validationError('sim', `phone ${sender.phone} has reported no SIM in slot ${input.sim}`);
   }
-  const { rendered, rejected } = renderRecipients(input.content, input.recipients);
+  return sender;
+}
+
+/** The rendered recipients that may be sent to; those who opted out or are outside the allowed countries go to `rejected`. */
+async function screenRecipients(
+  executor: Executor,
+  accountId: string,
+  groupId: number,
+  rendered: Array<Omit<PlannedMessage, 'phone'>>,
+  rejected: RejectedRecipient[],
+): Promise<Array<Omit<PlannedMessage, 'phone'>>> {
   const optedOut = await optedOutAmong(
     executor,
     accountId,
     rendered.map((message) => message.to),
   );
-  const { allowed_countries: allowed } = await effectiveSending(
-    executor,
-    accountId,
-    sender ? sender.groupId : (input.fromGroup as number),
-  );
-  const sendable = rendered.filter((message) => {
+  const { allowed_countries: allowed } = await effectiveSending(executor, accountId, groupId);
+  return rendered.filter((message) => {
     if (optedOut.has(message.to)) {
       rejected.push({
         index: message.index,
@@ -102,17 +133,17 @@ export async function planOutbound(
     }
     return true;
   });
-  rejected.sort((a, b) => a.index - b.index);
-  if (sender) {
-    const phone = { id: sender.id, phone: sender.phone };
-    return {
-      groupId: sender.groupId,
-      senderPhoneId: sender.id,
-      planned: sendable.map((m) => ({ ...m, phone })),
-      rejected,
-    };
-  }
-  const groupId = input.fromGroup as number;
+}
+
+/** Each sendable recipient with the phone of group `groupId` chosen for it. */
+async function assignGroupPhones(
+  executor: Executor,
+  accountId: string,
+  groupId: number,
+  sendable: Array<Omit<PlannedMessage, 'phone'>>,
+  input: OutboundPlanInput,
+  options: { lock?: boolean },
+): Promise<PlannedMessage[]> {
   const chosen =
     sendable.length === 0
       ? new Map()
@@ -123,12 +154,11 @@ export async function planOutbound(
           requireOnline: input.requireOnline,
           lock: options.lock,
         });
-  const planned = sendable.map((message) => {
+  return sendable.map((message) => {
     const phone = chosen.get(message.to);
     if (!phone) throw new Error('planOutbound: recipient without a phone');
     return { ...message, phone: { id: phone.id, phone: phone.phone } };
   });
-  return { groupId, senderPhoneId: null, planned, rejected };
 }
 
 /**

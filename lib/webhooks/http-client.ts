@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -89,16 +90,9 @@ export function postWebhook(
     refused: error instanceof BlockedAddressError,
   });
 
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch (error) {
-    return Promise.resolve(failed(error));
-  }
-  if (url.protocol !== 'https:') return Promise.resolve(failed(new Error('webhook URLs must use https')));
-  const host = hostOf(url);
-  const literalReason = !policy.allowPrivateNetworks && net.isIP(host) ? blockedReason(host) : undefined;
-  if (literalReason) return Promise.resolve(failed(new BlockedAddressError(host, literalReason)));
+  const checked = checkTarget(target, policy);
+  if ('error' in checked) return Promise.resolve(failed(checked.error));
+  const { url, host } = checked;
 
   return new Promise((resolve) => {
     let settled = false;
@@ -108,76 +102,109 @@ export function postWebhook(
       clearTimeout(deadline);
       resolve(outcome);
     };
-    // `secureContext` reaches tls.connect, which takes it; Node's https types omit it.
-    const options: https.RequestOptions & Pick<tls.ConnectionOptions, 'secureContext'> = {
-      method: 'POST',
-      host,
-      port: url.port || 443,
-      path: `${url.pathname}${url.search}`,
-      headers: {
-        ...headers,
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(body)),
-        'user-agent': 'Simgate-Webhooks/1.0',
-      },
-      agent: false,
-      secureContext: trustedContext(),
-      rejectUnauthorized: true,
-      ...(policy.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
-    };
-    const req = https.request(options);
+    const req = https.request(requestOptions(url, host, body, headers, policy));
     const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${timeoutMs / 1000} s`)), timeoutMs);
     deadline.unref();
 
-    if (!policy.allowPrivateNetworks) {
-      // Belt and braces: the peer actually connected to must be public too.
-      req.on('socket', (socket) => {
-        socket.once('connect', () => {
-          const address = socket.remoteAddress ?? '';
-          const reason = blockedReason(address);
-          if (reason) req.destroy(new BlockedAddressError(address, reason));
-        });
-      });
-    }
+    if (!policy.allowPrivateNetworks) refusePrivatePeer(req);
 
     req.on('error', (error) => finish(failed(error)));
-    req.on('response', (res) => {
-      const latencyMs = elapsed();
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = () => {
-        const retryAfter = res.headers['retry-after'];
-        const read = Buffer.concat(chunks);
-        finish({
-          statusCode: res.statusCode ?? null,
-          latencyMs,
-          error: null,
-          responseBody: storable(read.subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')),
-          ...(readLimit > RESPONSE_BODY_LIMIT
-            ? {
-                contentType: res.headers['content-type'] ?? null,
-                fullBody: read.subarray(0, readLimit).toString('utf8'),
-                truncated: size > readLimit,
-              }
-            : {}),
-          retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
-          refused: false,
-        });
-      };
-      res.on('data', (chunk: Buffer) => {
-        if (size > readLimit) return;
-        chunks.push(chunk);
-        size += chunk.byteLength;
-        // The rest of the answer is of no interest: stop reading.
-        if (size > readLimit) {
-          done();
-          res.destroy();
-        }
-      });
-      res.on('end', done);
-      res.on('close', done);
-      res.on('error', done);
-    });
+    req.on('response', (res) => readAnswer(res, elapsed(), readLimit, finish));
     req.end(body);
   });
+}
+
+/** The target's URL and host, or why it is not posted to: not a URL, not HTTPS, a refused literal address. */
+function checkTarget(target: string, policy: NetworkPolicy): { url: URL; host: string } | { error: unknown } {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch (error) {
+    return { error };
+  }
+  if (url.protocol !== 'https:') return { error: new Error('webhook URLs must use https') };
+  const host = hostOf(url);
+  const literalReason = !policy.allowPrivateNetworks && net.isIP(host) ? blockedReason(host) : undefined;
+  if (literalReason) return { error: new BlockedAddressError(host, literalReason) };
+  return { url, host };
+}
+
+function requestOptions(
+  url: URL,
+  host: string,
+  body: string,
+  headers: Record<string, string>,
+  policy: NetworkPolicy,
+): https.RequestOptions & Pick<tls.ConnectionOptions, 'secureContext'> {
+  // `secureContext` reaches tls.connect, which takes it; Node's https types omit it.
+  return {
+    method: 'POST',
+    host,
+    port: url.port || 443,
+    path: `${url.pathname}${url.search}`,
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'user-agent': 'Simgate-Webhooks/1.0',
+    },
+    agent: false,
+    secureContext: trustedContext(),
+    rejectUnauthorized: true,
+    ...(policy.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
+  };
+}
+
+/** Belt and braces: the peer actually connected to must be public too. */
+function refusePrivatePeer(req: ClientRequest): void {
+  req.on('socket', (socket) => {
+    socket.once('connect', () => {
+      const address = socket.remoteAddress ?? '';
+      const reason = blockedReason(address);
+      if (reason) req.destroy(new BlockedAddressError(address, reason));
+    });
+  });
+}
+
+/** Reads the answer up to `readLimit` and finishes with it; the rest of a longer answer is not read. */
+function readAnswer(
+  res: IncomingMessage,
+  latencyMs: number,
+  readLimit: number,
+  finish: (outcome: PostOutcome) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const done = () => {
+    const retryAfter = res.headers['retry-after'];
+    const read = Buffer.concat(chunks);
+    finish({
+      statusCode: res.statusCode ?? null,
+      latencyMs,
+      error: null,
+      responseBody: storable(read.subarray(0, RESPONSE_BODY_LIMIT).toString('utf8')),
+      ...(readLimit > RESPONSE_BODY_LIMIT
+        ? {
+            contentType: res.headers['content-type'] ?? null,
+            fullBody: read.subarray(0, readLimit).toString('utf8'),
+            truncated: size > readLimit,
+          }
+        : {}),
+      retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+      refused: false,
+    });
+  };
+  res.on('data', (chunk: Buffer) => {
+    if (size > readLimit) return;
+    chunks.push(chunk);
+    size += chunk.byteLength;
+    // The rest of the answer is of no interest: stop reading.
+    if (size > readLimit) {
+      done();
+      res.destroy();
+    }
+  });
+  res.on('end', done);
+  res.on('close', done);
+  res.on('error', done);
 }

@@ -1,28 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Executor, queryRows } from '@/db';
-import {
-  messageStatusHistory,
-  messages,
-  phoneGroups,
-  phones,
-  type SmsgateRecipient,
-  smsgateMessages,
-} from '@/db/schema';
+import type { Executor } from '@/db';
+import type { SmsgateRecipient } from '@/db/schema';
 import { withTransaction } from '@/lib/db';
 import { DomainError, notFound, validationError } from '@/lib/errors';
 import { sendBulk } from '@/lib/messages/bulk';
+import { bulkSender, phoneOfMessage, statusesOf } from '@/lib/messages/bulk-status';
 import { cancelBulk } from '@/lib/messages/cancel';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
 import { iso } from '@/lib/wire';
-import {
-  HIGH_PRIORITY_FROM,
-  type ListMessagesQuery,
-  type MessageStateWire,
-  type ProcessingState,
-  type SendMessageBody,
-} from './schemas';
-import { aggregateStateSql, STATE_OF, stateOfHistory, stateSql } from './states';
+import { HIGH_PRIORITY_FROM, type ListMessagesQuery, type MessageStateWire, type SendMessageBody } from './schemas';
+import { STATE_OF, stateOfHistory } from './states';
+import { claimExtId, findByExtId, recordBulk, type StoredMessage, selectStates } from './store';
 
 /**
  * SMSGate's messages over Simgate's: one SMSGate message is a bulk of one Simgate message per
@@ -30,73 +18,14 @@ import { aggregateStateSql, STATE_OF, stateOfHistory, stateSql } from './states'
  * smsgate_messages row that holds the integrator's id and the recipients in their order.
  */
 
-type Row = {
-  id: string;
-  ext_id: string;
-  bulk_id: string | null;
-  phone_id: string | null;
-  recipients: SmsgateRecipient[];
-  created_at: string | Date;
-  state: ProcessingState;
-  total: number;
-};
-
-/** The account's SMSGate messages with their aggregated state, filtered, sorted and paged; `total` before paging. */
-async function selectStates(
-  executor: Executor,
-  accountId: string,
-  filter: Partial<ListMessagesQuery> & { extId?: string },
-): Promise<Row[]> {
-  const st = sql.raw('st');
-  const conditions = [
-    sql`s.account_id = ${accountId}::uuid`,
-    filter.extId !== undefined ? sql`s.ext_id = ${filter.extId}::text` : undefined,
-    filter.from ? sql`s.created_at >= ${filter.from}::timestamptz` : undefined,
-    filter.to ? sql`s.created_at < ${filter.to}::timestamptz` : undefined,
-    filter.deviceId ? sql`s.phone_id::text = ${filter.deviceId}::text` : undefined,
-  ].filter((condition) => condition !== undefined);
-  return queryRows<Row>(
-    executor,
-    sql`
-      with listed as (
-        select s.id, s.ext_id, s.bulk_id, s.phone_id, s.recipients, s.created_at,
-          (select ${aggregateStateSql(st)} from (
-             select ${stateSql(sql`m.status`)} as st from messages m where m.bulk_id = s.bulk_id
-             union all
-             select 'Failed' from jsonb_array_elements(s.recipients) r where r->>'message_id' is null
-           ) recipient_states) as state
-        from smsgate_messages s
-        where ${sql.join(conditions, sql` and `)}
-      )
-      select *, count(*) over ()::int as total from listed
-      where ${filter.state ? sql`state = ${filter.state}::text` : sql`true`}
-      order by created_at ${filter.sort === 'created_at' ? sql`asc` : sql`desc`}, id
-      limit ${filter.limit ?? 1} offset ${filter.offset ?? 0}
-    `,
-  );
-}
-
 /** The SMSGate view of listed rows: recipients' states and the times the message entered each state. */
-async function present(executor: Executor, rows: Row[], includeContent: boolean): Promise<MessageStateWire[]> {
+async function present(
+  executor: Executor,
+  rows: StoredMessage[],
+  includeContent: boolean,
+): Promise<MessageStateWire[]> {
   const ids = rows.flatMap((row) => row.recipients.flatMap((r) => (r.message_id ? [r.message_id] : [])));
-  const sent =
-    ids.length === 0
-      ? []
-      : await executor
-          .select({ id: messages.id, status: messages.status, error: messages.error, content: messages.content })
-          .from(messages)
-          .where(inArray(messages.id, ids));
-  const history =
-    ids.length === 0
-      ? []
-      : await executor
-          .select({
-            messageId: messageStatusHistory.messageId,
-            status: messageStatusHistory.status,
-            at: messageStatusHistory.at,
-          })
-          .from(messageStatusHistory)
-          .where(inArray(messageStatusHistory.messageId, ids));
+  const { current: sent, history } = await statusesOf(executor, ids);
   const byId = new Map(sent.map((message) => [message.id, message]));
   return rows.map((row) => {
     const own = new Set(row.recipients.map((r) => r.message_id));
@@ -158,20 +87,9 @@ export async function listSmsgateMessages(
 
 /** The phone named by `deviceId`, or the account's default group to choose one. */
 async function senderOf(executor: Executor, accountId: string, deviceId: string | null | undefined) {
-  if (deviceId) {
-    const [phone] = await executor
-      .select({ phone: phones.phone })
-      .from(phones)
-      .where(and(eq(phones.accountId, accountId), sql`${phones.id}::text = ${deviceId}::text`));
-    if (!phone) throw validationError('deviceId', 'no device with this id');
-    return { from: phone.phone };
-  }
-  const [group] = await executor
-    .select({ id: phoneGroups.id })
-    .from(phoneGroups)
-    .where(and(eq(phoneGroups.accountId, accountId), sql`${phoneGroups.isDefault}`));
-  if (!group) throw new Error(`account ${accountId} has no default group`);
-  return { fromGroup: group.id };
+  const sender = await bulkSender(executor, accountId, deviceId);
+  if (!sender) throw validationError('deviceId', 'no device with this id');
+  return sender;
 }
 
 /**
@@ -194,12 +112,8 @@ export async function sendSmsgateMessage(
     throw validationError('validUntil', 'must be at least a minute after sending');
   const sender = await senderOf(executor, accountId, body.deviceId);
   return withTransaction(executor, async (tx) => {
-    const [claimed] = await tx
-      .insert(smsgateMessages)
-      .values({ accountId, extId, recipients: [] })
-      .onConflictDoNothing()
-      .returning({ id: smsgateMessages.id });
-    if (!claimed) {
+    const claimed = await claimExtId(tx, accountId, extId);
+    if (claimed === undefined) {
       throw new DomainError('DUPLICATE_REQUEST', `A message with id "${extId}" already exists.`, {
         extra: { id: extId },
       });
@@ -221,14 +135,8 @@ export async function sendSmsgateMessage(
         ? { phone_number: number, message_id: null, error }
         : { phone_number: number, message_id: sentIds.shift() ?? null, error: null };
     });
-    const [firstMessage] = await tx
-      .select({ phoneId: messages.phoneId })
-      .from(messages)
-      .where(eq(messages.id, bulk.message_ids[0] as string));
-    await tx
-      .update(smsgateMessages)
-      .set({ bulkId: bulk.id, phoneId: firstMessage?.phoneId ?? null, recipients })
-      .where(eq(smsgateMessages.id, claimed.id));
+    const phoneId = await phoneOfMessage(tx, bulk.message_ids[0] as string);
+    await recordBulk(tx, claimed, { bulkId: bulk.id, phoneId, recipients });
     return stateOf(tx, accountId, extId);
   });
 }
@@ -240,10 +148,7 @@ export async function cancelSmsgateMessage(
   extId: string,
 ): Promise<MessageStateWire> {
   return withTransaction(executor, async (tx) => {
-    const [row] = await tx
-      .select({ bulkId: smsgateMessages.bulkId })
-      .from(smsgateMessages)
-      .where(and(eq(smsgateMessages.accountId, accountId), eq(smsgateMessages.extId, extId)));
+    const row = await findByExtId(tx, accountId, extId);
     if (!row) throw notFound('Message');
     const current = await stateOf(tx, accountId, extId);
     if (current.state !== 'Pending' || !row.bulkId) {
