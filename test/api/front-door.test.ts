@@ -7,7 +7,7 @@ import { GET as health } from '@/app/api/health/route';
 import * as unknownAppPath from '@/app/api/mobile/v1/[...unknown]/route';
 import * as unknownPath from '@/app/api/v1/[...unknown]/route';
 import { apiSecurityHeaders, guardedByRoute, leftByProxy } from '@/lib/http/front-door';
-import { PEER_HEADER, PEER_TOKEN_ENV, SECURED_BY_HOST } from '@/lib/http/host';
+import { PEER_HEADER, PEER_TOKEN_ENV, SECURED_BY_HOST } from '@/lib/http/host-policy';
 import type { RouteHandler } from '@/lib/http/route';
 import { HTTP_METHODS } from '@/lib/openapi/document';
 import nextConfig from '@/next.config';

@@ -9,11 +9,11 @@ import {
   type SmsgateRecipient,
   smsgateMessages,
 } from '@/db/schema';
-import { withTransaction } from '@/lib/db';
 import { DomainError, notFound, validationError } from '@/lib/errors';
 import { sendBulk } from '@/lib/messages/bulk';
 import { cancelBulk } from '@/lib/messages/cancel';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 import {
   HIGH_PRIORITY_FROM,
