@@ -8,6 +8,16 @@ const nextConfig: NextConfig = {
   // The browser tests build into their own folder, so they never race a developer's build.
   distDir: process.env.NEXT_DIST_DIR || '.next',
   typescript: { ignoreBuildErrors: true }, // `npm run typecheck` is the one type gate (npm test runs it)
+  // SMSGate's clients call the integrator API at /3rdparty/v1 as well as at /api/3rdparty/v1: one
+  // handler serves both. The handler sees the path the client asked for (its Location headers and
+  // 404s name it), and route() guards both paths (lib/http/front-door.ts), which proxy.ts leaves out.
+  async rewrites() {
+    return {
+      beforeFiles: [{ source: '/3rdparty/v1/:path+', destination: '/api/3rdparty/v1/:path+' }],
+      afterFiles: [],
+      fallback: [],
+    };
+  },
 };
 
 export default nextConfig;

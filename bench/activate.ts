@@ -1,5 +1,5 @@
-import { activateDevice } from '../lib/device-sim/activate';
-import { DeviceClient } from '../lib/device-sim/client';
+import { activateDevice } from '../tools/device-sim/activate';
+import { DeviceClient } from '../tools/device-sim/client';
 
 export type BenchPhone = { apiKey: string; deviceKey: string; phone: string; phoneId: string };
 

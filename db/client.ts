@@ -176,7 +176,7 @@ export function preparingEveryQuery(client: postgres.Sql): postgres.Sql {
 
 /**
  * How long a statement on the pipelined connections may wait for a lock before it gives up (and
- * `batchedOnPipeline` in lib/db.ts has its items run alone on the pool): the bound on how long it
+ * `batchedOnPipeline` in lib/transactions.ts has its items run alone on the pool): the bound on how long it
  * holds up the batches queued behind it on its connection.
  */
 export const PIPELINE_LOCK_TIMEOUT_MS = 50;
@@ -188,7 +188,7 @@ const PIPELINE = Symbol.for('simgate.db.pipeline');
 
 /**
  * `max` pooled connections, plus `pipeline` connections for the hot requests (a send, a steady
- * heartbeat), which go there in batches (lib/db.ts `batchedOnPipeline`): a batch pays one socket
+ * heartbeat), which go there in batches (lib/transactions.ts `batchedOnPipeline`): a batch pays one socket
  * write, one backend wake-up and one commit where each request on the pool pays its own. A batch
  * that waits on a lock holds up those behind it on its connection, so these connections wait
  * PIPELINE_LOCK_TIMEOUT_MS at most.

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { DeviceClient } from '../lib/device-sim/client';
+import { DeviceClient } from '../tools/device-sim/client';
 import { activatePhone, checkPage as check, navigate, signIn, uniqueNumber } from './helpers';
 
 test('automation: a keyword rule made in the dashboard, tried in the box, answers a message the simulator receives', async ({

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { DeviceClient } from '../lib/device-sim/client';
-import { runDevice } from '../lib/device-sim/run';
+import { DeviceClient } from '../tools/device-sim/client';
+import { runDevice } from '../tools/device-sim/run';
 import { activatePhone, checkPage as check, navigate, signIn } from './helpers';
 
 test('bulk send: a CSV of 50 with 2 invalid rows is previewed with its cost, sent, and delivered', async ({

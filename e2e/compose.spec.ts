@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { DeviceClient } from '../lib/device-sim/client';
-import { runDevice } from '../lib/device-sim/run';
+import { DeviceClient } from '../tools/device-sim/client';
+import { runDevice } from '../tools/device-sim/run';
 import { activatePhone, checkPage, navigate, signIn, uniqueNumber } from './helpers';
 
 test('compose: From offers the online phone first, counts segments and credits as you type, and the message is seen reaching delivered', async ({

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { DeviceClient } from '../lib/device-sim/client';
+import { DeviceClient } from '../tools/device-sim/client';
 import { activatePhone, checkPage as check, navigate, signIn, uniqueNumber } from './helpers';
 
 test('messages: filtered by phone and day, and read as conversations with each counterpart', async ({

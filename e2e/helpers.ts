@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
-import { activateDevice } from '../lib/device-sim/activate';
-import { DeviceClient } from '../lib/device-sim/client';
+import { activateDevice } from '../tools/device-sim/activate';
+import { DeviceClient } from '../tools/device-sim/client';
 
 let counter = 0;
 

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { DeviceClient } from '../lib/device-sim/client';
+import { DeviceClient } from '../tools/device-sim/client';
 import { activatePhone, checkPage as check, navigate, signIn, uniqueNumber } from './helpers';
 
 test('opt-outs: a STOP texted to a phone shows up, sends to it are refused, and a number is added and removed by hand', async ({

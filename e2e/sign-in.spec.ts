@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { DeviceClient } from '../lib/device-sim/client';
+import { DeviceClient } from '../tools/device-sim/client';
 import { activatePhone, checkPage, codeFor, navigate, signIn } from './helpers';
 
 test('sign-in: the dashboard asks for it, a wrong code is refused, the emailed code signs in, sign-out ends it', async ({

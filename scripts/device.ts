@@ -8,12 +8,12 @@
  *   npm run device -- inject --protocol smsgate --phone +14155550100 --from +14155550123 --text "Hello"
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { activateDevice } from '@/lib/device-sim/activate';
-import { DeviceClient } from '@/lib/device-sim/client';
-import { runDevice } from '@/lib/device-sim/run';
-import { type SimCardInfo, SmsGateClient } from '@/lib/device-sim/smsgate-client';
-import { inject, runSmsGateApp } from '@/lib/device-sim/smsgate-run';
-import { defaultStatePath, findState, loadState, saveState } from '@/lib/device-sim/state';
+import { activateDevice } from '@/tools/device-sim/activate';
+import { DeviceClient } from '@/tools/device-sim/client';
+import { runDevice } from '@/tools/device-sim/run';
+import { type SimCardInfo, SmsGateClient } from '@/tools/device-sim/smsgate-client';
+import { inject, runSmsGateApp } from '@/tools/device-sim/smsgate-run';
+import { defaultStatePath, findState, loadState, saveState } from '@/tools/device-sim/state';
 
 const say = (line: string) => console.log(`[device] ${line}`);
 

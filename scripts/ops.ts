@@ -4,11 +4,11 @@ import { Command } from 'commander';
 import { closeDatabase, type Database, getDatabase, locateDatabase } from '@/db';
 import { assertConfig, config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
+import { setPlan } from '@/lib/ops/account-plan';
 import { listAccounts, showAccount } from '@/lib/ops/accounts';
 import { revokeDevice } from '@/lib/ops/devices';
 import { formatAccount, formatAccounts } from '@/lib/ops/format';
 import { grantCredits } from '@/lib/ops/grant';
-import { setPlan } from '@/lib/ops/plan';
 
 const program = new Command('ops')
   .description('Simgate operator commands')

@@ -28,7 +28,7 @@ const token = randomBytes(24).toString('hex');
 process.env.SIMGATE_PEER_TOKEN = token;
 process.env.NODE_ENV = 'production';
 
-// The app's shutdown (lib/server/host.ts): this process owns the signals, so the app must not
+// The app's shutdown (lib/server/lifecycle.ts): this process owns the signals, so the app must not
 // exit on them itself; its signal ends long-polls and event streams, its `stop` closes the rest.
 globalThis.__simgateLifecycle ??= { controller: new AbortController() };
 const lifecycle = globalThis.__simgateLifecycle;
@@ -61,7 +61,7 @@ let stopping = false;
 let onDrained = () => {};
 
 // In flight: every answer not yet closed, and every route handler still running (counted by the
-// app, lib/server/host.ts): a client that hangs up closes its answer at once, while the handler
+// app, lib/server/lifecycle.ts): a client that hangs up closes its answer at once, while the handler
 // may still be in the database, which the shutdown closes last.
 const drained = () => inFlight.size === 0 && !(lifecycle.running > 0);
 const whenDrained = () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateDevice } from '@/lib/device-sim/activate';
-import { DeviceClient } from '@/lib/device-sim/client';
 import { STREAM_CAP_RETRY_AFTER_S } from '@/lib/devices/sessions';
+import { activateDevice } from '@/tools/device-sim/activate';
+import { DeviceClient } from '@/tools/device-sim/client';
 import { built, type Running, startServer } from './start-server';
 
 /**

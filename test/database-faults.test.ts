@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateDevice } from '@/lib/device-sim/activate';
-import { DeviceClient } from '@/lib/device-sim/client';
+import { activateDevice } from '@/tools/device-sim/activate';
+import { DeviceClient } from '@/tools/device-sim/client';
 import { canRunCluster, createPgCluster, type PgCluster } from './fixtures/pg-cluster';
 import { until } from './poll';
 import { built, type Running, startServer } from './start-server';

@@ -3,7 +3,7 @@ import { getTableConfig, type PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '@/db';
 import * as schema from '@/db/schema';
-import { sqlState } from '@/lib/db';
+import { sqlState } from '@/lib/transactions';
 import { withTestDatabase } from './setup-db';
 
 const { db } = withTestDatabase();

@@ -3,7 +3,7 @@ import { beforeAll, vi } from 'vitest';
 import type { Database } from '@/db';
 import { accounts, apiKeys, devices, type PlanName, phoneGroups, phones } from '@/db/schema';
 import { findOrCreateAccount } from '@/lib/accounts/find-or-create';
-import { clearKeyCache } from '@/lib/auth/authenticate';
+import { clearKeyCache } from '@/lib/auth/key-lookup';
 import { generateKey } from '@/lib/auth/keys';
 import { listDevInbox } from '@/lib/dev-inbox/store';
 

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateDevice } from '@/lib/device-sim/activate';
-import { DeviceClient } from '@/lib/device-sim/client';
 import { RECONNECT_AFTER_SHUTDOWN_MS } from '@/lib/protocols/smsgate-app/events';
 import { freePort } from '@/scripts/free-port';
+import { activateDevice } from '@/tools/device-sim/activate';
+import { DeviceClient } from '@/tools/device-sim/client';
 import {
   createTestCertificates,
   eventually,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type Database, setDatabase } from '@/db';
-import { clearKeyCache } from '@/lib/auth/authenticate';
+import { clearKeyCache } from '@/lib/auth/key-lookup';
 import { openTestDatabase, type TestDatabase } from './database';
 
 /**

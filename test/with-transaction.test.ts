@@ -2,7 +2,7 @@ import { entityKind, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { Executor, Transaction } from '@/db';
 import { devInbox } from '@/db/schema';
-import { isTransaction, withTransaction } from '@/lib/db';
+import { isTransaction, withTransaction } from '@/lib/transactions';
 import { withTestDatabase } from './setup-db';
 
 const { db } = withTestDatabase();

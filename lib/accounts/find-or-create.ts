@@ -3,7 +3,7 @@ import type { Executor } from '@/db';
 import { accounts, phoneGroups } from '@/db/schema';
 import { config } from '@/lib/config';
 import { moveCredits } from '@/lib/credits/ledger';
-import { withTransaction } from '@/lib/db';
+import { withTransaction } from '@/lib/transactions';
 
 export const DEFAULT_GROUP_NAME = 'Default';
 

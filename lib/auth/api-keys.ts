@@ -2,11 +2,11 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { apiKeys, devices, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
 import { DomainError, notFound } from '@/lib/errors';
 import { keysetPage, type PageQuery, toPage } from '@/lib/pagination';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
-import { clearKeyCache, keysChanged } from './authenticate';
+import { clearKeyCache, keysChanged } from './key-lookup';
 import { generateKey } from './keys';
 import type { Principal } from './principal';
 

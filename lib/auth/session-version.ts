@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
+import { withTransaction } from '@/lib/transactions';
 
 /**
  * Dashboard sessions are stateless JWTs, so ending one means refusing it: every session carries

@@ -3,14 +3,14 @@ import { findAccountByEmail, findAccountById } from '@/lib/accounts/lookup';
 import { emailAddress } from '@/lib/accounts/schemas';
 import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
-import { withTransaction } from '@/lib/db';
 import { signInCodeEmail } from '@/lib/email/messages';
 import { sendAfterCommit } from '@/lib/email/send';
 import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
-import { principalForKey } from './authenticate';
 import { consumeCode, issueCode } from './codes';
+import { principalForKey } from './key-lookup';
 import { isPlausibleKey, KEY_PREFIX_LENGTH } from './keys';
 
 const SIGN_IN_IP_WINDOW_SECONDS = 3600;

@@ -7,8 +7,8 @@ import { isOptedOut } from '@/lib/opt-outs/check';
 import { toE164 } from '@/lib/phone-number';
 import { ownedPhoneByNumber } from '@/lib/phones/owned';
 import { accountAutomaticSendsInLastHour, automaticCountryRefusal, automaticSendsInLastHour } from './automatic-sms';
+import { planAutomation } from './decide';
 import { forwardSkipReason } from './forward-email';
-import { planAutomation } from './plan';
 import type { PlannedActionWire, TestRuleAnswer } from './schemas';
 
 /**

@@ -2,9 +2,9 @@ import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
 import { inboundRules, phoneGroups, phones, type StoredRuleAction, webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
 import { isForwardingAllowed, UNCONFIRMED_ADDRESS_MESSAGE } from '@/lib/email/addresses';
 import { DomainError, notFound, validationError } from '@/lib/errors';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 import {
   type CreateRuleInput,

@@ -4,8 +4,8 @@ import { type AutomationEntry, messages, phones } from '@/db/schema';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
 import type { MessageRow } from '@/lib/messages/present';
 import { sendAutomaticSms } from './automatic-sms';
+import { type InboundContext, planAutomation, type Step } from './decide';
 import { lockAccountEmails, queueForwardEmail } from './forward-email';
-import { type InboundContext, planAutomation, type Step } from './plan';
 
 /**
  * Runs the account's automation on an inbound message it has just stored, in the same

@@ -3,7 +3,7 @@ import type { Executor } from '@/db';
 import { accounts } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
-import { withTransaction } from '@/lib/db';
+import { withTransaction } from '@/lib/transactions';
 
 /** The built-in HELP responder's text, and the automatic-message limits in force. */
 export async function getAutomationSettings(executor: Executor, accountId: string) {

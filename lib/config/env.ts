@@ -119,7 +119,7 @@ const trustProxy: Reader<TrustProxy> = (raw) => {
 export const envSchema = z.object({
   DATABASE_URL: variable(postgresUrl),
   DATABASE_POOL_SIZE: variable(wholeNumber(1)).default(10),
-  /** Connections of their own for the hot requests, sent in batches (db/client.ts, lib/db.ts); 0: each alone on the pool. */
+  /** Connections of their own for the hot requests, sent in batches (db/client.ts, lib/transactions.ts); 0: each alone on the pool. */
   DATABASE_PIPELINE_SIZE: variable(wholeNumber(0)).default(2),
   /** The bounds of db/client.ts `DatabaseLimits` (defaults: DEFAULT_DATABASE_LIMITS there). */
   DATABASE_CONNECT_TIMEOUT_S: variable(wholeNumber(1)).default(5),

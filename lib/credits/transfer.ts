@@ -3,9 +3,9 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
 import { groupNotFound } from '@/lib/groups/names';
+import { withTransaction } from '@/lib/transactions';
 import { moveCredits } from './ledger';
 import { MAX_GROUP_BALANCE, type TransferResultWire } from './schemas';
 

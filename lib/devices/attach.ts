@@ -1,7 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Transaction } from '@/db';
 import { devices, phones, type SimVerification } from '@/db/schema';
-import { keysChanged } from '@/lib/auth/authenticate';
+import { keysChanged } from '@/lib/auth/key-lookup';
 
 /**
  * Makes `deviceId` the device that sends for the account's phone with this number, and revokes

@@ -3,15 +3,15 @@ import type { Executor, Transaction } from '@/db';
 import { devices } from '@/db/schema';
 import { findOrCreateAccount } from '@/lib/accounts/find-or-create';
 import { findAccountById } from '@/lib/accounts/lookup';
-import { clearKeyCache } from '@/lib/auth/authenticate';
 import { codeError, consumeCode, issueCode } from '@/lib/auth/codes';
+import { clearKeyCache } from '@/lib/auth/key-lookup';
 import { config } from '@/lib/config';
-import { withTransaction } from '@/lib/db';
 import { bindCodeEmail } from '@/lib/email/messages';
 import { sendEmail } from '@/lib/email/send';
 import { DomainError } from '@/lib/errors';
 import { createPhone } from '@/lib/phones/create';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 import { switchPhoneToDevice } from './attach';
 

@@ -2,10 +2,10 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { devices, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { clearKeyCache, keysChanged } from '@/lib/auth/authenticate';
-import { withTransaction } from '@/lib/db';
+import { clearKeyCache, keysChanged } from '@/lib/auth/key-lookup';
 import { notFound } from '@/lib/errors';
 import { ownedPhone } from '@/lib/phones/owned';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 
 type DeviceRow = typeof devices.$inferSelect;

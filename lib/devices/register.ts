@@ -2,11 +2,11 @@ import type { Executor } from '@/db';
 import { devices } from '@/db/schema';
 import { CODE_LIFETIME_SECONDS, issueCode } from '@/lib/auth/codes';
 import { config } from '@/lib/config';
-import { withTransaction } from '@/lib/db';
 import { countryOf } from '@/lib/phone-number';
 import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
-import { sendSms } from '@/lib/sms/sender';
+import { sendSms } from '@/lib/sms/service-sms';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 
 const REGISTER_IP_WINDOW_SECONDS = 3600;

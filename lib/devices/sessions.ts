@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { type Executor, getDb } from '@/db';
 import { devices, phones } from '@/db/schema';
-import { onKeysChanged } from '@/lib/auth/authenticate';
+import { onKeysChanged } from '@/lib/auth/key-lookup';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { config } from '@/lib/config';
 import { DomainError, rateLimited } from '@/lib/errors';

@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { devices } from '@/db/schema';
-import { clearKeyCache } from '@/lib/auth/authenticate';
 import { codeError, consumeCode } from '@/lib/auth/codes';
+import { clearKeyCache } from '@/lib/auth/key-lookup';
 import { generateKey } from '@/lib/auth/keys';
-import { withTransaction } from '@/lib/db';
 import { DomainError, notFound } from '@/lib/errors';
+import { withTransaction } from '@/lib/transactions';
 
 /**
  * Step 2: the code texted to the number proves the device holds the SIM. Issues the device key

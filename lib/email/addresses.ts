@@ -5,9 +5,9 @@ import { emailAddresses } from '@/db/schema';
 import { findAccountById } from '@/lib/accounts/lookup';
 import { currentActor } from '@/lib/audit/actor';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
 import { DomainError, notFound, validationError } from '@/lib/errors';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 import { addressConfirmationEmail } from './messages';
 import {

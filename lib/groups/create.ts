@@ -1,8 +1,8 @@
 import { and, count, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
-import { isUniqueViolation, withTransaction } from '@/lib/db';
-import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/plans/limits';
+import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/billing-plans/limits';
+import { isUniqueViolation, withTransaction } from '@/lib/transactions';
 import { defaultGroupLocked, duplicateName, groupNameOf } from './names';
 import type { GroupView } from './present';
 import { getGroup } from './read';

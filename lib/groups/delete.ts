@@ -3,7 +3,7 @@ import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { messages, phoneGroups, phones } from '@/db/schema';
 import { moveCredits } from '@/lib/credits/ledger';
-import { withTransaction } from '@/lib/db';
+import { withTransaction } from '@/lib/transactions';
 import { defaultGroupLocked, groupNotFound } from './names';
 
 /**

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
-import { isUniqueViolation, withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
 import { updateGroupSending } from '@/lib/settings/settings';
+import { isUniqueViolation, withTransaction } from '@/lib/transactions';
 import { defaultGroupLocked, duplicateName, groupNameOf } from './names';
 import type { GroupView } from './present';
 import { getGroup } from './read';

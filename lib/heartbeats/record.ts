@@ -2,9 +2,9 @@ import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { type Executor, pipelineOf, queryRows } from '@/db';
 import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
-import { batchedOnPipeline, isTransaction, withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import type { PhoneView } from '@/lib/phones/present';
+import { batchedOnPipeline, isTransaction, withTransaction } from '@/lib/transactions';
 import { emitPhoneStatusChange, emitPing, pingWantedSql } from './phone-status';
 
 type PhoneRow = typeof phones.$inferSelect;
@@ -110,7 +110,7 @@ async function quietBeats(executor: Executor, beats: BeatInput[]): Promise<Array
 
 /**
  * `quietBeats` for the beats that reach this instance meanwhile, in one statement on the pipelined
- * connections (lib/db.ts `batchedOnPipeline`); undefined for a beat the statement did not record.
+ * connections (lib/transactions.ts `batchedOnPipeline`); undefined for a beat the statement did not record.
  */
 const quietBeatInBatch = batchedOnPipeline<BeatInput, Beat>(quietBeats, { max: 64 });
 

@@ -2,7 +2,7 @@ import type { AuditActor } from '@/lib/audit/actor';
 import { KEY_PREFIX_LENGTH } from '@/lib/auth/keys';
 import type { Principal } from '@/lib/auth/principal';
 import { clientIp } from '@/lib/rate-limit/client-ip';
-import { integratorKey, presentedKey } from './authenticate';
+import { integratorKey, presentedKey } from './request-auth';
 
 /**
  * Who the audit log names for a request: the key's visible prefix (never the key), or the

@@ -1,4 +1,4 @@
-import { hostPolicyFromEnv, isAllowedHost, securedByHost } from './host';
+import { hostPolicyFromEnv, isAllowedHost, securedByHost } from './host-policy';
 import { problemBody, problemResponse } from './problem';
 import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers';
 

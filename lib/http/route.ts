@@ -6,11 +6,11 @@ import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
-import { handling } from '@/lib/server/host';
+import { handling } from '@/lib/server/lifecycle';
 import { auditActorOf } from './actor';
-import { type AuthMode, authenticate, type PrincipalFor } from './authenticate';
 import { queryObject, readJsonBody, validate } from './parse';
 import { problemBody, problemResponse } from './problem';
+import { type AuthMode, authenticate, type PrincipalFor } from './request-auth';
 
 type Schema = z.ZodType | undefined;
 type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;

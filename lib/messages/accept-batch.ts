@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { queryRows } from '@/db';
 import { creditMovementCall } from '@/lib/credits/ledger';
-import { batchedOnPipeline } from '@/lib/db';
 import { outboxNotification } from '@/lib/notify/outbox';
+import { batchedOnPipeline } from '@/lib/transactions';
 import {
   countryAllowed,
   recipientOptedOut,
@@ -34,7 +34,7 @@ export type BatchedSend = {
 
 /**
  * Accepts `send` together with the other sends that reach this instance meanwhile, in one
- * statement on the pipelined connections (lib/db.ts `batchedOnPipeline`): one write, one
+ * statement on the pipelined connections (lib/transactions.ts `batchedOnPipeline`): one write, one
  * execution, one commit and one balance update per group for the whole batch, where a send alone
  * pays each of them. The answer is the inserted message, or undefined for a send the statement
  * did not take outright (not the account's phone, SIM, request_id, opt-out, country, credits) or

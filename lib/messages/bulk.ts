@@ -3,9 +3,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { bulkMessages, type MessagePriority, messages, phones } from '@/db/schema';
 import { chargeMessages } from '@/lib/credits/ledger';
-import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { notifyOutbox } from '@/lib/notify/outbox';
+import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
 import {

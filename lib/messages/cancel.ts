@@ -1,8 +1,8 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { bulkMessages, messages } from '@/db/schema';
-import { withTransaction } from '@/lib/db';
 import { DomainError, notFound } from '@/lib/errors';
+import { withTransaction } from '@/lib/transactions';
 import { ownedMessage } from './owned';
 import { type MessageWire, presentMessage } from './present';
 import { afterTransition, sourcesOf, transitionMessage } from './state-machine';

@@ -1,7 +1,7 @@
 import { and, asc, inArray, lte } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { messages } from '@/db/schema';
-import { withTransaction } from '@/lib/db';
+import { withTransaction } from '@/lib/transactions';
 import { afterTransition, idIn, sourcesOf } from './state-machine';
 
 const BATCH = 200;

@@ -7,7 +7,7 @@ import { effectiveSending } from '@/lib/settings/settings';
 import { chooseGroupPhones, simFitsSql } from './assign';
 import { MAX_CONTENT_LENGTH, MAX_RENDERED_TOTAL } from './limits';
 import { countSegments, type Encoding } from './segments';
-import { findSenderPhone } from './sender';
+import { findSenderPhone } from './sender-phone';
 import { parseTemplate, renderTemplate, type TemplateVars } from './template';
 
 export type Recipient = string | { to: string; vars?: TemplateVars };

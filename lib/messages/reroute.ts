@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, type Executor, queryRows } from '@/db';
 import { messages } from '@/db/schema';
-import { withTransaction } from '@/lib/db';
+import { withTransaction } from '@/lib/transactions';
 import { type Candidate, groupCandidates, pickCandidate, stickyPhones } from './assign';
 import type { MessageRow } from './present';
 import { requeueMessage } from './state-machine';

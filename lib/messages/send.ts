@@ -3,10 +3,10 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type MessageOriginKind, type MessagePriority, messages } from '@/db/schema';
 import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
-import { isTransaction, isUniqueViolation } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
+import { isTransaction, isUniqueViolation } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { acceptInBatch } from './accept-batch';
 import { chooseGroupPhones, noOnlinePhone } from './assign';
@@ -22,7 +22,7 @@ import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, messageRowOf, presentMessage } from './present';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
-import { senderRefusal } from './sender';
+import { senderRefusal } from './sender-phone';
 
 export type SendInput = {
   /** The sending phone; exactly one of `from` and `fromGroup`. */

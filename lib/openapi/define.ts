@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { ERROR_CODES, type ErrorCode } from '@/lib/errors';
-import type { AuthMode } from '@/lib/http/authenticate';
+import type { AuthMode } from '@/lib/http/request-auth';
 import { z } from '@/lib/zod';
 import type { TagName } from './tags';
 

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { devices, phones } from '@/db/schema';
-import { clearKeyCache, keysChanged } from '@/lib/auth/authenticate';
-import { withTransaction } from '@/lib/db';
+import { clearKeyCache, keysChanged } from '@/lib/auth/key-lookup';
 import { DomainError, validationError } from '@/lib/errors';
+import { withTransaction } from '@/lib/transactions';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

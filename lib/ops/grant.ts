@@ -5,9 +5,9 @@ import { OPERATOR } from '@/lib/audit/actor';
 import { recordAudit } from '@/lib/audit/record';
 import { moveCredits } from '@/lib/credits/ledger';
 import { MAX_GROUP_BALANCE, MAX_TRANSFER_AMOUNT } from '@/lib/credits/schemas';
-import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
 import { groupNotFound } from '@/lib/groups/names';
+import { withTransaction } from '@/lib/transactions';
 
 const MAX_GROUP_ID = 2_147_483_647;
 const MAX_NOTE_LENGTH = 500;

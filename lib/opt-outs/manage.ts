@@ -2,10 +2,10 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, type OptOutSource, optOuts } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { emitEvent } from '@/lib/events/emit';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 import { OPT_OUT_WORDS, type OptOutWire } from './schemas';
 

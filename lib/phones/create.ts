@@ -2,10 +2,10 @@ import { and, count, eq } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
 import { phoneGroups, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { isUniqueViolation, withTransaction } from '@/lib/db';
+import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/billing-plans/limits';
 import { DomainError, validationError } from '@/lib/errors';
 import { toE164 } from '@/lib/phone-number';
-import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/plans/limits';
+import { isUniqueViolation, withTransaction } from '@/lib/transactions';
 
 export type PhoneRow = typeof phones.$inferSelect;
 

@@ -2,9 +2,9 @@ import { and, eq, inArray, ne } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
 import { devices, messages, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { clearKeyCache, keysChanged } from '@/lib/auth/authenticate';
-import { withTransaction } from '@/lib/db';
+import { clearKeyCache, keysChanged } from '@/lib/auth/key-lookup';
 import { afterTransition, idIn } from '@/lib/messages/state-machine';
+import { withTransaction } from '@/lib/transactions';
 import { ownedPhone } from './owned';
 
 /*

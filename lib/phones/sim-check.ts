@@ -3,7 +3,6 @@ import type { Executor, Transaction } from '@/db';
 import { devices, messages, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { codeError, consumeCode, issueCode } from '@/lib/auth/codes';
-import { withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
 import type { MessageRow } from '@/lib/messages/present';
@@ -13,7 +12,8 @@ import { notifyOutbox } from '@/lib/notify/outbox';
 import { isSameNumber, toE164 } from '@/lib/phone-number';
 import { ownedPhone } from '@/lib/phones/owned';
 import { smsConfig } from '@/lib/sms/config';
-import { sendSms } from '@/lib/sms/sender';
+import { sendSms } from '@/lib/sms/service-sms';
+import { withTransaction } from '@/lib/transactions';
 
 /**
  * SIM proof for phones paired with the SMSGate app. The code of a `verify_sim` code of the app's

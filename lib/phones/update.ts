@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phones } from '@/db/schema';
-import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
+import { withTransaction } from '@/lib/transactions';
 import { resolveGroupId } from './create';
 import type { PhoneView } from './present';
 import { getPhone } from './read';

@@ -1,8 +1,8 @@
 import { and, inArray, lt, sql } from 'drizzle-orm';
 import { type Executor, queryRows, type Transaction } from '@/db';
 import { rateLimitHits } from '@/db/schema';
-import { withTransaction } from '@/lib/db';
 import { rateLimited } from '@/lib/errors';
+import { withTransaction } from '@/lib/transactions';
 
 export type RateLimit = {
   /** What is counted, e.g. `verify:+14155550100` or `register-ip:203.0.113.7`. */

@@ -2,9 +2,9 @@ import { closeDatabase, getDatabase, locateDatabase } from '@/db';
 import { appSecret, assertConfig, config } from '@/lib/config';
 import { freezeSettings } from '@/lib/config/env';
 import { apiSecurityHeaders, guardedByRoute } from '@/lib/http/front-door';
-import { SECURED_BY_HOST } from '@/lib/http/host';
+import { SECURED_BY_HOST } from '@/lib/http/host-policy';
 import { log } from '@/lib/log';
-import { beginShutdown, hostedByHttpServer, markStarted, offerApiHeaders, setFinalStop } from './host';
+import { beginShutdown, hostedByHttpServer, markStarted, offerApiHeaders, setFinalStop } from './lifecycle';
 
 type Stoppable = () => Promise<void>;
 const stoppers: Stoppable[] = [];
@@ -19,7 +19,7 @@ let started = false;
 /**
  * Runs once per server process (from instrumentation.ts): checks configuration, opens and
  * migrates the database, starts background work, and closes everything on SIGTERM/SIGINT (see
- * ./host.ts for who handles the signals).
+ * ./lifecycle.ts for who handles the signals).
  */
 export async function startServer(): Promise<void> {
   if (started) return;

@@ -1,5 +1,5 @@
 import { log } from '@/lib/log';
-import { shuttingDown } from './host';
+import { shuttingDown } from './lifecycle';
 import { listenTo } from './listen';
 
 export type WakeLoop = {

@@ -2,9 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, phoneGroups, type SendingOverrides } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
 import { defaultGroupLocked } from '@/lib/groups/names';
 import { getGroup } from '@/lib/groups/read';
+import { withTransaction } from '@/lib/transactions';
 import type { SendingSettings } from './schemas';
 
 /** The account's own sending settings. */

@@ -6,7 +6,7 @@ import { log } from '@/lib/log';
 import { sendMessage } from '@/lib/messages/send';
 import { toE164 } from '@/lib/phone-number';
 import { smsConfig } from './config';
-import type { Sms, SmsSender } from './sender';
+import type { Sms, SmsSender } from './service-sms';
 
 class SenderMisconfigured extends Error {}
 

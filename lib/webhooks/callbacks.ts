@@ -2,8 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, type EventType, webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
 import { DomainError, validationError } from '@/lib/errors';
+import { withTransaction } from '@/lib/transactions';
 import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS, sealWebhookSecret } from './signing';
 import { assertReachableUrl } from './validate';
 

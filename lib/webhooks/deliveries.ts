@@ -1,11 +1,11 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { events, webhookAttempts, webhookDeliveries } from '@/db/schema';
-import { withTransaction } from '@/lib/db';
 import { notFound } from '@/lib/errors';
 import { webhookPayload } from '@/lib/events/catalogue';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
 import { keysetPage, type Page, toPage } from '@/lib/pagination';
+import { withTransaction } from '@/lib/transactions';
 import type { z } from '@/lib/zod';
 import { findWebhook } from './manage';
 import { presentAttempt, presentDelivery } from './present';

@@ -2,10 +2,10 @@ import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import { type Executor, queryRows, type Transaction } from '@/db';
 import { webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
+import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/billing-plans/limits';
 import { notFound, validationError } from '@/lib/errors';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
-import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/plans/limits';
+import { withTransaction } from '@/lib/transactions';
 import { presentWebhook, type WebhookRow } from './present';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas';
 import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS, sealWebhookSecret, unsealWebhookSecret } from './signing';
@@ -27,7 +27,7 @@ export async function findWebhook(executor: Executor, accountId: string, id: str
 
 /**
  * Throws PLAN_LIMIT_REACHED when the account already has its plan's number of webhooks. Takes the
- * account's plan lock (lib/plans/limits.ts) first: concurrent creates count one after another.
+ * account's plan lock (lib/billing-plans/limits.ts) first: concurrent creates count one after another.
  */
 export async function assertRoomForWebhook(tx: Transaction, accountId: string): Promise<void> {
   const plan = await lockAccountPlan(tx, accountId);

@@ -1,6 +1,5 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as mirroredSettings from '@/app/3rdparty/v1/settings/route';
 import * as settingsRoute from '@/app/api/3rdparty/v1/settings/route';
 import { POST as callbackRoute } from '@/app/api/mobile/v1/callback/[deviceId]/route';
 import { PATCH as patchAppMessages } from '@/app/api/mobile/v1/message/route';
@@ -38,8 +37,8 @@ describe('JSON bodies nested too deep', () => {
   it('PUT /3rdparty/v1/settings 3,000 levels deep answers 400 on body, and GET still answers 200', async () => {
     const deep = `{"ping":${nested(3000)}}`;
     for (const [method, handler] of [
-      ['PUT', mirroredSettings.PUT],
-      ['PATCH', mirroredSettings.PATCH],
+      ['PUT', settingsRoute.PUT],
+      ['PATCH', settingsRoute.PATCH],
     ] as const) {
       const res = await asIntegrator(account, handler, { method, rawBody: deep, headers: json });
       expect(res.status, res.text).toBe(400);
@@ -48,7 +47,7 @@ describe('JSON bodies nested too deep', () => {
       expect(res.body.message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
       expect(res.body.errors).toEqual([{ path: 'body', message: `nested deeper than ${MAX_JSON_DEPTH} levels` }]);
     }
-    const read = await asIntegrator(account, mirroredSettings.GET);
+    const read = await asIntegrator(account, settingsRoute.GET);
     expect(read.status, read.text).toBe(200);
     expect(read.body.ping).toBeUndefined();
   });
@@ -92,7 +91,7 @@ describe('JSON bodies nested too deep', () => {
 describe('/3rdparty/v1/settings pacing, bounded as /api/v1 bounds it', () => {
   it('answers 400 naming messages.limit_value past 60 a minute, and stores nothing', async () => {
     const account = await createTestAccount(db());
-    const res = await asIntegrator(account, mirroredSettings.PUT, {
+    const res = await asIntegrator(account, settingsRoute.PUT, {
       method: 'PUT',
       body: { messages: { limit_period: 'PerMinute', limit_value: 100000 } },
     });
@@ -101,7 +100,7 @@ describe('/3rdparty/v1/settings pacing, bounded as /api/v1 bounds it', () => {
     expect(res.body.message).toContain('messages.limit_value');
     const [phone] = await db().select().from(phones).where(eq(phones.id, account.phoneId));
     expect(phone!.messagesPerMinute).toBeLessThanOrEqual(60);
-    expect((await asIntegrator(account, mirroredSettings.GET)).body.messages).toBeUndefined();
+    expect((await asIntegrator(account, settingsRoute.GET)).body.messages).toBeUndefined();
   });
 
   it('checks the merged document: a PATCH of limit_value alone is bounded by the stored period', async () => {

@@ -3,7 +3,7 @@ import { GET as health } from '@/app/api/health/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { openPostgres, setDatabase } from '@/db';
-import { clearKeyCache } from '@/lib/auth/authenticate';
+import { clearKeyCache } from '@/lib/auth/key-lookup';
 import { call } from '../http';
 
 // Nothing listens on port 1: every query fails to connect, as when the database is down.

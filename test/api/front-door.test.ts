@@ -7,9 +7,10 @@ import { GET as health } from '@/app/api/health/route';
 import * as unknownAppPath from '@/app/api/mobile/v1/[...unknown]/route';
 import * as unknownPath from '@/app/api/v1/[...unknown]/route';
 import { apiSecurityHeaders, guardedByRoute, leftByProxy } from '@/lib/http/front-door';
-import { PEER_HEADER, PEER_TOKEN_ENV, SECURED_BY_HOST } from '@/lib/http/host';
+import { PEER_HEADER, PEER_TOKEN_ENV, SECURED_BY_HOST } from '@/lib/http/host-policy';
 import type { RouteHandler } from '@/lib/http/route';
 import { HTTP_METHODS } from '@/lib/openapi/document';
+import nextConfig from '@/next.config';
 import { config as proxyConfig } from '@/proxy';
 import { urlPathOf } from '@/scripts/route-index';
 import { call } from '../http';
@@ -67,17 +68,35 @@ describe('the front door: the Host check and the security headers, in the proxy 
     expect(matcher.test('/_next/static/chunks/a.js')).toBe(false);
   });
 
+  it('serves the integrator API at /3rdparty/v1 by one rewrite to /api/3rdparty/v1, guarded at both paths', async () => {
+    const rewrites = await nextConfig.rewrites!();
+    expect(rewrites).toMatchObject({
+      beforeFiles: [{ source: '/3rdparty/v1/:path+', destination: '/api/3rdparty/v1/:path+' }],
+    });
+    for (const pathname of ['/3rdparty/v1/message', '/api/3rdparty/v1/message']) {
+      expect(guardedByRoute(pathname), pathname).toBe(true);
+      expect(matcher.test(pathname), pathname).toBe(false);
+    }
+  });
+
   it('every handler the proxy leaves out but the benchmark’s refuses a rebound Host with 421, before any work', async () => {
     const guarded = routeFiles().filter(
       (file) => guardedByRoute(urlPathOf(file)) && !['/api/health', '/api/health/ready'].includes(urlPathOf(file)),
     );
-    expect(guarded.length).toBeGreaterThan(90);
+    expect(guarded.length).toBeGreaterThan(80);
+    // The integrator API's handlers also answer at /3rdparty/v1 (next.config.ts rewrites it): both paths.
+    const served = guarded.flatMap((file) => {
+      const urlPath = urlPathOf(file);
+      const alias = urlPath.startsWith('/api/3rdparty/v1/') ? [urlPath.slice('/api'.length)] : [];
+      return [urlPath, ...alias].map((pathname) => ({ file, pathname }));
+    });
+    expect(served.length).toBeGreaterThan(90);
     let checked = 0;
-    for (const file of guarded) {
+    for (const { file, pathname } of served) {
       const module = (await import(`@/${file.replace(/\.ts$/, '')}`)) as Record<string, unknown>;
       for (const method of HTTP_METHODS.filter((m) => m in module)) {
-        const res = await answerFor(module[method] as RouteHandler, urlPathOf(file), 'attacker.example:3000');
-        const where = `${method} ${urlPathOf(file)}`;
+        const res = await answerFor(module[method] as RouteHandler, pathname, 'attacker.example:3000');
+        const where = `${method} ${pathname}`;
         expect(res.status, where).toBe(421);
         // SMSGate's surfaces answer errors as their clients read them (application/json, `message`).
         expect(await res.json(), where).toMatchObject({ status: 421, code: 'MISDIRECTED_REQUEST' });

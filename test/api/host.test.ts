@@ -1,6 +1,6 @@
 import { NextRequest } from 'next/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAllowedHost, PEER_HEADER, PEER_TOKEN_ENV } from '@/lib/http/host';
+import { isAllowedHost, PEER_HEADER, PEER_TOKEN_ENV } from '@/lib/http/host-policy';
 import { proxy } from '@/proxy';
 
 const saved = { ...process.env };

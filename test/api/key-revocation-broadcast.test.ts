@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { openPostgres } from '@/db/client';
 import { apiKeys } from '@/db/schema';
-import { keysChanged } from '@/lib/auth/authenticate';
+import { keysChanged } from '@/lib/auth/key-lookup';
 import { onRealPostgres } from '../database';
 import { createTestAccount } from '../fixtures';
 import { call } from '../http';

@@ -3,7 +3,7 @@ import { GET as events } from '@/app/api/mobile/v1/events/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { waitingClaims } from '@/lib/notify/outbox';
 import { RECONNECT_AFTER_SHUTDOWN_MS } from '@/lib/protocols/smsgate-app/events';
-import { beginShutdown, resetShutdownForTests } from '@/lib/server/host';
+import { beginShutdown, resetShutdownForTests } from '@/lib/server/lifecycle';
 import { createTestAccount } from '../fixtures';
 import { call } from '../http';
 import { until } from '../poll';

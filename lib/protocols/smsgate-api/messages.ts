@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '@/db';
 import type { SmsgateRecipient } from '@/db/schema';
-import { withTransaction } from '@/lib/db';
 import { DomainError, notFound, validationError } from '@/lib/errors';
 import { sendBulk } from '@/lib/messages/bulk';
 import { bulkSender, phoneOfMessage, statusesOf } from '@/lib/messages/bulk-status';
 import { cancelBulk } from '@/lib/messages/cancel';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
+import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 import { HIGH_PRIORITY_FROM, type ListMessagesQuery, type MessageStateWire, type SendMessageBody } from './schemas';
 import { STATE_OF, stateOfHistory } from './states';

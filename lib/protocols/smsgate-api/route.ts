@@ -1,5 +1,5 @@
 import { DomainError } from '@/lib/errors';
-import type { AuthMode } from '@/lib/http/authenticate';
+import type { AuthMode } from '@/lib/http/request-auth';
 import type { RouteContext, RouteHandler, RouteOptions, route } from '@/lib/http/route';
 import { plainJsonRoute } from '@/lib/protocols/smsgate-app/route';
 

@@ -2,12 +2,12 @@ import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
 import { validate } from '@/lib/http/parse';
 import { MAX_DAILY_CAP } from '@/lib/phones/limits';
 import { updatePhoneBody } from '@/lib/phones/schemas';
 import { WEEKDAYS } from '@/lib/settings/window';
+import { withTransaction } from '@/lib/transactions';
 import { z } from '@/lib/zod';
 import { sealSigningKey, signingKeyOf } from './signing-key';
 

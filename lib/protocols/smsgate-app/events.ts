@@ -6,7 +6,7 @@ import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
 import { findDevicePhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
-import { shutdownSignal } from '@/lib/server/host';
+import { shutdownSignal } from '@/lib/server/lifecycle';
 
 /** Comment lines keep proxies from closing an idle stream (the reference sends one every 15 s). */
 export const KEEPALIVE_INTERVAL_MS = 15_000;

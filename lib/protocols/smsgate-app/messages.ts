@@ -2,12 +2,12 @@ import { and, asc, eq, notInArray } from 'drizzle-orm';
 import type { Database, Executor } from '@/db';
 import { type MessageStatus, messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
-import { withTransaction } from '@/lib/db';
 import { DomainError } from '@/lib/errors';
 import { claimOutbox } from '@/lib/messages/claim';
 import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
 import type { MessageRow } from '@/lib/messages/present';
 import { applyPhoneReport } from '@/lib/messages/report-status';
+import { withTransaction } from '@/lib/transactions';
 import { type AppState, stateReport } from './schemas';
 
 /** Most messages one pull hands out, as the reference server (`maxPendingBatch`). */

@@ -1,4 +1,4 @@
-import type { AuthMode } from '@/lib/http/authenticate';
+import type { AuthMode } from '@/lib/http/request-auth';
 import { type RouteContext, type RouteHandler, type RouteOptions, route } from '@/lib/http/route';
 import { attachSpec } from '@/lib/openapi/define';
 

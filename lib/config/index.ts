@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseLocation } from '@/db';
-import { configProblems, readSetting } from './config/env';
+import { configProblems, readSetting } from './env';
 
-export { configProblems } from './config/env';
+export { configProblems } from './env';
 
 /**
  * Every setting the service reads, through the schema in lib/config/env.ts: the only reader of the

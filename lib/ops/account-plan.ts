@@ -3,8 +3,8 @@ import type { Executor } from '@/db';
 import { accounts, PLANS, type PlanName } from '@/db/schema';
 import { OPERATOR } from '@/lib/audit/actor';
 import { recordAudit } from '@/lib/audit/record';
-import { withTransaction } from '@/lib/db';
 import { validationError } from '@/lib/errors';
+import { withTransaction } from '@/lib/transactions';
 import { findAccount } from './accounts';
 
 export function isPlan(value: string): value is PlanName {

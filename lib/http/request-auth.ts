@@ -1,5 +1,5 @@
 import type { Database } from '@/db';
-import { principalForKey, touchLastUsed } from '@/lib/auth/authenticate';
+import { principalForKey, touchLastUsed } from '@/lib/auth/key-lookup';
 import type { AccountPrincipal, DevicePrincipal, Principal } from '@/lib/auth/principal';
 import { sessionPrincipal } from '@/lib/auth/session';
 import { config } from '@/lib/config';

@@ -1,1 +1,0 @@
-export { DELETE, GET, PATCH, POST, PUT } from '@/app/api/3rdparty/v1/[...unknown]/route';

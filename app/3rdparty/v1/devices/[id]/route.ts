@@ -1,1 +1,0 @@
-export { DELETE } from '@/app/api/3rdparty/v1/devices/[id]/route';

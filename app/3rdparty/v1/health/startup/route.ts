@@ -1,1 +1,0 @@
-export { GET } from '@/app/api/3rdparty/v1/health/startup/route';

@@ -1,1 +1,0 @@
-export { DELETE, GET } from '@/app/api/3rdparty/v1/messages/[id]/route';

@@ -1,1 +1,0 @@
-export { GET, PATCH, PUT } from '@/app/api/3rdparty/v1/settings/route';

@@ -1,1 +1,0 @@
-export { GET, POST } from '@/app/api/3rdparty/v1/webhooks/route';
