@@ -1,19 +1,17 @@
 'use client';
 
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import Papa from 'papaparse';
 import { useId, useMemo, useState } from 'react';
 import { countSegments } from '@/lib/messages/segments';
-import { ApiProblem, api, type Page } from '../api';
-import { queryKeys } from '../query-keys';
+import { ApiProblem, api } from '../api';
+import { useGroups, usePhones } from '../lists';
 import { Button } from '../ui/button';
 import { Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
 import { useRefresh } from '../use-refresh';
 import { guessNumberColumn, parsePasted, type RecipientRow, rowsFromCsv } from './recipients';
 
-type Phone = { id: string; phone: string; label: string | null; status: string };
-type Group = { id: number; name: string; balance: number };
 type Rejected = { index: number; to: string; code: string; detail: string; field?: string };
 type DryRun = {
   messages: Array<{ to: string; from: string; content: string; encoding: string; segments: number }>;
@@ -34,14 +32,8 @@ function senderOf(value: string): { from?: string; from_group?: number } {
 
 export function BulkCompose({ onSent }: { onSent: (bulkId: string) => void }) {
   const ids = useId();
-  const phones = useQuery({
-    queryKey: queryKeys.phones.options(),
-    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
-  });
-  const groups = useQuery({
-    queryKey: queryKeys.groups.options(),
-    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
-  });
+  const phones = usePhones();
+  const groups = useGroups();
   const [sender, setSender] = useState('');
   const [mode, setMode] = useState<'paste' | 'csv'>('paste');
   const [pasted, setPasted] = useState('');
@@ -58,7 +50,7 @@ export function BulkCompose({ onSent }: { onSent: (bulkId: string) => void }) {
   );
   const variables = useMemo(() => Object.keys(rows[0]?.vars ?? {}), [rows]);
   const counted = countSegments(content);
-  const onlinePhones = [...(phones.data?.data ?? [])].sort(
+  const onlinePhones = [...(phones.data ?? [])].sort(
     (a, b) => Number(b.status === 'online') - Number(a.status === 'online'),
   );
   const chosen = sender || (onlinePhones[0] ? `phone:${onlinePhones[0].phone}` : '');
@@ -139,7 +131,7 @@ export function BulkCompose({ onSent }: { onSent: (bulkId: string) => void }) {
                 ))}
               </optgroup>
               <optgroup label="A group: spread over its online phones">
-                {(groups.data?.data ?? []).map((group) => (
+                {(groups.data ?? []).map((group) => (
                   <option key={group.id} value={`group:${group.id}`}>
                     {group.name} · {group.balance} credits
                   </option>

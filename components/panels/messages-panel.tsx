@@ -7,8 +7,9 @@ import { useEffect, useState } from 'react';
 import { ComposeForm } from '@/components/messages/compose-form';
 import { MESSAGE_STATUSES, MessageStatusBadge } from '@/components/messages/status-badge';
 import { queryKeys } from '@/components/query-keys';
-import type { Message, Phone } from '@/components/wire';
+import type { Message } from '@/components/wire';
 import { api, type Page } from '../api';
+import { usePhones } from '../lists';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { ListView, Table } from '../ui/list-view';
@@ -49,10 +50,7 @@ export function MessagesPanel() {
   const [toDay, setToDay] = useState('');
   const [view, setView] = useState<'list' | 'conversations'>('list');
   const [typed, search, setTyped] = useSearchInUrl();
-  const phones = useQuery({
-    queryKey: queryKeys.phones.options(),
-    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
-  });
+  const phones = usePhones();
   const [cancelling, setCancelling] = useState<Message | null>(null);
   const refresh = useRefresh();
   // Days are the viewer's own: from the start of the first to the end of the last.
@@ -128,7 +126,7 @@ export function MessagesPanel() {
             onChange={(e) => setPhone(e.target.value)}
           >
             <option value="">any</option>
-            {(phones.data?.data ?? []).map((option) => (
+            {(phones.data ?? []).map((option) => (
               <option key={option.id} value={option.phone}>
                 {option.label ? `${option.label} (${option.phone})` : option.phone}
               </option>

@@ -3,8 +3,9 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
-import type { CatalogueEntry, Phone, Webhook } from '@/components/wire';
-import { ApiProblem, api, type Page } from '../api';
+import type { CatalogueEntry, Webhook } from '@/components/wire';
+import { ApiProblem, api } from '../api';
+import { usePhones } from '../lists';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Field } from '../ui/field';
@@ -16,8 +17,6 @@ import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 import { WebhookDeliveries } from './webhook-deliveries';
-
-type PhoneOption = Pick<Phone, 'id' | 'phone' | 'label'>;
 
 function toggle(list: string[], value: string): string[] {
   return list.includes(value) ? list.filter((v) => v !== value) : [...list, value];
@@ -31,10 +30,7 @@ export function WebhooksPanel() {
     queryFn: () => api<{ data: CatalogueEntry[] }>('/api/v1/webhooks/events'),
     staleTime: Number.POSITIVE_INFINITY,
   });
-  const phones = useQuery({
-    queryKey: queryKeys.phones.options(),
-    queryFn: () => api<Page<PhoneOption>>('/api/v1/phones?limit=100'),
-  });
+  const phones = usePhones();
   const emptyForm = {
     url: '',
     description: '',
@@ -153,7 +149,7 @@ export function WebhooksPanel() {
         <fieldset>
           <legend className="text-sm font-medium">Only for these phones (none: all phones)</legend>
           <div className="mt-1 flex flex-wrap gap-3">
-            {(phones.data?.data ?? []).map((phone) => (
+            {(phones.data ?? []).map((phone) => (
               <label key={phone.id} className="flex items-center gap-2 text-sm">
                 <input
                   type="checkbox"

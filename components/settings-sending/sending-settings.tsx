@@ -3,7 +3,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { SendingSettings } from '@/lib/settings/schemas';
-import { ApiProblem, api, type Page } from '../api';
+import { ApiProblem, api } from '../api';
+import { useGroups, usePhones } from '../lists';
 import { queryKeys } from '../query-keys';
 import { Button } from '../ui/button';
 import { Section } from '../ui/section';
@@ -11,7 +12,6 @@ import { ErrorState, Loading } from '../ui/states';
 import { useRefresh } from '../use-refresh';
 
 type Group = { id: number; name: string; is_default: boolean; sending: Partial<SendingSettings> };
-type Phone = { phone: string };
 type Field = keyof SendingSettings;
 type Window = NonNullable<SendingSettings['send_window']>;
 
@@ -29,10 +29,7 @@ export function SendingSettingsPanel() {
     queryKey: queryKeys.sendingSettings.root,
     queryFn: () => api<SendingSettings>('/api/v1/settings/sending'),
   });
-  const groups = useQuery({
-    queryKey: queryKeys.groups.options(),
-    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
-  });
+  const groups = useGroups();
   const [scope, setScope] = useState<'account' | number>('account');
   const scopeId = useId();
   if (account.isPending || groups.isPending) return <Loading />;
@@ -44,7 +41,7 @@ export function SendingSettingsPanel() {
       />
     );
   }
-  const others = groups.data.data.filter((group) => !group.is_default);
+  const others = groups.data.filter((group) => !group.is_default);
   const group = scope === 'account' ? undefined : others.find((candidate) => candidate.id === scope);
   return (
     <Section title="Sending">
@@ -86,10 +83,7 @@ function SettingsForm({ account, group }: { account: SendingSettings; group?: Gr
   const [attempts, setAttempts] = useState(initial.max_attempts);
   const [countriesOn, setCountriesOn] = useState(initial.allowed_countries !== null);
   const [countries, setCountries] = useState((initial.allowed_countries ?? []).join(', '));
-  const phones = useQuery({
-    queryKey: queryKeys.phones.options(),
-    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
-  });
+  const phones = usePhones();
 
   const save = useMutation({
     mutationFn: () => {
@@ -119,7 +113,7 @@ function SettingsForm({ account, group }: { account: SendingSettings; group?: Gr
   const myCountries = async () => {
     const { parsePhoneNumberFromString } = await import('libphonenumber-js/min');
     const found = new Set<string>();
-    for (const phone of phones.data?.data ?? []) {
+    for (const phone of phones.data ?? []) {
       const country = parsePhoneNumberFromString(phone.phone)?.country;
       if (country) found.add(country);
     }
