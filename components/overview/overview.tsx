@@ -6,7 +6,7 @@ import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { api, type Page } from '@/components/api';
 import { usePhones } from '@/components/lists';
-import { StatusBadge } from '@/components/phone/badges';
+import { StatusBadge } from '@/components/phones/badges';
 import { queryKeys } from '@/components/query-keys';
 import { Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';

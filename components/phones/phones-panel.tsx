@@ -7,8 +7,6 @@ import { queryKeys } from '@/components/query-keys';
 import type { Phone } from '@/components/wire';
 import { ApiProblem, api, type Page } from '../api';
 import { useGroups } from '../lists';
-import { SimBadge, StatusBadge } from '../phone/badges';
-import { RemovePhoneDialog } from '../phone/remove-phone-dialog';
 import { BatteryGauge } from '../ui/battery-gauge';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
@@ -18,6 +16,8 @@ import { Section } from '../ui/section';
 import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
+import { SimBadge, StatusBadge } from './badges';
+import { RemovePhoneDialog } from './remove-phone-dialog';
 
 export function PhonesPanel() {
   // Live: status, battery and last heartbeat change while the page is open.

@@ -3,12 +3,12 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api';
-import type { Phone } from '../panels/phones-panel';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { useRefresh } from '../use-refresh';
+import type { Phone } from './phones-panel';
 import { type Device, deviceLabel, type SimCard, usePhoneDevices } from './queries';
 
 const STATUS_TEXT: Record<Device['status'], string> = {
