@@ -2,12 +2,12 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
+import type { Phone } from '@/components/wire';
 import { api } from '../api';
 import { Button } from '../ui/button';
 import { Section } from '../ui/section';
 import { ErrorState } from '../ui/states';
 import { CopyButton } from './copy-button';
-import type { Phone } from './phones-panel';
 import { type Device, deviceLabel, LIVE_INTERVAL_MS, type PairingCode, usePhone, usePhoneDevices } from './queries';
 
 const RELEASES_URL = 'https://github.com/capcom6/android-sms-gateway/releases';

@@ -2,13 +2,13 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import type { Phone } from '@/components/wire';
 import { api } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { formatTime, Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { useRefresh } from '../use-refresh';
-import type { Phone } from './phones-panel';
 import { type Device, deviceLabel, type SimCard, usePhoneDevices } from './queries';
 
 const STATUS_TEXT: Record<Device['status'], string> = {

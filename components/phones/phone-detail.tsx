@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
+import type { Phone } from '@/components/wire';
 import { ApiProblem } from '../api';
 import { useGroups } from '../lists';
 import { Button } from '../ui/button';
@@ -14,7 +15,6 @@ import { ConnectPanel } from './connect-panel';
 import { DevicesSection } from './devices-section';
 import { PhoneMessages } from './phone-messages';
 import { PhoneSettings } from './phone-settings';
-import type { Phone } from './phones-panel';
 import { usePhone } from './queries';
 import { RemovePhoneDialog } from './remove-phone-dialog';
 import { SimCheckPanel } from './sim-check-panel';

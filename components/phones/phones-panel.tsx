@@ -165,5 +165,3 @@ export function PhonesPanel() {
     </Section>
   );
 }
-
-export type { Phone };

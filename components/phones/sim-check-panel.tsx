@@ -3,12 +3,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
+import type { Phone } from '@/components/wire';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
 import { Section } from '../ui/section';
 import { ErrorState } from '../ui/states';
-import type { Phone } from './phones-panel';
 import { LIVE_INTERVAL_MS, usePhone } from './queries';
 
 /** Answers about the typed code itself, shown at the field rather than above the form. */
