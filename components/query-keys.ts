@@ -31,7 +31,12 @@ export const queryKeys = {
     unsentOf: (phone: string) => ['messages', 'unsent', phone],
     thread: (counterpart: string) => ['messages', 'thread', counterpart],
   },
-  webhooks: { root: ['webhooks'], list: () => ['webhooks', 'list'], one: (id: string) => ['webhooks', 'one', id] },
+  webhooks: {
+    root: ['webhooks'],
+    list: () => ['webhooks', 'list'],
+    options: () => ['webhooks', 'options'],
+    one: (id: string) => ['webhooks', 'one', id],
+  },
   webhookEvents: { root: ['webhook-events'] },
   deliveries: {
     root: ['deliveries'],

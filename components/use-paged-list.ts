@@ -3,7 +3,8 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, type Page } from './api';
 
-function withCursor(path: string, cursor: string | null): string {
+/** `path` with `cursor=` appended, or `path` itself for the first page. */
+export function withCursor(path: string, cursor: string | null): string {
   if (!cursor) return path;
   return `${path}${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`;
 }

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { endSessionsAndSignOut } from '@/components/security/sign-out';
+import { endSessionsAndSignOut } from '@/components/settings/sign-out';
 import { Button } from '@/components/ui/button';
 
 /** Signing out ends every session of the account (a session cannot be ended alone): the title says so. */

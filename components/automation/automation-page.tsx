@@ -2,7 +2,8 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { ApiProblem, api, type Page } from '../api';
+import { ApiProblem, api } from '../api';
+import { useGroups, usePhones, useWebhooks } from '../lists';
 import { queryKeys } from '../query-keys';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
@@ -10,7 +11,7 @@ import { Field } from '../ui/field';
 import { Section } from '../ui/section';
 import { EmptyState, ErrorState, Loading } from '../ui/states';
 import { useRefresh } from '../use-refresh';
-import type { AutomationSettings, Group, InboundRule, Phone, RuleAction, RulesTestResult, Webhook } from '../wire';
+import type { AutomationSettings, InboundRule, Phone, RuleAction, RulesTestResult } from '../wire';
 import { EmailAddressesPanel } from './email-addresses-panel';
 import { RuleForm, type WebhookOption } from './rule-form';
 
@@ -37,22 +38,13 @@ function describeAction(action: RuleAction): string {
 }
 
 function useAutomationOptions() {
-  const phones = useQuery({
-    queryKey: queryKeys.phones.options(),
-    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
-  });
-  const groups = useQuery({
-    queryKey: queryKeys.groups.options(),
-    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
-  });
-  const webhooks = useQuery({
-    queryKey: queryKeys.webhooks.list(),
-    queryFn: () => api<Page<Webhook>>('/api/v1/webhooks?limit=100'),
-  });
+  const phones = usePhones();
+  const groups = useGroups();
+  const webhooks = useWebhooks();
   return {
-    phones: phones.data?.data ?? [],
-    groups: groups.data?.data ?? [],
-    webhooks: (webhooks.data?.data ?? []).map((webhook): WebhookOption => ({ id: webhook.id, url: webhook.url })),
+    phones: phones.data ?? [],
+    groups: groups.data ?? [],
+    webhooks: (webhooks.data ?? []).map((webhook): WebhookOption => ({ id: webhook.id, url: webhook.url })),
   };
 }
 

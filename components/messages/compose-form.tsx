@@ -1,9 +1,9 @@
 'use client';
 
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { ApiProblem, api, type Page } from '@/components/api';
-import { queryKeys } from '@/components/query-keys';
+import { ApiProblem, api } from '@/components/api';
+import { usePhones } from '@/components/lists';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { ErrorState } from '@/components/ui/states';
@@ -25,11 +25,8 @@ function phoneName(phone: Phone): string {
 export function ComposeForm() {
   const refresh = useRefresh();
   const ids = useId();
-  const phones = useQuery({
-    queryKey: queryKeys.phones.options(),
-    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
-  });
-  const sorted = [...(phones.data?.data ?? [])].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
+  const phones = usePhones();
+  const sorted = [...(phones.data ?? [])].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
   const [form, setForm] = useState({ from: '', to: '', content: '' });
   const from = form.from || sorted[0]?.phone || '';
   const send = useMutation({

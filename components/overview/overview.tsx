@@ -5,7 +5,8 @@ import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { api, type Page } from '@/components/api';
-import { StatusBadge } from '@/components/phone/badges';
+import { usePhones } from '@/components/lists';
+import { StatusBadge } from '@/components/phones/badges';
 import { queryKeys } from '@/components/query-keys';
 import { Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';
@@ -147,11 +148,7 @@ export function Overview() {
     queryFn: () => api<MessageStats>('/api/v1/stats/messages'),
     refetchInterval: 30_000,
   });
-  const phones = useQuery({
-    queryKey: queryKeys.phones.options(),
-    queryFn: () => api<Page<Phone>>('/api/v1/phones?limit=100'),
-    refetchInterval: ONBOARDING_INTERVAL_MS,
-  });
+  const phones = usePhones({ refetchInterval: ONBOARDING_INTERVAL_MS });
   const balance = useQuery({
     queryKey: queryKeys.balance.root,
     queryFn: () => api<Balances>('/api/v1/credits/balance'),
@@ -165,7 +162,7 @@ export function Overview() {
   const onboarding =
     phones.data !== undefined &&
     messages.data !== undefined &&
-    (!isConnected(phones.data.data) || !hasDelivered(messages.data.data));
+    (!isConnected(phones.data) || !hasDelivered(messages.data.data));
   // Once shown, the steps stay on this visit until hidden, so the last one is seen ticking off.
   const [onboardingSeen, setOnboardingSeen] = useState(false);
   const [onboardingHidden, setOnboardingHidden] = useState(false);
@@ -177,7 +174,7 @@ export function Overview() {
   if (phones.isError) return <ErrorState error={phones.error} onRetry={() => phones.refetch()} />;
   if (messages.isError) return <ErrorState error={messages.error} onRetry={() => messages.refetch()} />;
 
-  const list = phones.data.data;
+  const list = phones.data;
   const sent = messages.data.data;
   const attention = list
     .map((phone) => ({ phone, reasons: attentionReasons(phone) }))

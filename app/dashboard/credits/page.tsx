@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { CreditsPanel } from '@/components/panels/credits-panel';
+import { CreditsPanel } from '@/components/credits/credits-panel';
 
 export const metadata: Metadata = { title: 'Credits · Simgate' };
 

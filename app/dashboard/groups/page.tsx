@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { GroupsPanel } from '@/components/panels/groups-panel';
+import { GroupsPanel } from '@/components/groups/groups-panel';
 
 export const metadata: Metadata = { title: 'Groups · Simgate' };
 

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Suspense } from 'react';
-import { MessagesPanel } from '@/components/panels/messages-panel';
+import { MessagesPanel } from '@/components/messages/messages-panel';
 
 export const metadata: Metadata = { title: 'Messages · Simgate' };
 

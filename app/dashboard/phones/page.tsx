@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { PhonesPanel } from '@/components/panels/phones-panel';
+import { PhonesPanel } from '@/components/phones/phones-panel';
 
 export const metadata: Metadata = { title: 'Phones · Simgate' };
 

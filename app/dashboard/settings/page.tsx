@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { AuditLogPanel } from '@/components/security/audit-log-panel';
-import { SecurityPanel } from '@/components/security/security-panel';
+import { AuditLogPanel } from '@/components/settings/audit-log-panel';
+import { SecurityPanel } from '@/components/settings/security-panel';
 
 export const metadata: Metadata = { title: 'Settings · Simgate' };
 

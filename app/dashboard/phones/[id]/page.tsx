@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { PhoneDetail } from '@/components/phone/phone-detail';
+import { PhoneDetail } from '@/components/phones/phone-detail';
 
 export const metadata: Metadata = { title: 'Phone · Simgate' };
 

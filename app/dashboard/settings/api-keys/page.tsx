@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { ApiKeysPanel } from '@/components/panels/api-keys-panel';
+import { ApiKeysPanel } from '@/components/api-keys/api-keys-panel';
 
 export const metadata: Metadata = { title: 'API keys · Simgate' };
 

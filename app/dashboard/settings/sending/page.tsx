@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { SendingSettingsPanel } from '@/components/settings-sending/sending-settings';
+import { SendingSettingsPanel } from '@/components/settings/sending-settings';
 
 export const metadata: Metadata = { title: 'Sending settings · Simgate' };
 

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import { CallbackSecretPanel } from '@/components/panels/callback-secret-panel';
-import { WebhooksPanel } from '@/components/panels/webhooks-panel';
+import { CallbackSecretPanel } from '@/components/webhooks/callback-secret-panel';
+import { WebhooksPanel } from '@/components/webhooks/webhooks-panel';
 
 export const metadata: Metadata = { title: 'Webhooks · Simgate' };
 

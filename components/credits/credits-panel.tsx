@@ -5,9 +5,10 @@ import dynamic from 'next/dynamic';
 import { useId, useState } from 'react';
 import { LEDGER_KIND_LABELS, LEDGER_KINDS } from '@/components/credits/ledger-labels';
 import { queryKeys } from '@/components/query-keys';
-import type { Balances as Balance, BalanceHistory, Group, LedgerEntry as LedgerRow } from '@/components/wire';
+import type { Balances as Balance, BalanceHistory, LedgerEntry as LedgerRow } from '@/components/wire';
 
-import { ApiProblem, api, type Page } from '../api';
+import { ApiProblem, api } from '../api';
+import { useGroups } from '../lists';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
 import { ListView, Table } from '../ui/list-view';
@@ -126,11 +127,8 @@ function TransferSection({ groups }: { groups: GroupBalance[] }) {
   const problem = transfer.error instanceof ApiProblem ? transfer.error : undefined;
   const errors = transferErrors(problem);
   const placed = errors.from_group || errors.to_group || errors.amount;
-  const groupList = useQuery({
-    queryKey: queryKeys.groups.options(),
-    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
-  });
-  const defaultId = groupList.data?.data.find((g) => g.is_default)?.id;
+  const groupList = useGroups();
+  const defaultId = groupList.data?.find((g) => g.is_default)?.id;
   const defaultGroup = groups.find((g) => g.group_id === defaultId);
   const fromGroup = form.from_group ? groups.find((g) => g.group_id === Number(form.from_group)) : defaultGroup;
   const toGroup = groups.find((g) => g.group_id === Number(form.to_group));

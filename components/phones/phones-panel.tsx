@@ -1,13 +1,12 @@
 'use client';
 
-import { type InfiniteData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type InfiniteData, useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
 import type { Phone } from '@/components/wire';
 import { ApiProblem, api, type Page } from '../api';
-import { SimBadge, StatusBadge } from '../phone/badges';
-import { RemovePhoneDialog } from '../phone/remove-phone-dialog';
+import { useGroups } from '../lists';
 import { BatteryGauge } from '../ui/battery-gauge';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
@@ -17,15 +16,13 @@ import { Section } from '../ui/section';
 import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
-import type { Group } from './groups-panel';
+import { SimBadge, StatusBadge } from './badges';
+import { RemovePhoneDialog } from './remove-phone-dialog';
 
 export function PhonesPanel() {
   // Live: status, battery and last heartbeat change while the page is open.
   const phones = usePagedList<Phone>(queryKeys.phones.list(), '/api/v1/phones', { refetchInterval: 15_000 });
-  const groups = useQuery({
-    queryKey: queryKeys.groups.options(),
-    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
-  });
+  const groups = useGroups();
   const [form, setForm] = useState({ phone: '', label: '' });
   const [deleting, setDeleting] = useState<Phone | null>(null);
   const refreshAll = useRefresh();
@@ -69,7 +66,7 @@ export function PhonesPanel() {
   // A number the account already has is a problem of the number field.
   const phoneError =
     problem?.fieldError('phone') ?? (problem?.code === 'DUPLICATE_PHONE' ? problem.message : undefined);
-  const groupName = (id: number) => groups.data?.data.find((g) => g.id === id)?.name ?? `#${id}`;
+  const groupName = (id: number) => groups.data?.find((g) => g.id === id)?.name ?? `#${id}`;
 
   return (
     <Section title="Phones">
@@ -146,7 +143,7 @@ export function PhonesPanel() {
                     value={phone.group_id}
                     onChange={(e) => move.mutate({ id: phone.id, groupId: Number(e.target.value) })}
                   >
-                    {(groups.data?.data ?? []).map((g) => (
+                    {(groups.data ?? []).map((g) => (
                       <option key={g.id} value={g.id}>
                         {g.name}
                       </option>
@@ -168,5 +165,3 @@ export function PhonesPanel() {
     </Section>
   );
 }
-
-export type { Phone };

@@ -1,11 +1,12 @@
 'use client';
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
-import type { Group, Phone } from '@/components/wire';
+import type { Phone } from '@/components/wire';
 import { MAX_DAILY_CAP, MAX_LABEL_LENGTH, MAX_MESSAGES_PER_MINUTE } from '@/lib/phones/limits';
-import { ApiProblem, api, type Page } from '../api';
+import { ApiProblem, api } from '../api';
+import { useGroups } from '../lists';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
 import { Section } from '../ui/section';
@@ -29,10 +30,7 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
   const ids = useId();
   const queryClient = useQueryClient();
   const refresh = useRefresh();
-  const groups = useQuery({
-    queryKey: queryKeys.groups.options(),
-    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
-  });
+  const groups = useGroups();
   const saved = formOf(phone);
   const changed = (Object.keys(form) as Array<keyof Form>).filter((key) => form[key] !== saved[key]);
   const save = useMutation({
@@ -87,13 +85,13 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
             aria-describedby={fieldError('group_id') ? `${ids}-group-error` : `${ids}-group-hint`}
             onChange={(e) => setForm({ ...form, group_id: e.target.value })}
           >
-            {(groups.data?.data ?? []).map((g) => (
+            {(groups.data ?? []).map((g) => (
               <option key={g.id} value={g.id}>
                 {g.name}
                 {g.is_default ? ' (default)' : ''}
               </option>
             ))}
-            {!groups.data?.data.some((g) => String(g.id) === form.group_id) && (
+            {!groups.data?.some((g) => String(g.id) === form.group_id) && (
               <option value={form.group_id}>Group #{form.group_id}</option>
             )}
           </select>

@@ -1,13 +1,11 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
-import { queryKeys } from '@/components/query-keys';
-import { ApiProblem, api, type Page } from '../api';
-import type { Group } from '../panels/groups-panel';
-import type { Phone } from '../panels/phones-panel';
+import type { Phone } from '@/components/wire';
+import { ApiProblem } from '../api';
+import { useGroups } from '../lists';
 import { Button } from '../ui/button';
 import { formatTime, Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
@@ -70,11 +68,8 @@ export function PhoneDetail({ phoneId }: { phoneId: string }) {
 }
 
 function PhoneView({ phone }: { phone: Phone }) {
-  const groups = useQuery({
-    queryKey: queryKeys.groups.options(),
-    queryFn: () => api<Page<Group>>('/api/v1/phone-groups?limit=100'),
-  });
-  const groupName = groups.data?.data.find((g) => g.id === phone.group_id)?.name ?? `#${phone.group_id}`;
+  const groups = useGroups();
+  const groupName = groups.data?.find((g) => g.id === phone.group_id)?.name ?? `#${phone.group_id}`;
   const simNotice = useSimVerifiedNotice(phone.sim_verification);
   const [removing, setRemoving] = useState(false);
   const router = useRouter();

@@ -93,5 +93,3 @@ export function GroupsPanel() {
     </Section>
   );
 }
-
-export type { Group };

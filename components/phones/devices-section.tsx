@@ -2,8 +2,8 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import type { Phone } from '@/components/wire';
 import { api } from '../api';
-import type { Phone } from '../panels/phones-panel';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { formatTime, Section } from '../ui/section';

@@ -3,8 +3,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
+import type { Phone } from '@/components/wire';
 import { ApiProblem, api } from '../api';
-import type { Phone } from '../panels/phones-panel';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
 import { Section } from '../ui/section';

@@ -1,4 +1,4 @@
-import type { Phone } from '../panels/phones-panel';
+import type { Phone } from '@/components/wire';
 
 const STATUS_STYLE: Record<Phone['status'], string> = {
   online: 'bg-green-100 text-green-800',

@@ -1,0 +1,84 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import { queryKeys } from '@/components/query-keys';
+import type { Message } from '@/components/wire';
+import { api, type Page } from '../api';
+import { formatTime } from '../ui/section';
+import { ErrorState } from '../ui/states';
+
+/** The number on the other side of a message: its recipient, or the sender of an inbound one. */
+function counterpartOf(message: Message): string {
+  return message.direction === 'outbound' ? message.to : message.from;
+}
+
+/**
+ * The messages grouped by the number on the other side, newest conversation first; one opens as a
+ * thread, inbound on the left and outbound on the right, oldest first, as a messaging app shows it.
+ */
+export function Conversations({ messages }: { messages: Message[] }) {
+  const groups = new Map<string, Message[]>();
+  for (const message of messages) {
+    const key = counterpartOf(message);
+    groups.set(key, [...(groups.get(key) ?? []), message]);
+  }
+  const [open, setOpen] = useState<string | null>(null);
+  const selected = open ?? [...groups.keys()][0] ?? null;
+  return (
+    <div className="grid gap-4 md:grid-cols-[16rem_minmax(0,1fr)]">
+      <ul className="flex flex-col gap-1" aria-label="Conversations">
+        {[...groups.entries()].map(([number, thread]) => (
+          <li key={number}>
+            <button
+              type="button"
+              aria-current={number === selected ? 'true' : undefined}
+              onClick={() => setOpen(number)}
+              className={`w-full rounded-md px-3 py-2 text-left text-sm focus-visible:outline-2 focus-visible:outline-slate-900 ${number === selected ? 'bg-slate-900 text-white' : 'hover:bg-slate-100'}`}
+            >
+              <span className="block font-mono">{number}</span>
+              <span className={`block truncate text-xs ${number === selected ? 'text-slate-200' : 'text-slate-600'}`}>
+                {thread[0]?.content} · {thread.length} message{thread.length === 1 ? '' : 's'}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {selected && <Thread counterpart={selected} />}
+    </div>
+  );
+}
+
+function Thread({ counterpart }: { counterpart: string }) {
+  const thread = useQuery({
+    queryKey: queryKeys.messages.thread(counterpart),
+    queryFn: () => api<Page<Message>>(`/api/v1/messages?q=${encodeURIComponent(counterpart)}&limit=100`),
+  });
+  if (thread.isPending) return <p className="text-sm text-slate-600">Loading the conversation…</p>;
+  if (thread.error) return <ErrorState error={thread.error} onRetry={() => thread.refetch()} />;
+  const messages = thread.data.data.filter((message) => counterpartOf(message) === counterpart).reverse();
+  return (
+    <section aria-label={`Conversation with ${counterpart}`} className="flex flex-col gap-2">
+      <h3 className="font-mono text-sm font-semibold">{counterpart}</h3>
+      <ol className="flex flex-col gap-2">
+        {messages.map((message) => (
+          <li key={message.id} className={`flex ${message.direction === 'outbound' ? 'justify-end' : 'justify-start'}`}>
+            <Link
+              href={`/dashboard/messages/${message.id}`}
+              className={`max-w-[80%] rounded-lg px-3 py-2 text-sm ${message.direction === 'outbound' ? 'bg-slate-900 text-white' : 'border border-slate-200 bg-white'}`}
+            >
+              <span className="block whitespace-pre-wrap break-words">{message.content}</span>
+              <span
+                className={`mt-1 block text-xs ${message.direction === 'outbound' ? 'text-slate-200' : 'text-slate-600'}`}
+              >
+                {formatTime(message.created_at)} · {message.status}
+                {message.direction === 'outbound' ? ` · from ${message.from}` : ` · to ${message.to}`}
+              </span>
+            </Link>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

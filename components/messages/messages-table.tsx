@@ -1,0 +1,47 @@
+'use client';
+
+import Link from 'next/link';
+import { MessageStatusBadge } from '@/components/messages/status-badge';
+import type { Message } from '@/components/wire';
+import { Button } from '../ui/button';
+import { Table } from '../ui/list-view';
+import { formatTime } from '../ui/section';
+
+/** The messages as a table, with a cancel button on the queued ones. */
+export function MessagesTable({ items, onCancel }: { items: Message[]; onCancel: (message: Message) => void }) {
+  return (
+    <Table columns={['When', 'From → To', 'Message', 'Status', '']}>
+      {items.map((m) => (
+        <tr key={m.id} className="border-t border-slate-100 align-top">
+          <td className="py-2 whitespace-nowrap">{formatTime(m.created_at)}</td>
+          <td className="whitespace-nowrap">
+            {m.from} → {m.to}
+            {(m.sim !== null || m.from_group !== null) && (
+              <span className="block text-xs text-slate-600">
+                {[m.sim !== null && `SIM ${m.sim}`, m.from_group !== null && `via group ${m.from_group}`]
+                  .filter(Boolean)
+                  .join(' · ')}
+              </span>
+            )}
+          </td>
+          <td className="max-w-xs truncate" title={m.content}>
+            <Link href={`/dashboard/messages/${m.id}`} className="underline">
+              {m.content}
+            </Link>
+          </td>
+          <td>
+            <MessageStatusBadge status={m.status} />
+            {m.priority === 'high' && <span className="block text-xs font-semibold text-amber-900">high</span>}
+          </td>
+          <td className="text-right">
+            {m.status === 'queued' && (
+              <Button variant="secondary" onClick={() => onCancel(m)} aria-label={`Cancel message to ${m.to}`}>
+                Cancel
+              </Button>
+            )}
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
