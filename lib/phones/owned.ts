@@ -34,3 +34,16 @@ export async function ownedPhoneByNumber(executor: Executor, accountId: string, 
   if (!phone) throw notFound('Phone');
   return phone;
 }
+
+/** The id of the account's phone with this number, if it has one. */
+export async function phoneIdOfNumber(
+  executor: Executor,
+  accountId: string,
+  number: string,
+): Promise<string | undefined> {
+  const [phone] = await executor
+    .select({ id: phones.id })
+    .from(phones)
+    .where(and(eq(phones.accountId, accountId), eq(phones.phone, number)));
+  return phone?.id;
+}

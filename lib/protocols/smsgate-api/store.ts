@@ -91,3 +91,12 @@ export async function findByExtId(
     .where(and(eq(smsgateMessages.accountId, accountId), eq(smsgateMessages.extId, extId)));
   return row;
 }
+
+/** The integrator's id of the message that became this Simgate bulk, if it was sent through that API. */
+export async function extIdOfBulk(executor: Executor, accountId: string, bulkId: string): Promise<string | undefined> {
+  const [row] = await executor
+    .select({ extId: smsgateMessages.extId })
+    .from(smsgateMessages)
+    .where(and(eq(smsgateMessages.accountId, accountId), eq(smsgateMessages.bulkId, bulkId)));
+  return row?.extId;
+}

@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { type EventType, phones, smsgateMessages } from '@/db/schema';
+import type { EventType } from '@/db/schema';
+import { phoneIdOfNumber } from '@/lib/phones/owned';
 import { signingKeyOf } from './signing-key';
+import { extIdOfBulk } from './store';
 
 export type SmsgateDelivery = {
   accountId: string;
@@ -36,14 +37,8 @@ export function smsgateSignature(key: string, body: string, timestamp: string): 
 
 /** The id the integrator knows a message by: its SMSGate id when it was sent through that API. */
 async function messageIdOf(db: Database, accountId: string, data: MessageData): Promise<string> {
-  if (data.bulk_id) {
-    const [row] = await db
-      .select({ extId: smsgateMessages.extId })
-      .from(smsgateMessages)
-      .where(and(eq(smsgateMessages.accountId, accountId), eq(smsgateMessages.bulkId, data.bulk_id)));
-    if (row) return row.extId;
-  }
-  return data.id ?? '';
+  const extId = data.bulk_id ? await extIdOfBulk(db, accountId, data.bulk_id) : undefined;
+  return extId ?? data.id ?? '';
 }
 
 async function payloadOf(db: Database, delivery: SmsgateDelivery): Promise<Record<string, unknown>> {
@@ -85,17 +80,12 @@ export async function smsgateDeliveryRequest(
   delivery: SmsgateDelivery,
   now: Date,
 ): Promise<{ body: string; headers: Record<string, string> }> {
-  const [phone] = delivery.eventPhone
-    ? await db
-        .select({ id: phones.id })
-        .from(phones)
-        .where(and(eq(phones.accountId, delivery.accountId), eq(phones.phone, delivery.eventPhone)))
-    : [];
+  const phoneId = delivery.eventPhone ? await phoneIdOfNumber(db, delivery.accountId, delivery.eventPhone) : undefined;
   const body = JSON.stringify({
     id: delivery.eventId,
     webhookId: delivery.extId,
     event: delivery.extEvent,
-    deviceId: phone?.id ?? null,
+    deviceId: phoneId ?? null,
     payload: await payloadOf(db, delivery),
   });
   const timestamp = String(Math.floor(now.getTime() / 1000));
