@@ -8,7 +8,7 @@ import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
 import { isTransaction, isUniqueViolation } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
-import { acceptInBatch } from './accept-batch';
+import { acceptInBatch, type BatchedSend } from './accept-batch';
 import { chooseGroupPhones, noOnlinePhone } from './assign';
 import {
   countryAllowed,
@@ -64,24 +64,15 @@ function checkInput(input: SendInput): { from: string | undefined; to: string } 
   return { from, to };
 }
 
-type Accepted = {
-  /** Chosen before the statement: the charge's ledger row names the message it pays for. */
-  id: string;
-  accountId: string;
-  from: string;
-  fromGroup: number | null;
-  sim: number | null;
+/**
+ * A send ready for its statement: what a batched send carries (its id chosen before the statement,
+ * so the charge's ledger row names the message it pays for), and what only a lone send has.
+ */
+type Accepted = Omit<BatchedSend, 'country' | 'priority' | 'encoding'> & {
   priority: MessagePriority;
-  callbackWebhookId: string | null;
+  encoding: MessageRow['encoding'];
   ignoreOptOut: boolean;
   origin: SendInput['origin'] | null;
-  to: string;
-  content: string;
-  requestId: string | null;
-  segments: number;
-  encoding: MessageRow['encoding'];
-  sendAt: Date;
-  expiresAt: Date;
 };
 
 /**
