@@ -3,14 +3,7 @@ import { queryRows } from '@/db';
 import { creditMovementCall } from '@/lib/credits/ledger';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { batchedOnPipeline } from '@/lib/transactions';
-import {
-  countryAllowed,
-  recipientOptedOut,
-  requestIdHolder,
-  type SendFacts,
-  senderMatches,
-  simFits,
-} from './eligibility';
+import * as eligible from './eligibility';
 import { type MessageRow, messageRowOf } from './present';
 
 /** A send ready for the database: checked, its id chosen, its schedule and segments known. */
@@ -87,7 +80,7 @@ function batchStatement(sends: BatchedSend[]): SQL {
     messageIds: sql`batch.ids`,
   });
   // Each send's facts are columns of the input row `i`.
-  const facts: SendFacts = {
+  const facts: eligible.SendFacts = {
     accountId: sql`i.account_id`,
     from: sql`i."from"`,
     fromGroup: sql`i.from_group`,
@@ -104,9 +97,9 @@ function batchStatement(sends: BatchedSend[]): SQL {
     ),
     sender as materialized (
       select i.ord, p.id as phone_id, p.group_id from input i
-      join phones p on ${senderMatches(facts)}
+      join phones p on ${eligible.senderMatches(facts)}
       left join devices d on d.id = p.device_id
-      where ${simFits(facts)}
+      where ${eligible.simFits(facts)}
       for key share of p
     ),
     eligible as materialized (
@@ -114,9 +107,9 @@ function batchStatement(sends: BatchedSend[]): SQL {
       join sender s on s.ord = i.ord
       join phone_groups g on g.id = s.group_id
       join accounts a on a.id = i.account_id
-      where not exists (${requestIdHolder(facts)})
-        and not ${recipientOptedOut(facts)}
-        and ${countryAllowed(facts)}
+      where not exists (${eligible.requestIdHolder(facts)})
+        and not ${eligible.recipientOptedOut(facts)}
+        and ${eligible.countryAllowed(facts)}
     ),
     charged as materialized (
       select batch.account_id, batch.group_id, ${charge} as balance_after

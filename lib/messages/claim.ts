@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lte, min, or } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lte, min, or, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '@/db';
 import { messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
@@ -22,6 +22,11 @@ export type ClaimOptions = {
   /** Which due messages go first when there are more than `limit`: the oldest (default) or the newest. */
   order?: 'oldest' | 'newest';
 };
+
+/** The phone's messages handed out to it and not yet reported on (sent, failed, …). */
+export function handedOutTo(phoneId: string): SQL | undefined {
+  return and(eq(messages.phoneId, phoneId), eq(messages.direction, 'outbound'), eq(messages.status, 'dispatched'));
+}
 
 /**
  * Hands the device the oldest due queued messages of its phone, now `dispatched`, after those it
@@ -111,9 +116,7 @@ async function claimOnce(
       .from(messages)
       .where(
         and(
-          eq(messages.phoneId, phone.id),
-          eq(messages.direction, 'outbound'),
-          eq(messages.status, 'dispatched'),
+          handedOutTo(phone.id),
           lte(messages.updatedAt, redeliverBefore),
           or(isNull(messages.expiresAt), gt(messages.expiresAt, now)),
         ),

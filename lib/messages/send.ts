@@ -10,14 +10,7 @@ import { isTransaction, isUniqueViolation } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { acceptInBatch, type BatchedSend } from './accept-batch';
 import { chooseGroupPhones, noOnlinePhone } from './assign';
-import {
-  countryAllowed,
-  recipientOptedOut,
-  requestIdHolder,
-  type SendFacts,
-  senderMatches,
-  simFits,
-} from './eligibility';
+import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, messageRowOf, presentMessage } from './present';
 import { scheduleOf } from './schedule';
@@ -202,7 +195,7 @@ function acceptStatement(message: Accepted): SQL {
     messageIds: [message.id],
   });
   // A new queued message needs only its history row: `queued` emits no event and refunds nothing.
-  const facts: SendFacts = {
+  const facts: eligible.SendFacts = {
     accountId: sql`${accountId}::uuid`,
     from: sql`${message.from}::text`,
     fromGroup: sql`${message.fromGroup}::int`,
@@ -213,17 +206,17 @@ function acceptStatement(message: Accepted): SQL {
   };
   return sql`
     with sender as (
-      select p.id, p.group_id, ${simFits(facts)} as sim_ok from phones p left join devices d on d.id = p.device_id
-      where ${senderMatches(facts)}
+      select p.id, p.group_id, ${eligible.simFits(facts)} as sim_ok from phones p left join devices d on d.id = p.device_id
+      where ${eligible.senderMatches(facts)}
       for key share of p
     ),
-    existing as (${requestIdHolder(facts)}),
+    existing as (${eligible.requestIdHolder(facts)}),
     country as (
-      select ${countryAllowed(facts)} as ok
+      select ${eligible.countryAllowed(facts)} as ok
       from sender join phone_groups g on g.id = sender.group_id join accounts a on a.id = ${accountId}::uuid
     ),
     opted as (
-      select 1 where ${!message.ignoreOptOut} and ${recipientOptedOut(facts)}
+      select 1 where ${!message.ignoreOptOut} and ${eligible.recipientOptedOut(facts)}
     ),
     charged as (
       select ${charge} as balance_after from sender

@@ -1,9 +1,9 @@
-import { and, asc, eq, notInArray } from 'drizzle-orm';
+import { and, asc, notInArray } from 'drizzle-orm';
 import type { Database, Executor } from '@/db';
 import { type MessageStatus, messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
-import { claimOutbox } from '@/lib/messages/claim';
+import { claimOutbox, handedOutTo } from '@/lib/messages/claim';
 import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
 import type { MessageRow } from '@/lib/messages/present';
 import { applyPhoneReport } from '@/lib/messages/report-status';
@@ -46,9 +46,7 @@ export async function pullForApp(db: Database, device: DevicePrincipal, order: '
     .from(messages)
     .where(
       and(
-        eq(messages.phoneId, phone.id),
-        eq(messages.direction, 'outbound'),
-        eq(messages.status, 'dispatched'),
+        handedOutTo(phone.id),
         claimed.length > 0
           ? notInArray(
               messages.id,
