@@ -50,6 +50,6 @@ function passOn(request: NextRequest, pageCsp: string | undefined): Response {
 // alone (leftByProxy in lib/http/front-door.ts; test/api/front-door.test.ts holds the two together).
 export const config = {
   matcher: [
-    '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/health/ready$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/).*)',
+    '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/health/live$|api/health/ready$|api/health/startup$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/).*)',
   ],
 };

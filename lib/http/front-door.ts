@@ -13,11 +13,11 @@ import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers
  */
 
 /**
- * The paths route() guards itself: our API, its health check, and SMSGate's surfaces (the app's,
+ * The paths route() guards itself: our API, its health probes, and SMSGate's surfaces (the app's,
  * the integrator API at both its paths). Every module under them is built with it, including a
  * catch-all that answers paths naming no operation (test/api/front-door.test.ts).
  */
-const GUARDED_BY_ROUTE = /^\/(api\/(v1\/|health(\/ready)?$|mobile\/v1\/|3rdparty\/v1\/)|3rdparty\/v1\/)/;
+const GUARDED_BY_ROUTE = /^\/(api\/(v1\/|health(\/(live|ready|startup))?$|mobile\/v1\/|3rdparty\/v1\/)|3rdparty\/v1\/)/;
 
 export function guardedByRoute(pathname: string): boolean {
   return GUARDED_BY_ROUTE.test(pathname);
@@ -31,8 +31,13 @@ export function leftByProxy(pathname: string): boolean {
   return guardedByRoute(pathname) || pathname.startsWith('/api/bench/');
 }
 
-/** Load balancers probe the health checks by address, so they answer any Host. */
-const ANY_HOST = new Set(['/api/health', '/api/health/ready']);
+/** Load balancers and Kubernetes probe the health checks by address, so they answer any Host. */
+export const ANY_HOST: ReadonlySet<string> = new Set([
+  '/api/health',
+  '/api/health/live',
+  '/api/health/ready',
+  '/api/health/startup',
+]);
 
 /**
  * The 421 answer for a request addressed to a name the app is not served under (DNS rebinding, a

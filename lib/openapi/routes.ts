@@ -3,164 +3,174 @@
 import * as route0 from '@/app/api/3rdparty/v1/auth/token/route';
 import * as route1 from '@/app/api/3rdparty/v1/devices/[id]/route';
 import * as route2 from '@/app/api/3rdparty/v1/devices/route';
-import * as route3 from '@/app/api/3rdparty/v1/health/route';
-import * as route4 from '@/app/api/3rdparty/v1/inbox/export/route';
-import * as route5 from '@/app/api/3rdparty/v1/inbox/refresh/route';
-import * as route6 from '@/app/api/3rdparty/v1/inbox/route';
-import * as route7 from '@/app/api/3rdparty/v1/logs/route';
-import * as route8 from '@/app/api/3rdparty/v1/messages/[id]/route';
-import * as route9 from '@/app/api/3rdparty/v1/messages/route';
-import * as route10 from '@/app/api/3rdparty/v1/settings/route';
-import * as route11 from '@/app/api/3rdparty/v1/webhooks/[id]/route';
-import * as route12 from '@/app/api/3rdparty/v1/webhooks/route';
-import * as route13 from '@/app/api/dev/inbox/route';
-import * as route14 from '@/app/api/health/ready/route';
-import * as route15 from '@/app/api/health/route';
-import * as route16 from '@/app/api/mobile/v1/callback/[deviceId]/route';
-import * as route17 from '@/app/api/mobile/v1/device/route';
-import * as route18 from '@/app/api/mobile/v1/events/route';
-import * as route19 from '@/app/api/mobile/v1/message/route';
-import * as route20 from '@/app/api/mobile/v1/settings/route';
-import * as route21 from '@/app/api/mobile/v1/webhooks/route';
-import * as route22 from '@/app/api/v1/audit-log/route';
-import * as route23 from '@/app/api/v1/auth/api-keys/[id]/route';
-import * as route24 from '@/app/api/v1/auth/api-keys/route';
-import * as route25 from '@/app/api/v1/auth/bind/confirm/route';
-import * as route26 from '@/app/api/v1/auth/bind/request-code/route';
-import * as route27 from '@/app/api/v1/auth/login/route';
-import * as route28 from '@/app/api/v1/auth/register/route';
-import * as route29 from '@/app/api/v1/auth/sessions/route';
-import * as route30 from '@/app/api/v1/auth/sign-in/request-code/route';
-import * as route31 from '@/app/api/v1/bulk-messages/[id]/cancel/route';
-import * as route32 from '@/app/api/v1/bulk-messages/[id]/route';
-import * as route33 from '@/app/api/v1/bulk-messages/route';
-import * as route34 from '@/app/api/v1/credits/balance/route';
-import * as route35 from '@/app/api/v1/credits/balance-history/route';
-import * as route36 from '@/app/api/v1/credits/ledger/route';
-import * as route37 from '@/app/api/v1/credits/transfer/route';
-import * as route38 from '@/app/api/v1/device/messages/[id]/status/route';
-import * as route39 from '@/app/api/v1/device/messages/received/route';
-import * as route40 from '@/app/api/v1/device/outbox/claim/route';
-import * as route41 from '@/app/api/v1/email-addresses/[id]/route';
-import * as route42 from '@/app/api/v1/email-addresses/confirm/route';
-import * as route43 from '@/app/api/v1/email-addresses/route';
-import * as route44 from '@/app/api/v1/heartbeats/route';
-import * as route45 from '@/app/api/v1/inbound-rules/[id]/route';
-import * as route46 from '@/app/api/v1/inbound-rules/route';
-import * as route47 from '@/app/api/v1/inbound-rules/settings/route';
-import * as route48 from '@/app/api/v1/inbound-rules/test/route';
-import * as route49 from '@/app/api/v1/messages/[id]/cancel/route';
-import * as route50 from '@/app/api/v1/messages/[id]/route';
-import * as route51 from '@/app/api/v1/messages/route';
-import * as route52 from '@/app/api/v1/openapi.json/route';
-import * as route53 from '@/app/api/v1/opt-outs/[phone]/route';
-import * as route54 from '@/app/api/v1/opt-outs/route';
-import * as route55 from '@/app/api/v1/opt-outs/settings/route';
-import * as route56 from '@/app/api/v1/phone-groups/[id]/route';
-import * as route57 from '@/app/api/v1/phone-groups/route';
-import * as route58 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
-import * as route59 from '@/app/api/v1/phones/[id]/devices/route';
-import * as route60 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route61 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route62 from '@/app/api/v1/phones/[id]/route';
-import * as route63 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route64 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route65 from '@/app/api/v1/phones/register-device/route';
-import * as route66 from '@/app/api/v1/phones/route';
-import * as route67 from '@/app/api/v1/phones/verify-sim/route';
-import * as route68 from '@/app/api/v1/settings/sending/route';
-import * as route69 from '@/app/api/v1/stats/messages/route';
-import * as route70 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route71 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route72 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route73 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route74 from '@/app/api/v1/webhooks/[id]/route';
-import * as route75 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route76 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route77 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route78 from '@/app/api/v1/webhooks/events/route';
-import * as route79 from '@/app/api/v1/webhooks/route';
+import * as route3 from '@/app/api/3rdparty/v1/health/live/route';
+import * as route4 from '@/app/api/3rdparty/v1/health/ready/route';
+import * as route5 from '@/app/api/3rdparty/v1/health/route';
+import * as route6 from '@/app/api/3rdparty/v1/health/startup/route';
+import * as route7 from '@/app/api/3rdparty/v1/inbox/export/route';
+import * as route8 from '@/app/api/3rdparty/v1/inbox/refresh/route';
+import * as route9 from '@/app/api/3rdparty/v1/inbox/route';
+import * as route10 from '@/app/api/3rdparty/v1/logs/route';
+import * as route11 from '@/app/api/3rdparty/v1/messages/[id]/route';
+import * as route12 from '@/app/api/3rdparty/v1/messages/route';
+import * as route13 from '@/app/api/3rdparty/v1/settings/route';
+import * as route14 from '@/app/api/3rdparty/v1/webhooks/[id]/route';
+import * as route15 from '@/app/api/3rdparty/v1/webhooks/route';
+import * as route16 from '@/app/api/dev/inbox/route';
+import * as route17 from '@/app/api/health/live/route';
+import * as route18 from '@/app/api/health/ready/route';
+import * as route19 from '@/app/api/health/route';
+import * as route20 from '@/app/api/health/startup/route';
+import * as route21 from '@/app/api/mobile/v1/callback/[deviceId]/route';
+import * as route22 from '@/app/api/mobile/v1/device/route';
+import * as route23 from '@/app/api/mobile/v1/events/route';
+import * as route24 from '@/app/api/mobile/v1/message/route';
+import * as route25 from '@/app/api/mobile/v1/settings/route';
+import * as route26 from '@/app/api/mobile/v1/webhooks/route';
+import * as route27 from '@/app/api/v1/audit-log/route';
+import * as route28 from '@/app/api/v1/auth/api-keys/[id]/route';
+import * as route29 from '@/app/api/v1/auth/api-keys/route';
+import * as route30 from '@/app/api/v1/auth/bind/confirm/route';
+import * as route31 from '@/app/api/v1/auth/bind/request-code/route';
+import * as route32 from '@/app/api/v1/auth/login/route';
+import * as route33 from '@/app/api/v1/auth/register/route';
+import * as route34 from '@/app/api/v1/auth/sessions/route';
+import * as route35 from '@/app/api/v1/auth/sign-in/request-code/route';
+import * as route36 from '@/app/api/v1/bulk-messages/[id]/cancel/route';
+import * as route37 from '@/app/api/v1/bulk-messages/[id]/route';
+import * as route38 from '@/app/api/v1/bulk-messages/route';
+import * as route39 from '@/app/api/v1/credits/balance/route';
+import * as route40 from '@/app/api/v1/credits/balance-history/route';
+import * as route41 from '@/app/api/v1/credits/ledger/route';
+import * as route42 from '@/app/api/v1/credits/transfer/route';
+import * as route43 from '@/app/api/v1/device/messages/[id]/status/route';
+import * as route44 from '@/app/api/v1/device/messages/received/route';
+import * as route45 from '@/app/api/v1/device/outbox/claim/route';
+import * as route46 from '@/app/api/v1/email-addresses/[id]/route';
+import * as route47 from '@/app/api/v1/email-addresses/confirm/route';
+import * as route48 from '@/app/api/v1/email-addresses/route';
+import * as route49 from '@/app/api/v1/heartbeats/route';
+import * as route50 from '@/app/api/v1/inbound-rules/[id]/route';
+import * as route51 from '@/app/api/v1/inbound-rules/route';
+import * as route52 from '@/app/api/v1/inbound-rules/settings/route';
+import * as route53 from '@/app/api/v1/inbound-rules/test/route';
+import * as route54 from '@/app/api/v1/messages/[id]/cancel/route';
+import * as route55 from '@/app/api/v1/messages/[id]/route';
+import * as route56 from '@/app/api/v1/messages/route';
+import * as route57 from '@/app/api/v1/openapi.json/route';
+import * as route58 from '@/app/api/v1/opt-outs/[phone]/route';
+import * as route59 from '@/app/api/v1/opt-outs/route';
+import * as route60 from '@/app/api/v1/opt-outs/settings/route';
+import * as route61 from '@/app/api/v1/phone-groups/[id]/route';
+import * as route62 from '@/app/api/v1/phone-groups/route';
+import * as route63 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as route64 from '@/app/api/v1/phones/[id]/devices/route';
+import * as route65 from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as route66 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route67 from '@/app/api/v1/phones/[id]/route';
+import * as route68 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route69 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route70 from '@/app/api/v1/phones/register-device/route';
+import * as route71 from '@/app/api/v1/phones/route';
+import * as route72 from '@/app/api/v1/phones/verify-sim/route';
+import * as route73 from '@/app/api/v1/settings/sending/route';
+import * as route74 from '@/app/api/v1/stats/messages/route';
+import * as route75 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route76 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route77 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route78 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route79 from '@/app/api/v1/webhooks/[id]/route';
+import * as route80 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route81 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route82 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route83 from '@/app/api/v1/webhooks/events/route';
+import * as route84 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
   { path: '/api/3rdparty/v1/auth/token', module: route0 },
   { path: '/api/3rdparty/v1/devices/{id}', module: route1 },
   { path: '/api/3rdparty/v1/devices', module: route2 },
-  { path: '/api/3rdparty/v1/health', module: route3 },
-  { path: '/api/3rdparty/v1/inbox/export', module: route4 },
-  { path: '/api/3rdparty/v1/inbox/refresh', module: route5 },
-  { path: '/api/3rdparty/v1/inbox', module: route6 },
-  { path: '/api/3rdparty/v1/logs', module: route7 },
-  { path: '/api/3rdparty/v1/messages/{id}', module: route8 },
-  { path: '/api/3rdparty/v1/messages', module: route9 },
-  { path: '/api/3rdparty/v1/settings', module: route10 },
-  { path: '/api/3rdparty/v1/webhooks/{id}', module: route11 },
-  { path: '/api/3rdparty/v1/webhooks', module: route12 },
-  { path: '/api/dev/inbox', module: route13 },
-  { path: '/api/health/ready', module: route14 },
-  { path: '/api/health', module: route15 },
-  { path: '/api/mobile/v1/callback/{deviceId}', module: route16 },
-  { path: '/api/mobile/v1/device', module: route17 },
-  { path: '/api/mobile/v1/events', module: route18 },
-  { path: '/api/mobile/v1/message', module: route19 },
-  { path: '/api/mobile/v1/settings', module: route20 },
-  { path: '/api/mobile/v1/webhooks', module: route21 },
-  { path: '/api/v1/audit-log', module: route22 },
-  { path: '/api/v1/auth/api-keys/{id}', module: route23 },
-  { path: '/api/v1/auth/api-keys', module: route24 },
-  { path: '/api/v1/auth/bind/confirm', module: route25 },
-  { path: '/api/v1/auth/bind/request-code', module: route26 },
-  { path: '/api/v1/auth/login', module: route27 },
-  { path: '/api/v1/auth/register', module: route28 },
-  { path: '/api/v1/auth/sessions', module: route29 },
-  { path: '/api/v1/auth/sign-in/request-code', module: route30 },
-  { path: '/api/v1/bulk-messages/{id}/cancel', module: route31 },
-  { path: '/api/v1/bulk-messages/{id}', module: route32 },
-  { path: '/api/v1/bulk-messages', module: route33 },
-  { path: '/api/v1/credits/balance', module: route34 },
-  { path: '/api/v1/credits/balance-history', module: route35 },
-  { path: '/api/v1/credits/ledger', module: route36 },
-  { path: '/api/v1/credits/transfer', module: route37 },
-  { path: '/api/v1/device/messages/{id}/status', module: route38 },
-  { path: '/api/v1/device/messages/received', module: route39 },
-  { path: '/api/v1/device/outbox/claim', module: route40 },
-  { path: '/api/v1/email-addresses/{id}', module: route41 },
-  { path: '/api/v1/email-addresses/confirm', module: route42 },
-  { path: '/api/v1/email-addresses', module: route43 },
-  { path: '/api/v1/heartbeats', module: route44 },
-  { path: '/api/v1/inbound-rules/{id}', module: route45 },
-  { path: '/api/v1/inbound-rules', module: route46 },
-  { path: '/api/v1/inbound-rules/settings', module: route47 },
-  { path: '/api/v1/inbound-rules/test', module: route48 },
-  { path: '/api/v1/messages/{id}/cancel', module: route49 },
-  { path: '/api/v1/messages/{id}', module: route50 },
-  { path: '/api/v1/messages', module: route51 },
-  { path: '/api/v1/openapi.json', module: route52 },
-  { path: '/api/v1/opt-outs/{phone}', module: route53 },
-  { path: '/api/v1/opt-outs', module: route54 },
-  { path: '/api/v1/opt-outs/settings', module: route55 },
-  { path: '/api/v1/phone-groups/{id}', module: route56 },
-  { path: '/api/v1/phone-groups', module: route57 },
-  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route58 },
-  { path: '/api/v1/phones/{id}/devices', module: route59 },
-  { path: '/api/v1/phones/{id}/heartbeats', module: route60 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route61 },
-  { path: '/api/v1/phones/{id}', module: route62 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route63 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route64 },
-  { path: '/api/v1/phones/register-device', module: route65 },
-  { path: '/api/v1/phones', module: route66 },
-  { path: '/api/v1/phones/verify-sim', module: route67 },
-  { path: '/api/v1/settings/sending', module: route68 },
-  { path: '/api/v1/stats/messages', module: route69 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route70 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route71 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route72 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route73 },
-  { path: '/api/v1/webhooks/{id}', module: route74 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route75 },
-  { path: '/api/v1/webhooks/{id}/test', module: route76 },
-  { path: '/api/v1/webhooks/callback-secret', module: route77 },
-  { path: '/api/v1/webhooks/events', module: route78 },
-  { path: '/api/v1/webhooks', module: route79 },
+  { path: '/api/3rdparty/v1/health/live', module: route3 },
+  { path: '/api/3rdparty/v1/health/ready', module: route4 },
+  { path: '/api/3rdparty/v1/health', module: route5 },
+  { path: '/api/3rdparty/v1/health/startup', module: route6 },
+  { path: '/api/3rdparty/v1/inbox/export', module: route7 },
+  { path: '/api/3rdparty/v1/inbox/refresh', module: route8 },
+  { path: '/api/3rdparty/v1/inbox', module: route9 },
+  { path: '/api/3rdparty/v1/logs', module: route10 },
+  { path: '/api/3rdparty/v1/messages/{id}', module: route11 },
+  { path: '/api/3rdparty/v1/messages', module: route12 },
+  { path: '/api/3rdparty/v1/settings', module: route13 },
+  { path: '/api/3rdparty/v1/webhooks/{id}', module: route14 },
+  { path: '/api/3rdparty/v1/webhooks', module: route15 },
+  { path: '/api/dev/inbox', module: route16 },
+  { path: '/api/health/live', module: route17 },
+  { path: '/api/health/ready', module: route18 },
+  { path: '/api/health', module: route19 },
+  { path: '/api/health/startup', module: route20 },
+  { path: '/api/mobile/v1/callback/{deviceId}', module: route21 },
+  { path: '/api/mobile/v1/device', module: route22 },
+  { path: '/api/mobile/v1/events', module: route23 },
+  { path: '/api/mobile/v1/message', module: route24 },
+  { path: '/api/mobile/v1/settings', module: route25 },
+  { path: '/api/mobile/v1/webhooks', module: route26 },
+  { path: '/api/v1/audit-log', module: route27 },
+  { path: '/api/v1/auth/api-keys/{id}', module: route28 },
+  { path: '/api/v1/auth/api-keys', module: route29 },
+  { path: '/api/v1/auth/bind/confirm', module: route30 },
+  { path: '/api/v1/auth/bind/request-code', module: route31 },
+  { path: '/api/v1/auth/login', module: route32 },
+  { path: '/api/v1/auth/register', module: route33 },
+  { path: '/api/v1/auth/sessions', module: route34 },
+  { path: '/api/v1/auth/sign-in/request-code', module: route35 },
+  { path: '/api/v1/bulk-messages/{id}/cancel', module: route36 },
+  { path: '/api/v1/bulk-messages/{id}', module: route37 },
+  { path: '/api/v1/bulk-messages', module: route38 },
+  { path: '/api/v1/credits/balance', module: route39 },
+  { path: '/api/v1/credits/balance-history', module: route40 },
+  { path: '/api/v1/credits/ledger', module: route41 },
+  { path: '/api/v1/credits/transfer', module: route42 },
+  { path: '/api/v1/device/messages/{id}/status', module: route43 },
+  { path: '/api/v1/device/messages/received', module: route44 },
+  { path: '/api/v1/device/outbox/claim', module: route45 },
+  { path: '/api/v1/email-addresses/{id}', module: route46 },
+  { path: '/api/v1/email-addresses/confirm', module: route47 },
+  { path: '/api/v1/email-addresses', module: route48 },
+  { path: '/api/v1/heartbeats', module: route49 },
+  { path: '/api/v1/inbound-rules/{id}', module: route50 },
+  { path: '/api/v1/inbound-rules', module: route51 },
+  { path: '/api/v1/inbound-rules/settings', module: route52 },
+  { path: '/api/v1/inbound-rules/test', module: route53 },
+  { path: '/api/v1/messages/{id}/cancel', module: route54 },
+  { path: '/api/v1/messages/{id}', module: route55 },
+  { path: '/api/v1/messages', module: route56 },
+  { path: '/api/v1/openapi.json', module: route57 },
+  { path: '/api/v1/opt-outs/{phone}', module: route58 },
+  { path: '/api/v1/opt-outs', module: route59 },
+  { path: '/api/v1/opt-outs/settings', module: route60 },
+  { path: '/api/v1/phone-groups/{id}', module: route61 },
+  { path: '/api/v1/phone-groups', module: route62 },
+  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route63 },
+  { path: '/api/v1/phones/{id}/devices', module: route64 },
+  { path: '/api/v1/phones/{id}/heartbeats', module: route65 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route66 },
+  { path: '/api/v1/phones/{id}', module: route67 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route68 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route69 },
+  { path: '/api/v1/phones/register-device', module: route70 },
+  { path: '/api/v1/phones', module: route71 },
+  { path: '/api/v1/phones/verify-sim', module: route72 },
+  { path: '/api/v1/settings/sending', module: route73 },
+  { path: '/api/v1/stats/messages', module: route74 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route75 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route76 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route77 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route78 },
+  { path: '/api/v1/webhooks/{id}', module: route79 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route80 },
+  { path: '/api/v1/webhooks/{id}/test', module: route81 },
+  { path: '/api/v1/webhooks/callback-secret', module: route82 },
+  { path: '/api/v1/webhooks/events', module: route83 },
+  { path: '/api/v1/webhooks', module: route84 },
 ];

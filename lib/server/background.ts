@@ -6,6 +6,7 @@ import { startMessagingWork } from '@/lib/messages/background';
 import { startRateLimitHousekeeping } from '@/lib/rate-limit/sweep';
 import { startWebhookWork } from '@/lib/webhooks/background';
 import { startEmbeddedMaintenance } from './embedded-maintenance';
+import { markBackground } from './lifecycle';
 import { onShutdown } from './start';
 
 let started = false;
@@ -21,6 +22,7 @@ export async function startBackgroundWork(options: { worker?: boolean } = {}): P
   if (started) return;
   if (!options.worker && !config.backgroundWork) {
     log.info('BACKGROUND=off: sweeps and webhook deliveries run in `npm run worker` processes only');
+    markBackground('off');
     return;
   }
   started = true;
@@ -34,4 +36,5 @@ export async function startBackgroundWork(options: { worker?: boolean } = {}): P
   ]) {
     onShutdown(await start());
   }
+  markBackground('running');
 }

@@ -12,6 +12,9 @@
  * The API's security headers, which the app hands the host at start to set on the Node response
  * (`offerApiHeaders`; lib/http/front-door.ts).
  */
+/** `running`: started in this process; `off`: BACKGROUND=off, left to `npm run worker` processes. */
+export type BackgroundState = 'running' | 'off';
+
 type Lifecycle = {
   controller: AbortController;
   hostedByHttpServer?: boolean;
@@ -22,6 +25,10 @@ type Lifecycle = {
   onIdle?: () => void;
   /** The host's: called once the app has started (`markStarted`). */
   onStarted?: () => void;
+  /** Whether the app has started (`markStarted`): what the startup probe answers. */
+  started?: boolean;
+  /** Whether this process runs the background work, once lib/server/background.ts has decided. */
+  background?: BackgroundState;
   /**
    * For the host to set on the answers of `guarded` paths itself, adding `mark` to the peer header
    * of those requests (lib/http/front-door.ts).
@@ -82,7 +89,23 @@ export async function handling<T>(work: () => Promise<T>): Promise<T> {
 
 /** Tells the host the app has started (lib/server/start.ts): scripts/start.mjs says "ready" then. */
 export function markStarted(): void {
+  lifecycle().started = true;
   lifecycle().onStarted?.();
+}
+
+/** Whether the app has started (`markStarted`): configuration checked, database open and migrated. */
+export function hasStarted(): boolean {
+  return lifecycle().started === true;
+}
+
+/** Records whether this process runs the background work (lib/server/background.ts). */
+export function markBackground(state: BackgroundState): void {
+  lifecycle().background = state;
+}
+
+/** Whether this process runs the background work; undefined until it has been started or left off. */
+export function backgroundState(): BackgroundState | undefined {
+  return lifecycle().background;
 }
 
 /** Registers what the host calls last: stop the background work, close the database. */
@@ -93,4 +116,10 @@ export function setFinalStop(stop: () => Promise<void>): void {
 /** Tests: a fresh, not aborted signal. */
 export function resetShutdownForTests(): void {
   lifecycle().controller = new AbortController();
+}
+
+/** Tests: an app that has not started, and whose background work is undecided. */
+export function resetStartForTests(): void {
+  lifecycle().started = undefined;
+  lifecycle().background = undefined;
 }

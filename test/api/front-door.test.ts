@@ -3,10 +3,11 @@ import path from 'node:path';
 import { NextRequest } from 'next/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as unknownIntegratorPath from '@/app/api/3rdparty/v1/[...unknown]/route';
+import { GET as live } from '@/app/api/health/live/route';
 import { GET as health } from '@/app/api/health/route';
 import * as unknownAppPath from '@/app/api/mobile/v1/[...unknown]/route';
 import * as unknownPath from '@/app/api/v1/[...unknown]/route';
-import { apiSecurityHeaders, guardedByRoute, leftByProxy } from '@/lib/http/front-door';
+import { ANY_HOST, apiSecurityHeaders, guardedByRoute, leftByProxy } from '@/lib/http/front-door';
 import { PEER_HEADER, PEER_TOKEN_ENV, SECURED_BY_HOST } from '@/lib/http/host-policy';
 import type { RouteHandler } from '@/lib/http/route';
 import { HTTP_METHODS } from '@/lib/openapi/document';
@@ -50,6 +51,7 @@ describe('the front door: the Host check and the security headers, in the proxy 
       '/api/v1/no-such-thing',
       '/api/healthz',
       '/api/health/x',
+      '/api/health/live/x',
       '/api/v10/phones',
       '/api/dev/inbox',
       '/dashboard',
@@ -80,9 +82,7 @@ describe('the front door: the Host check and the security headers, in the proxy 
   });
 
   it('every handler the proxy leaves out but the benchmark’s refuses a rebound Host with 421, before any work', async () => {
-    const guarded = routeFiles().filter(
-      (file) => guardedByRoute(urlPathOf(file)) && !['/api/health', '/api/health/ready'].includes(urlPathOf(file)),
-    );
+    const guarded = routeFiles().filter((file) => guardedByRoute(urlPathOf(file)) && !ANY_HOST.has(urlPathOf(file)));
     expect(guarded.length).toBeGreaterThan(80);
     // The integrator API's handlers also answer at /3rdparty/v1 (next.config.ts rewrites it): both paths.
     const served = guarded.flatMap((file) => {
@@ -108,10 +108,12 @@ describe('the front door: the Host check and the security headers, in the proxy 
     expect(checked).toBeGreaterThan(120);
   });
 
-  it('answers the app’s own names, and the health check any name, with the API’s headers', async () => {
+  it('answers the app’s own names, and the health probes any name, with the API’s headers', async () => {
     vi.stubEnv('APP_URL', 'https://sms.example.com');
     for (const host of ['sms.example.com', 'localhost:3000', 'attacker.example']) {
-      const res = await answerFor(health, '/api/health', host);
+      // Readiness answers 503 here (no server start in this test), but never 421.
+      expect((await answerFor(health, '/api/health', host)).status, host).not.toBe(421);
+      const res = await answerFor(live, '/api/health/live', host);
       expect(res.status, host).toBe(200);
       expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
       expect(res.headers.get('x-frame-options')).toBe('DENY');
@@ -176,7 +178,7 @@ describe('the front door: the Host check and the security headers, in the proxy 
 
   it('hands npm start’s server the API’s headers, the same that route() sets', async () => {
     vi.stubEnv('APP_URL', 'https://sms.example.com');
-    const res = await answerFor(health, '/api/health', 'sms.example.com');
+    const res = await answerFor(live, '/api/health/live', 'sms.example.com');
     const set = Object.fromEntries(apiSecurityHeaders());
     expect(Object.keys(set).length).toBeGreaterThanOrEqual(7);
     for (const [name, value] of Object.entries(set)) expect(res.headers.get(name), name).toBe(value);

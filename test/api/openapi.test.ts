@@ -129,8 +129,13 @@ describe('GET /api/v1/openapi.json', () => {
     const without4xx = operationsIn(doc).filter(({ op }) => !Object.keys(op.responses).some((s) => s.startsWith('4')));
     expect(without4xx.map((o) => o.key).sort()).toEqual([
       'get /api/3rdparty/v1/health',
+      'get /api/3rdparty/v1/health/live',
+      'get /api/3rdparty/v1/health/ready',
+      'get /api/3rdparty/v1/health/startup',
       'get /api/health',
+      'get /api/health/live',
       'get /api/health/ready',
+      'get /api/health/startup',
       'get /api/v1/openapi.json',
       'get /api/v1/webhooks/events',
     ]);

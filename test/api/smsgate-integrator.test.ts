@@ -18,6 +18,7 @@ import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as heartbeat } from '@/app/api/v1/heartbeats/route';
 import { POST as addOptOut } from '@/app/api/v1/opt-outs/route';
 import { accounts, messages, phones, smsgateMessages, webhooks } from '@/db/schema';
+import { markBackground, markStarted, resetStartForTests } from '@/lib/server/lifecycle';
 import { runDeliveryBatch } from '@/lib/webhooks/worker';
 import {
   addTestPhone,
@@ -108,7 +109,11 @@ describe('authentication', () => {
 
 describe('health', () => {
   it('answers without credentials in SMSGate’s shape', async () => {
+    // What lib/server/start.ts records once the app has started (test/api/health.test.ts has the rest).
+    markStarted();
+    markBackground('running');
     const res = await call(healthRoute.GET);
+    resetStartForTests();
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: 'pass',

@@ -1,25 +1,19 @@
 import { route } from '@/lib/http/route';
-import { checkDatabase, HEALTH_CHECK_TIMEOUT_MS, notReady } from '@/lib/notify/readiness';
-import { z } from '@/lib/zod';
+import { healthReportSchema, probeAnswer } from '@/lib/server/health';
 
-/** Liveness and readiness for load balancers: 200 when the database answers, 503 (problem+json) otherwise. */
+/** Readiness, at the path load balancers have always probed: the same checks and body as /api/health/ready. */
 export const GET = route(
   {
     auth: 'none',
     doc: {
       operationId: 'getHealth',
-      summary: 'Liveness and readiness',
+      summary: 'Readiness (the load balancers’ path)',
       description:
-        'For load balancers: 200 when the database answers within 2 s, 503 `SERVICE_UNAVAILABLE` otherwise. `/api/health/ready` also checks that the instance hears wake-ups.',
+        'The same answer as `GET /api/health/ready`: 200 `{ status: "ok", version, checks }` when this instance should get traffic, 503 `SERVICE_UNAVAILABLE` otherwise (problem+json with the same `version` and `checks` as extension members). See also `/api/health/live` and `/api/health/startup`.',
       tags: ['Meta'],
-      response: { description: 'The service and its database answer.', schema: z.object({ status: z.literal('ok') }) },
+      response: { description: 'The instance is ready.', schema: healthReportSchema },
       errors: ['SERVICE_UNAVAILABLE'],
     },
   },
-  async ({ db }) => {
-    await checkDatabase(db, HEALTH_CHECK_TIMEOUT_MS).catch(() => {
-      throw notReady('The database does not answer.');
-    });
-    return { status: 'ok' };
-  },
+  async ({ db }) => probeAnswer('ready', db),
 );

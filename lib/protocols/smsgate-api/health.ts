@@ -1,30 +1,45 @@
-import { sql } from 'drizzle-orm';
 import type { Database } from '@/db';
+import { type HealthState, type Probe, probe } from '@/lib/server/health';
 
-/** What a health probe answers, in SMSGate's shape: `fail` (503) when the database does not answer. */
-export async function smsgateHealth(db: Database): Promise<{ status: number; body: Record<string, unknown> }> {
-  const started = performance.now();
-  let ok = true;
-  try {
-    await db.execute(sql`select 1`);
-  } catch {
-    ok = false;
-  }
-  const status = ok ? 'pass' : 'fail';
-  return {
-    status: ok ? 200 : 503,
-    body: {
-      status,
-      version: '1.0.0',
-      releaseId: 1,
-      checks: {
-        'db:ping': {
-          description: 'The database answers a query',
+/** What SMSGate's clients read about each check. */
+const DESCRIPTIONS: Record<string, string> = {
+  process: 'The process answers',
+  shutdown: 'The instance is not shutting down',
+  started: 'The app has finished starting',
+  'db:ping': 'The database answers a query',
+  migrations: 'The database holds this release’s migrations',
+  listen: 'The instance hears its notifications',
+  background: 'The background work runs where it should',
+};
+
+/**
+ * A probe of lib/server/health.ts in SMSGate's shape: `pass` (200) or `fail` (503), each check with
+ * its time in ms where it has one. The database check keeps SMSGate's name, `db:ping`.
+ */
+export async function smsgateHealth(
+  kind: Probe,
+  db: Database,
+  state?: HealthState,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const report = await probe(kind, db, state);
+  const status = report.status === 'ok' ? 'pass' : 'fail';
+  const checks = Object.fromEntries(
+    Object.entries(report.checks).map(([name, check]) => {
+      const key = name === 'database' ? 'db:ping' : name;
+      const description = check.detail ? `${DESCRIPTIONS[key] ?? key}: ${check.detail}` : (DESCRIPTIONS[key] ?? key);
+      return [
+        key,
+        {
+          description,
           observedUnit: 'ms',
-          observedValue: Math.round(performance.now() - started),
-          status,
+          observedValue: check.ms ?? 0,
+          status: check.status === 'ok' ? 'pass' : 'fail',
         },
-      },
-    },
+      ];
+    }),
+  );
+  return {
+    status: report.status === 'ok' ? 200 : 503,
+    body: { status, version: report.version, releaseId: 1, checks },
   };
 }

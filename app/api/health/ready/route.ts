@@ -1,8 +1,7 @@
 import { route } from '@/lib/http/route';
-import { checkReadiness, HEALTH_CHECK_TIMEOUT_MS, notReady } from '@/lib/notify/readiness';
-import { z } from '@/lib/zod';
+import { healthReportSchema, probeAnswer } from '@/lib/server/health';
 
-/** Readiness: the database answers and the instance hears wake-ups (LISTEN), within 2 s. */
+/** Readiness: whether this instance should get traffic (lib/server/health.ts). */
 export const GET = route(
   {
     auth: 'none',
@@ -10,16 +9,11 @@ export const GET = route(
       operationId: 'getHealthReady',
       summary: 'Readiness',
       description:
-        'For load balancers: 200 when the database answers and this instance hears its notifications (the LISTEN connection that wakes phones), both within 2 s; 503 `SERVICE_UNAVAILABLE` otherwise, never later.',
+        'For load balancers and Kubernetes’ readinessProbe. 200 `{ status: "ok", version, checks }` when every check passes: `shutdown` (no SIGTERM drain under way), `started` (the app finished starting), `database` (answers `select 1`), `migrations` (the database holds every migration of this release; one of a newer release is fine), `listen` (this instance hears its own notification over the LISTEN connection that wakes phones) and `background` (the background work runs here, or BACKGROUND=off leaves it to `npm run worker`). Each database check waits 2 s at most. Otherwise 503 `SERVICE_UNAVAILABLE`, never later than 2 s and at once once the shutdown drain has begun: problem+json (`status` is the HTTP status, as in every error) with `version` and `checks` as extension members and the failing checks named in `detail`.',
       tags: ['Meta'],
-      response: { description: 'The instance is ready.', schema: z.object({ status: z.literal('ok') }) },
+      response: { description: 'The instance is ready.', schema: healthReportSchema },
       errors: ['SERVICE_UNAVAILABLE'],
     },
   },
-  async ({ db }) => {
-    await checkReadiness(db, HEALTH_CHECK_TIMEOUT_MS).catch(() => {
-      throw notReady('The database does not answer, or this instance does not hear its notifications.');
-    });
-    return { status: 'ok' };
-  },
+  async ({ db }) => probeAnswer('ready', db),
 );

@@ -10,13 +10,13 @@ export const GET = integratorRoute(
       operationId: 'smsgateHealth',
       summary: 'Health (SMSGate’s shape)',
       description:
-        'Without credentials. `status: pass`, or `fail` with 503 when the database does not answer (the same check as /api/health). Also at /health/live, /health/ready and /health/startup.',
+        'Without credentials. Readiness, as `/api/health`: `status: pass` (200) when every check of `/api/health/ready` passes, `fail` with 503 otherwise (application/json in SMSGate’s shape, each check with its description and time in ms; the database’s is `db:ping`).',
       tags: ['SMSGate integrator API'],
-      response: { description: 'The service is healthy.', schema: healthSchema },
+      response: { description: 'The instance is ready.', schema: healthSchema },
     },
   },
   async ({ db }) => {
-    const { status, body } = await smsgateHealth(db);
+    const { status, body } = await smsgateHealth('ready', db);
     return json(body, status);
   },
 );
