@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Database, getDatabase } from '@/db';
-import { DomainError } from '@/lib/errors';
 
 /**
  * Whether this process hears notifications: a NOTIFY sent through the pool comes back over the
@@ -36,20 +35,28 @@ async function probeListening(): Promise<Probe> {
   return probe;
 }
 
+/** `work`'s answer, or a rejection ("no answer within … ms") once `timeoutMs` have passed without it. */
+export async function within<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Resolves once the database answered and this process heard its own notification back, within
  * `timeoutMs`; rejects otherwise (never waits longer).
  */
 export async function checkReadiness(db: Database, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
   let token: string | undefined;
   let probe: Probe | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not ready within ${timeoutMs} ms`)), timeoutMs);
-  });
-  expired.catch(() => {});
   try {
-    await Promise.race([
+    await within(
       (async () => {
         probe = await probeListening();
         token = randomUUID();
@@ -57,32 +64,17 @@ export async function checkReadiness(db: Database, timeoutMs: number): Promise<v
         await db.execute(sql`select pg_notify(${CHANNEL}, ${token})`);
         await heard;
       })(),
-      expired,
-    ]);
+      timeoutMs,
+    );
   } finally {
-    clearTimeout(timer);
     if (token) probe?.pending.delete(token);
   }
 }
 
 /** Resolves when the database answers `select 1` within `timeoutMs`; rejects otherwise. */
 export async function checkDatabase(db: Database, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  expired.catch(() => {});
-  try {
-    await Promise.race([db.execute(sql`select 1`), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await within(db.execute(sql`select 1`), timeoutMs);
 }
 
 /** How long a health check waits for the database before it answers 503: a probe never hangs. */
 export const HEALTH_CHECK_TIMEOUT_MS = 2_000;
-
-/** The health checks' 503, in the shape route() gives every database outage. */
-export function notReady(detail: string): DomainError {
-  return new DomainError('SERVICE_UNAVAILABLE', detail, { headers: { 'Retry-After': '5' } });
-}

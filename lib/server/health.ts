@@ -3,7 +3,7 @@ import { type Database, queryRows } from '@/db';
 import journal from '@/db/migrations/meta/_journal.json';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
-import { checkDatabase, checkReadiness, HEALTH_CHECK_TIMEOUT_MS } from '@/lib/notify/readiness';
+import { checkDatabase, checkReadiness, HEALTH_CHECK_TIMEOUT_MS, within } from '@/lib/notify/readiness';
 import { z } from '@/lib/zod';
 import { type BackgroundState, backgroundState, hasStarted, shuttingDown } from './lifecycle';
 import { APP_VERSION } from './version';
@@ -86,14 +86,6 @@ export const processState: HealthState = {
   timeoutMs: HEALTH_CHECK_TIMEOUT_MS,
 };
 
-function withTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
-}
-
 /** Runs `check`, timed: ok with its detail, or fail with what went wrong (never a database's own message). */
 async function timed(
   check: () => Promise<string | undefined>,
@@ -120,7 +112,7 @@ class MigrationsBehind extends Error {}
 async function migrationsCheck(db: Database, state: HealthState): Promise<CheckResult> {
   return timed(
     async () => {
-      const applied = new Set(await withTimeout(state.appliedMigrations(db), state.timeoutMs));
+      const applied = new Set(await within(state.appliedMigrations(db), state.timeoutMs));
       const missing = state.journal.filter((entry) => !applied.has(entry.when));
       if (missing.length > 0) {
         throw new MigrationsBehind(
@@ -144,7 +136,7 @@ async function migrationsCheck(db: Database, state: HealthState): Promise<CheckR
 function databaseCheck(db: Database, state: HealthState): Promise<CheckResult> {
   return timed(
     async () => {
-      await withTimeout(state.database(db, state.timeoutMs), state.timeoutMs);
+      await within(state.database(db, state.timeoutMs), state.timeoutMs);
       return undefined;
     },
     (error) => timedOut(error, state.timeoutMs, 'the database does not answer'),
@@ -154,7 +146,7 @@ function databaseCheck(db: Database, state: HealthState): Promise<CheckResult> {
 function listenCheck(db: Database, state: HealthState): Promise<CheckResult> {
   return timed(
     async () => {
-      await withTimeout(state.listening(db, state.timeoutMs), state.timeoutMs);
+      await within(state.listening(db, state.timeoutMs), state.timeoutMs);
       return undefined;
     },
     () => `this instance did not hear its own notification within ${state.timeoutMs} ms (LISTEN)`,
