@@ -23,8 +23,6 @@ import { APP_VERSION } from './version';
  */
 export type Probe = 'live' | 'ready' | 'startup';
 
-export const PROBES: readonly Probe[] = ['live', 'ready', 'startup'];
-
 export const checkSchema = z
   .object({
     status: z.enum(['ok', 'fail']),
@@ -46,7 +44,8 @@ export const healthReportSchema = z
   })
   .openapi('HealthReport');
 
-export type HealthReport = { status: 'ok' | 'fail'; version: string; checks: Record<string, CheckResult> };
+/** A probe's report: the 200 body, or with `fail` what a 503 carries. */
+export type HealthReport = Omit<z.infer<typeof healthReportSchema>, 'status'> & { status: 'ok' | 'fail' };
 
 /** A migration of this release, as db/migrations/meta/_journal.json lists it (`when` is what the database records). */
 export type JournalEntry = { tag: string; when: number };
