@@ -1,3 +1,6 @@
+/** `running`: started in this process; `off`: BACKGROUND=off, left to `npm run worker` processes. */
+export type BackgroundState = 'running' | 'off';
+
 /**
  * What the app shares with the process that hosts it, across every bundle Next evaluates and
  * scripts/start.mjs (through globalThis, under `__simgateLifecycle`).
@@ -11,10 +14,10 @@
  *
  * The API's security headers, which the app hands the host at start to set on the Node response
  * (`offerApiHeaders`; lib/http/front-door.ts).
+ *
+ * Whether the app has started and runs the background work: what the health probes read
+ * (lib/server/health.ts), whichever bundle answers them.
  */
-/** `running`: started in this process; `off`: BACKGROUND=off, left to `npm run worker` processes. */
-export type BackgroundState = 'running' | 'off';
-
 type Lifecycle = {
   controller: AbortController;
   hostedByHttpServer?: boolean;
