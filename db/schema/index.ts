@@ -20,3 +20,4 @@ export * from './opt-outs';
 export * from './rate-limits';
 export * from './smsgate';
 export * from './webhooks';
+export * from './retention-modes';
