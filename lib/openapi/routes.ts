@@ -68,18 +68,19 @@ import * as route64 from '@/app/api/v1/phones/[id]/sim-check/route';
 import * as route65 from '@/app/api/v1/phones/register-device/route';
 import * as route66 from '@/app/api/v1/phones/route';
 import * as route67 from '@/app/api/v1/phones/verify-sim/route';
-import * as route68 from '@/app/api/v1/settings/sending/route';
-import * as route69 from '@/app/api/v1/stats/messages/route';
-import * as route70 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route71 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route72 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route73 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route74 from '@/app/api/v1/webhooks/[id]/route';
-import * as route75 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route76 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route77 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route78 from '@/app/api/v1/webhooks/events/route';
-import * as route79 from '@/app/api/v1/webhooks/route';
+import * as route68 from '@/app/api/v1/settings/data/route';
+import * as route69 from '@/app/api/v1/settings/sending/route';
+import * as route70 from '@/app/api/v1/stats/messages/route';
+import * as route71 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route72 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route73 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route74 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route75 from '@/app/api/v1/webhooks/[id]/route';
+import * as route76 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route77 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route78 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route79 from '@/app/api/v1/webhooks/events/route';
+import * as route80 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -151,16 +152,17 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/phones/register-device', module: route65 },
   { path: '/api/v1/phones', module: route66 },
   { path: '/api/v1/phones/verify-sim', module: route67 },
-  { path: '/api/v1/settings/sending', module: route68 },
-  { path: '/api/v1/stats/messages', module: route69 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route70 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route71 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route72 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route73 },
-  { path: '/api/v1/webhooks/{id}', module: route74 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route75 },
-  { path: '/api/v1/webhooks/{id}/test', module: route76 },
-  { path: '/api/v1/webhooks/callback-secret', module: route77 },
-  { path: '/api/v1/webhooks/events', module: route78 },
-  { path: '/api/v1/webhooks', module: route79 },
+  { path: '/api/v1/settings/data', module: route68 },
+  { path: '/api/v1/settings/sending', module: route69 },
+  { path: '/api/v1/stats/messages', module: route70 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route71 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route72 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route73 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route74 },
+  { path: '/api/v1/webhooks/{id}', module: route75 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route76 },
+  { path: '/api/v1/webhooks/{id}/test', module: route77 },
+  { path: '/api/v1/webhooks/callback-secret', module: route78 },
+  { path: '/api/v1/webhooks/events', module: route79 },
+  { path: '/api/v1/webhooks', module: route80 },
 ];

@@ -1,5 +1,5 @@
 import type { RetentionMode } from '@/db/schema';
-import { config } from '@/lib/config';
+import type { config } from '@/lib/config';
 
 /** What the instance keeps (the RETENTION_* settings); `contentDays` null keeps content forever. */
 export type InstanceRetention = typeof config.retention;
