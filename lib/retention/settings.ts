@@ -67,7 +67,11 @@ export async function updateAccountDataSettings(
       },
     );
   }
-  const set = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  const set = {
+    ...(change.content_days !== undefined ? { retentionContentDays: change.content_days } : {}),
+    ...(change.content_mode !== undefined ? { retentionContentMode: change.content_mode } : {}),
+    ...(change.hash_counterpart !== undefined ? { retentionHashCounterpart: change.hash_counterpart } : {}),
+  };
   return withTransaction(executor, async (tx) => {
     if (Object.keys(set).length > 0) {
       await tx.update(accounts).set(set).where(eq(accounts.id, accountId));
