@@ -97,12 +97,12 @@ describe('message content retention', () => {
     const young = await insertMessage(account, { status: 'delivered', createdAt: daysAgo(6) });
 
     const report = await sweepRetention(db(), { now: NOW, settings: INSTANCE });
-    expect(report.message_content).toBe(FINAL_MESSAGE_STATUSES.length);
+    expect(report.message_content).toBe(FINAL_MESSAGE_STATUSES.size);
 
     for (const status of MESSAGE_STATUSES) {
       const before = old[status]!;
       const after = await messageById(before.id);
-      if ((FINAL_MESSAGE_STATUSES as readonly string[]).includes(status)) {
+      if (FINAL_MESSAGE_STATUSES.has(status)) {
         expect(after.content).toBe(sha256(before.content));
         expect(after.contentPurgedAt?.toISOString()).toBe(NOW.toISOString());
       } else {

@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  integer,
+  jsonb,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { checkIn } from './check-in';
 import { RETENTION_MODES } from './retention-modes';
 
@@ -45,7 +56,10 @@ export const accounts = pgTable(
     uniqueIndex('accounts_email_key').on(t.email),
     checkIn('accounts_plan_check', t.plan, PLANS),
     checkIn('accounts_retention_content_mode_check', t.retentionContentMode, RETENTION_MODES),
-    check('accounts_retention_content_days_check', sql`${t.retentionContentDays} is null or ${t.retentionContentDays} >= 1`),
+    check(
+      'accounts_retention_content_days_check',
+      sql`${t.retentionContentDays} is null or ${t.retentionContentDays} >= 1`,
+    ),
     check(
       'accounts_max_attempts_range',
       sql`${t.maxAttempts} between ${sql.raw(String(MAX_ATTEMPTS_RANGE.min))} and ${sql.raw(String(MAX_ATTEMPTS_RANGE.max))}`,

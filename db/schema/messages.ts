@@ -33,13 +33,13 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
  * The states a message never leaves (lib/messages/state-machine.ts allows no move out of them):
  * only such a message's content may be purged by retention (lib/retention).
  */
-export const FINAL_MESSAGE_STATUSES = [
+export const FINAL_MESSAGE_STATUSES: ReadonlySet<MessageStatus> = new Set([
   'delivered',
   'failed',
   'expired',
   'cancelled',
   'received',
-] as const satisfies readonly MessageStatus[];
+]);
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
 /** `sim_check`: the free loopback SMS that proves an app-paired phone's SIM (its code is never shown). */
@@ -150,7 +150,7 @@ export const messages = pgTable(
     index('messages_retention_idx')
       .on(t.accountId, t.createdAt)
       .where(
-        sql`${t.contentPurgedAt} is null and ${t.status} in (${sql.raw(FINAL_MESSAGE_STATUSES.map((s) => `'${s}'`).join(', '))})`,
+        sql`${t.contentPurgedAt} is null and ${t.status} in (${sql.raw([...FINAL_MESSAGE_STATUSES].map((s) => `'${s}'`).join(', '))})`,
       ),
     check('messages_sim_check', sql`${t.sim} is null or ${t.sim} in (${sql.raw(SIM_SLOTS.join(', '))})`),
     checkIn('messages_direction_check', t.direction, MESSAGE_DIRECTIONS),

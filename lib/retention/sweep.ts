@@ -36,7 +36,7 @@ export type SweepOptions = {
 
 /** The rows a sweep may purge, exactly as the partial index `messages_retention_idx` names them. */
 const PURGEABLE = sql.raw(
-  `content_purged_at is null and status in (${FINAL_MESSAGE_STATUSES.map((status) => `'${status}'`).join(', ')})`,
+  `content_purged_at is null and status in (${[...FINAL_MESSAGE_STATUSES].map((status) => `'${status}'`).join(', ')})`,
 );
 
 const sha256Hex = (column: string) => sql.raw(`encode(sha256(convert_to(${column}, 'UTF8')), 'hex')`);
