@@ -257,6 +257,44 @@ describe('message content retention', () => {
     });
     expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain('messages_retention_idx');
   });
+
+  it.runIf(onRealPostgres())('finds the other kinds’ batches through their indexes on PostgreSQL', async () => {
+    const cutoff = NOW.toISOString();
+    const cases = [
+      [
+        sql`select id from heartbeats where created_at < ${cutoff}::timestamptz order by created_at limit 500`,
+        'heartbeats_created_idx',
+      ],
+      [
+        sql`select id from audit_log where created_at < ${cutoff}::timestamptz order by created_at limit 500`,
+        'audit_log_created_idx',
+      ],
+      [
+        sql`select id from verification_codes where expires_at < ${cutoff}::timestamptz order by expires_at limit 500`,
+        'verification_codes_expires_idx',
+      ],
+      [
+        sql`select id from pairing_codes where expires_at < ${cutoff}::timestamptz order by expires_at limit 500`,
+        'pairing_codes_expires_idx',
+      ],
+      [
+        sql`select id from webhook_deliveries where status <> 'pending' and updated_at < ${cutoff}::timestamptz order by updated_at limit 500`,
+        'webhook_deliveries_finished_idx',
+      ],
+      [
+        sql`select e.id from events e where e.created_at < ${cutoff}::timestamptz
+              and not exists (select 1 from webhook_deliveries d where d.event_id = e.id) order by e.created_at limit 500`,
+        'events_created_idx',
+      ],
+    ] as const;
+    for (const [query, index] of cases) {
+      const plan = await db().transaction(async (tx) => {
+        await tx.execute(sql`set local enable_seqscan = off`);
+        return queryRows<{ 'QUERY PLAN': string }>(tx, sql`explain ${query}`);
+      });
+      expect(plan.map((row) => row['QUERY PLAN']).join('\n'), index).toContain(index);
+    }
+  });
 });
 
 describe('the other kinds', () => {
