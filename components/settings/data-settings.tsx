@@ -168,13 +168,13 @@ function ContentForm({ settings }: { settings: DataSettings }) {
         </label>
         <select
           id={`${ids}-mode`}
-          className="w-fit rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+          className="w-full max-w-md rounded-md border border-slate-300 px-2 py-1.5 text-sm"
           value={mode}
           onChange={(event) => setMode(event.target.value as Mode | '')}
         >
           <option value="">As the instance ({MODE_TEXT[instance.content_mode]})</option>
           <option value="hash" disabled={instance.content_mode === 'delete'}>
-            Replaced by its SHA-256 fingerprint (lets you match a known text later)
+            Replaced by its SHA-256 fingerprint
           </option>
           <option value="delete">Deleted</option>
         </select>
@@ -187,7 +187,7 @@ function ContentForm({ settings }: { settings: DataSettings }) {
         </label>
         <select
           id={`${ids}-counterpart`}
-          className="w-fit rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+          className="w-full max-w-md rounded-md border border-slate-300 px-2 py-1.5 text-sm"
           value={counterpart}
           onChange={(event) => setCounterpart(event.target.value as '' | 'hash')}
         >
