@@ -25,14 +25,18 @@ import {
   webhooks,
 } from '@/db/schema';
 import { sourcesOf } from '@/lib/messages/state-machine';
+import { retentionTotals, startRetentionWork } from '@/lib/retention/background';
 import type { InstanceRetention } from '@/lib/retention/policy';
 import { sweepRetention } from '@/lib/retention/sweep';
 import { onRealPostgres } from './database';
 import { createTestAccount, type TestAccount, testNumber } from './fixtures';
 import { call } from './http';
+import { captureLogs } from './logs';
+import { until } from './poll';
 import { withTestDatabase } from './setup-db';
 
 const { db } = withTestDatabase();
+const logs = captureLogs();
 
 /** The sweep's clock: every age below counts back from it. */
 const NOW = new Date('2031-03-01T12:00:00.000Z');
@@ -450,5 +454,29 @@ describe('the other kinds', () => {
     expect((await messageById(message.id)).contentPurgedAt).toBeNull();
     await sweepRetention(db(), { now: NOW, settings: INSTANCE });
     expect((await messageById(message.id)).contentPurgedAt).not.toBeNull();
+  });
+});
+
+describe('the background sweep', () => {
+  it('runs at start and logs one line with the rows removed per kind, adding them to the totals', async () => {
+    const account = await createTestAccount(db());
+    await db()
+      .insert(heartbeats)
+      .values({
+        accountId: account.accountId,
+        phoneId: account.phoneId,
+        status: 'online',
+        createdAt: daysAgo(31, new Date()),
+      });
+    const before = retentionTotals().heartbeats;
+    const stop = await startRetentionWork();
+    try {
+      const line = await until(() => logs.entries().find((entry) => entry.task === 'retention sweep'));
+      expect(line).toMatchObject({ level: 30, removed: expect.objectContaining({ heartbeats: 1 }) });
+      expect(String(line.msg)).toMatch(/^retention sweep: .*heartbeats=1/);
+    } finally {
+      await stop();
+    }
+    expect(retentionTotals().heartbeats).toBe(before + 1);
   });
 });
