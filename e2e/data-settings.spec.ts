@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { activatePhone, checkPage as check, signIn } from './helpers';
+import { activatePhone, checkPage as check, signIn, uniqueNumber } from './helpers';
 
 test('data settings: an account keeps its message text for fewer days, after confirming the purge', async ({
   page,
@@ -9,6 +9,17 @@ test('data settings: an account keeps its message text for fewer days, after con
   test.setTimeout(90_000);
   const email = `data-${Date.now()}@example.test`;
   const device = await activatePhone(baseURL!, email);
+  // A message the phone received three weeks ago: past the 14 days chosen below.
+  const old = await request.post('/api/v1/device/messages/received', {
+    headers: { 'x-api-key': device.deviceKey },
+    data: {
+      from: uniqueNumber(),
+      content: 'An old secret',
+      received_at: new Date(Date.now() - 21 * 86_400_000).toISOString(),
+    },
+  });
+  expect(old.status()).toBe(201);
+  const oldId = (await old.json()).id as string;
   await signIn(page, baseURL!, email);
 
   await page.goto('/dashboard/settings');
@@ -52,4 +63,22 @@ test('data settings: an account keeps its message text for fewer days, after con
   await page.getByRole('button', { name: 'Save and remove' }).click();
   await expect(content.getByText(/at least 1|>=1|too small/i)).toBeVisible();
   await check(page, 'data-settings-saved');
+
+  // The sweep purges the old message: the dashboard says so instead of showing an empty text.
+  await expect
+    .poll(
+      async () => {
+        const res = await request.get(`/api/v1/messages/${oldId}`, { headers: { 'x-api-key': device.apiKey } });
+        return (await res.json()).content_purged_at !== null;
+      },
+      { timeout: 20_000, message: 'the retention sweep purges the old message' },
+    )
+    .toBe(true);
+  await page.goto('/dashboard/messages');
+  await expect(page.getByText('Content removed (retention)').first()).toBeVisible();
+  await expect(page.getByText('An old secret')).toHaveCount(0);
+  await check(page, 'messages-purged');
+  await page.goto(`/dashboard/messages/${oldId}`);
+  await expect(page.getByText('Content removed (retention)')).toBeVisible();
+  await check(page, 'message-purged');
 });
