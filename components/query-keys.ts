@@ -55,6 +55,7 @@ export const queryKeys = {
   automationSettings: { root: ['automation-settings'] },
   emailAddresses: { root: ['email-addresses'], list: () => ['email-addresses', 'list'] },
   sendingSettings: { root: ['sending-settings'] },
+  dataSettings: { root: ['data-settings'] },
   stats: { root: ['messages', 'stats'] },
 } as const;
 

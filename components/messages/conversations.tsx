@@ -8,6 +8,7 @@ import type { Message } from '@/components/wire';
 import { api, type Page } from '../api';
 import { formatTime } from '../ui/section';
 import { ErrorState } from '../ui/states';
+import { MessageText, messageTextLabel } from './message-text';
 
 /** The number on the other side of a message: its recipient, or the sender of an inbound one. */
 function counterpartOf(message: Message): string {
@@ -39,7 +40,7 @@ export function Conversations({ messages }: { messages: Message[] }) {
             >
               <span className="block font-mono">{number}</span>
               <span className={`block truncate text-xs ${number === selected ? 'text-slate-200' : 'text-slate-600'}`}>
-                {thread[0]?.content} · {thread.length} message{thread.length === 1 ? '' : 's'}
+                {thread[0] ? messageTextLabel(thread[0]) : ''} · {thread.length} message{thread.length === 1 ? '' : 's'}
               </span>
             </button>
           </li>
@@ -68,7 +69,9 @@ function Thread({ counterpart }: { counterpart: string }) {
               href={`/dashboard/messages/${message.id}`}
               className={`max-w-[80%] rounded-lg px-3 py-2 text-sm ${message.direction === 'outbound' ? 'bg-slate-900 text-white' : 'border border-slate-200 bg-white'}`}
             >
-              <span className="block whitespace-pre-wrap break-words">{message.content}</span>
+              <span className="block whitespace-pre-wrap break-words">
+                <MessageText message={message} />
+              </span>
               <span
                 className={`mt-1 block text-xs ${message.direction === 'outbound' ? 'text-slate-200' : 'text-slate-600'}`}
               >

@@ -7,6 +7,7 @@ import { queryKeys } from '@/components/query-keys';
 import { formatTime, Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Message } from '@/components/wire';
+import { MessageText } from './message-text';
 import { MessageStatusBadge } from './status-badge';
 
 /** States after which nothing changes any more: the page stops asking. */
@@ -60,7 +61,15 @@ export function MessageDetail({ messageId }: { messageId: string }) {
             {m.from} → {m.to}
           </dd>
           <dt className="font-medium text-slate-600">Text</dt>
-          <dd className="whitespace-pre-wrap break-words">{m.content}</dd>
+          <dd className="whitespace-pre-wrap break-words">
+            <MessageText message={m} />
+            {m.content_purged_at ? (
+              <span className="block text-xs text-slate-600">
+                on {formatTime(m.content_purged_at)}
+                {m.content ? ` · SHA-256 ${m.content}` : ''}
+              </span>
+            ) : null}
+          </dd>
           <dt className="font-medium text-slate-600">Encoding</dt>
           <dd>
             {m.encoding}, {m.segments} segment{m.segments === 1 ? '' : 's'}

@@ -6,6 +6,7 @@ import type { Message } from '@/components/wire';
 import { Button } from '../ui/button';
 import { Table } from '../ui/list-view';
 import { formatTime } from '../ui/section';
+import { MessageText, messageTextLabel } from './message-text';
 
 /** The messages as a table, with a cancel button on the queued ones. */
 export function MessagesTable({ items, onCancel }: { items: Message[]; onCancel: (message: Message) => void }) {
@@ -24,9 +25,9 @@ export function MessagesTable({ items, onCancel }: { items: Message[]; onCancel:
               </span>
             )}
           </td>
-          <td className="max-w-xs truncate" title={m.content}>
+          <td className="max-w-xs truncate" title={messageTextLabel(m)}>
             <Link href={`/dashboard/messages/${m.id}`} className="underline">
-              {m.content}
+              <MessageText message={m} />
             </Link>
           </td>
           <td>

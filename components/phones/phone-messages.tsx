@@ -1,6 +1,7 @@
 'use client';
 
 import Link from 'next/link';
+import { MessageText, messageTextLabel } from '@/components/messages/message-text';
 import { MessageStatusBadge } from '@/components/messages/status-badge';
 import { queryKeys } from '@/components/query-keys';
 import type { Message, Phone } from '@/components/wire';
@@ -50,9 +51,9 @@ export function PhoneMessages({ phone }: { phone: Phone }) {
                   <RelativeTime value={m.created_at} />
                 </td>
                 <td className="whitespace-nowrap">{m.direction === 'inbound' ? `from ${m.from}` : `to ${m.to}`}</td>
-                <td className="max-w-xs truncate" title={m.content}>
+                <td className="max-w-xs truncate" title={messageTextLabel(m)}>
                   <Link href={`/dashboard/messages/${m.id}`} className={LINK}>
-                    {m.content}
+                    <MessageText message={m} />
                   </Link>
                 </td>
                 <td>

@@ -1,6 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { check, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  integer,
+  jsonb,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { checkIn } from './check-in';
+import { RETENTION_MODES } from './retention-modes';
 
 export const PLANS = ['free', 'pro'] as const;
 export type PlanName = (typeof PLANS)[number];
@@ -32,12 +44,22 @@ export const accounts = pgTable(
     // SMSGate integrator surface: the key signing its webhooks (sealed), and its settings document.
     smsgateSigningKeyEncrypted: text('smsgate_signing_key_encrypted'),
     smsgateSettings: jsonb('smsgate_settings').$type<Record<string, unknown>>(),
+    // Retention of message content (GET/PATCH /api/v1/settings/data): null follows the instance's
+    // RETENTION_* settings; an account may only keep less than the instance does (lib/retention).
+    retentionContentDays: integer('retention_content_days'),
+    retentionContentMode: text('retention_content_mode', { enum: RETENTION_MODES }),
+    retentionHashCounterpart: boolean('retention_hash_counterpart'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
     // Binding an email that exists joins its account: the lookup and the race both rest here.
     uniqueIndex('accounts_email_key').on(t.email),
     checkIn('accounts_plan_check', t.plan, PLANS),
+    checkIn('accounts_retention_content_mode_check', t.retentionContentMode, RETENTION_MODES),
+    check(
+      'accounts_retention_content_days_check',
+      sql`${t.retentionContentDays} is null or ${t.retentionContentDays} >= 1`,
+    ),
     check(
       'accounts_max_attempts_range',
       sql`${t.maxAttempts} between ${sql.raw(String(MAX_ATTEMPTS_RANGE.min))} and ${sql.raw(String(MAX_ATTEMPTS_RANGE.max))}`,

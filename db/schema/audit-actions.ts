@@ -33,6 +33,7 @@ export const AUDIT_ACTIONS = [
   'opt_out.added',
   'opt_out.removed',
   'smsgate_settings.updated',
+  'data_settings.updated',
   'smsgate_signing_key.revealed',
   'session.signed_in',
   'session.sign_in_failed',

@@ -30,6 +30,8 @@ export const auditLog = pgTable(
     // Newest first per account, optionally by action.
     index('audit_log_account_created_idx').on(t.accountId, t.createdAt, t.id),
     index('audit_log_account_action_idx').on(t.accountId, t.action, t.createdAt),
+    // The retention sweep deletes the oldest entries (lib/retention).
+    index('audit_log_created_idx').on(t.createdAt),
     checkIn('audit_log_action_check', t.action, AUDIT_ACTIONS),
     checkIn('audit_log_actor_kind_check', t.actorKind, AUDIT_ACTOR_KINDS),
   ],

@@ -74,6 +74,8 @@ export const verificationCodes = pgTable(
     // The live code of a device or email is the newest row for it.
     index('verification_codes_device_idx').on(t.deviceId, t.purpose, t.createdAt),
     index('verification_codes_email_idx').on(t.email, t.purpose, t.createdAt),
+    // The retention sweep deletes expired codes (lib/retention).
+    index('verification_codes_expires_idx').on(t.expiresAt),
     checkIn('verification_codes_purpose_check', t.purpose, CODE_PURPOSES),
   ],
 );

@@ -44,6 +44,8 @@ export const events = pgTable(
   },
   (t) => [
     index('events_account_created_idx').on(t.accountId, t.createdAt),
+    // The retention sweep deletes old events no delivery needs any more (lib/retention).
+    index('events_created_idx').on(t.createdAt),
     checkIn('events_type_check', t.type, EVENT_TYPES),
   ],
 );

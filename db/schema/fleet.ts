@@ -126,6 +126,8 @@ export const pairingCodes = pgTable(
     // Redeeming looks a live code up by its hash; two live codes never share one.
     uniqueIndex('pairing_codes_live_hash_key').on(t.codeHash).where(sql`${t.consumedAt} is null`),
     index('pairing_codes_phone_idx').on(t.phoneId),
+    // The retention sweep deletes expired codes (lib/retention).
+    index('pairing_codes_expires_idx').on(t.expiresAt),
   ],
 );
 
@@ -149,6 +151,8 @@ export const heartbeats = pgTable(
   },
   (t) => [
     index('heartbeats_phone_created_idx').on(t.phoneId, t.createdAt),
+    // The retention sweep deletes the oldest (lib/retention).
+    index('heartbeats_created_idx').on(t.createdAt),
     checkIn('heartbeats_status_check', t.status, HEARTBEAT_STATUSES),
   ],
 );

@@ -18,5 +18,6 @@ export * from './keys';
 export * from './messages';
 export * from './opt-outs';
 export * from './rate-limits';
+export * from './retention-modes';
 export * from './smsgate';
 export * from './webhooks';

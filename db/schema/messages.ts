@@ -29,6 +29,17 @@ export const MESSAGE_STATUSES = [
   'received',
 ] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+/**
+ * The states a message never leaves (lib/messages/state-machine.ts allows no move out of them):
+ * only such a message's content may be purged by retention (lib/retention).
+ */
+export const FINAL_MESSAGE_STATUSES: ReadonlySet<MessageStatus> = new Set([
+  'delivered',
+  'failed',
+  'expired',
+  'cancelled',
+  'received',
+]);
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
 /** `sim_check`: the free loopback SMS that proves an app-paired phone's SIM (its code is never shown). */
@@ -109,6 +120,9 @@ export const messages = pgTable(
     automation: jsonb('automation').$type<AutomationEntry[]>(),
     // Tries so far (automatic retries count up to the group's or account's max_attempts).
     attempts: smallint('attempts').notNull().default(1),
+    // Set when retention removed the content (emptied, or replaced by its SHA-256 in hex) and maybe
+    // hashed the counterpart number (lib/retention); the row, its counts and its ledger rows stay.
+    contentPurgedAt: timestamp('content_purged_at', { withTimezone: true, precision: 3 }),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
@@ -132,6 +146,12 @@ export const messages = pgTable(
     // Search by content: messages_content_trgm_idx, a pg_trgm GIN index (hand-written migration 0009).
     // Sticky group sends, and search by the counterpart number: which phone last wrote to this recipient.
     index('messages_account_to_idx').on(t.accountId, t.to, t.createdAt).where(sql`${t.direction} = 'outbound'`),
+    // The retention sweep: an account's final messages whose content is still there, oldest first.
+    index('messages_retention_idx')
+      .on(t.accountId, t.createdAt)
+      .where(
+        sql`${t.contentPurgedAt} is null and ${t.status} in (${sql.raw([...FINAL_MESSAGE_STATUSES].map((s) => `'${s}'`).join(', '))})`,
+      ),
     check('messages_sim_check', sql`${t.sim} is null or ${t.sim} in (${sql.raw(SIM_SLOTS.join(', '))})`),
     checkIn('messages_direction_check', t.direction, MESSAGE_DIRECTIONS),
     checkIn('messages_status_check', t.status, MESSAGE_STATUSES),

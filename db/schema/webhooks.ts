@@ -88,6 +88,8 @@ export const webhookDeliveries = pgTable(
     // Each claim counts the deliveries every worker holds, per account (lib/webhooks/worker.ts): few rows.
     index('webhook_deliveries_claimed_idx').on(t.accountId).where(sql`${t.lockedUntil} is not null`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+    // The retention sweep deletes finished deliveries by their last change (lib/retention).
+    index('webhook_deliveries_finished_idx').on(t.updatedAt).where(sql`${t.status} <> 'pending'`),
     checkIn('webhook_deliveries_status_check', t.status, DELIVERY_STATUSES),
   ],
 );

@@ -31,6 +31,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'opt_out.added': 'Opt-out added',
   'opt_out.removed': 'Opt-out removed',
   'smsgate_settings.updated': 'SMSGate settings changed',
+  'data_settings.updated': 'Data retention settings changed',
   'smsgate_signing_key.revealed': 'SMSGate signing key shown',
   'session.signed_in': 'Signed in',
   'session.sign_in_failed': 'Sign-in failed',

@@ -2,6 +2,7 @@ import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { postgresTarget } from '@/db/postgres-url';
+import { RETENTION_MODES } from '@/db/schema/retention-modes';
 
 /**
  * Every environment variable the service reads, with how it is read and its default: the one
@@ -195,6 +196,18 @@ export const envSchema = z.object({
    */
   WEBHOOK_ACCOUNT_IN_FLIGHT: variable(wholeNumber(1)).default(5),
   NODE_EXTRA_CA_CERTS: variable(text),
+  /** Days a final message keeps its content (lib/retention); unset: forever. */
+  RETENTION_MESSAGE_CONTENT_DAYS: variable(wholeNumber(1)),
+  /** What happens to content past those days: emptied (`delete`) or replaced by its SHA-256 (`hash`). */
+  RETENTION_MESSAGE_CONTENT_MODE: variable(oneOf(RETENTION_MODES)).default('hash'),
+  /** Also replace the counterpart number of a purged message by its SHA-256. */
+  RETENTION_HASH_COUNTERPART: variable(flag).default(false),
+  /** Days finished webhook deliveries (with their attempts) and the events behind them are kept. */
+  RETENTION_WEBHOOK_DELIVERIES_DAYS: variable(wholeNumber(1)).default(30),
+  RETENTION_HEARTBEATS_DAYS: variable(wholeNumber(1)).default(30),
+  RETENTION_AUDIT_DAYS: variable(wholeNumber(1)).default(365),
+  /** Seconds between two retention sweeps. */
+  RETENTION_SWEEP_INTERVAL_S: variable(wholeNumber(1)).default(3600),
 });
 
 export type Settings = z.output<typeof envSchema>;

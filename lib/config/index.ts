@@ -127,6 +127,20 @@ export const config = {
   get extraCaCertsFile() {
     return readSetting('NODE_EXTRA_CA_CERTS');
   },
+  /** What the retention sweep keeps, and for how long (lib/retention). */
+  get retention() {
+    return {
+      contentDays: readSetting('RETENTION_MESSAGE_CONTENT_DAYS') ?? null,
+      contentMode: readSetting('RETENTION_MESSAGE_CONTENT_MODE'),
+      hashCounterpart: readSetting('RETENTION_HASH_COUNTERPART'),
+      webhookDeliveriesDays: readSetting('RETENTION_WEBHOOK_DELIVERIES_DAYS'),
+      heartbeatsDays: readSetting('RETENTION_HEARTBEATS_DAYS'),
+      auditDays: readSetting('RETENTION_AUDIT_DAYS'),
+    };
+  },
+  get retentionSweepIntervalSeconds() {
+    return readSetting('RETENTION_SWEEP_INTERVAL_S');
+  },
   get smtpUrl() {
     return readSetting('SMTP_URL');
   },

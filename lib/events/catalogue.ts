@@ -69,6 +69,7 @@ function sampleMessage(overrides: Record<string, unknown>): Record<string, unkno
     error: null,
     origin: null,
     automation: null,
+    content_purged_at: null,
     created_at: SAMPLE_TIME,
     updated_at: SAMPLE_TIME,
     ...overrides,

@@ -44,6 +44,8 @@ export type MessageWire = {
   origin: { kind: MessageOriginKind; rule_id: string | null; inbound_message_id: string } | null;
   /** An inbound message: what automation did about it; null when nothing ran (and for outbound messages). */
   automation: AutomationEntry[] | null;
+  /** When retention removed the content (then `content` is its SHA-256 in hex, or empty); null while it is kept. */
+  content_purged_at: string | null;
   created_at: string | null;
   updated_at: string | null;
   history?: { status: string; at: string | null; error?: string; from?: string; to?: string }[];
@@ -81,6 +83,7 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
         ? { kind: row.originKind, rule_id: row.originRuleId, inbound_message_id: row.originMessageId }
         : null,
     automation: row.automation ?? null,
+    content_purged_at: iso(row.contentPurgedAt),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

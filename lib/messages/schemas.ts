@@ -313,6 +313,11 @@ export const messageSchema = z
       description:
         'On an inbound message: what the inbound rules, the HELP responder and webhook replies did about it, in order. Null when nothing was tried.',
     }),
+    content_purged_at: z.string().nullable().openapi({
+      format: 'date-time',
+      description:
+        'When data retention removed the text (RETENTION_MESSAGE_CONTENT_DAYS, or the account’s Settings → Data): `content` is then its SHA-256 in hex (mode `hash`) or empty (mode `delete`), and the counterpart number may be hashed too. The message still counts in statistics and the ledger. Null while the text is kept.',
+    }),
     created_at: z.string().openapi({ format: 'date-time' }),
     updated_at: z.string().openapi({ format: 'date-time' }),
     history: z.array(historyEntry).optional().openapi({ description: 'Every state with its time (read by id).' }),

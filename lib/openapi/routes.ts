@@ -73,18 +73,19 @@ import * as route69 from '@/app/api/v1/phones/[id]/sim-check/route';
 import * as route70 from '@/app/api/v1/phones/register-device/route';
 import * as route71 from '@/app/api/v1/phones/route';
 import * as route72 from '@/app/api/v1/phones/verify-sim/route';
-import * as route73 from '@/app/api/v1/settings/sending/route';
-import * as route74 from '@/app/api/v1/stats/messages/route';
-import * as route75 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route76 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route77 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route78 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route79 from '@/app/api/v1/webhooks/[id]/route';
-import * as route80 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route81 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route82 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route83 from '@/app/api/v1/webhooks/events/route';
-import * as route84 from '@/app/api/v1/webhooks/route';
+import * as route73 from '@/app/api/v1/settings/data/route';
+import * as route74 from '@/app/api/v1/settings/sending/route';
+import * as route75 from '@/app/api/v1/stats/messages/route';
+import * as route76 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route77 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route78 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route79 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route80 from '@/app/api/v1/webhooks/[id]/route';
+import * as route81 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route82 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route83 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route84 from '@/app/api/v1/webhooks/events/route';
+import * as route85 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -161,16 +162,17 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/phones/register-device', module: route70 },
   { path: '/api/v1/phones', module: route71 },
   { path: '/api/v1/phones/verify-sim', module: route72 },
-  { path: '/api/v1/settings/sending', module: route73 },
-  { path: '/api/v1/stats/messages', module: route74 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route75 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route76 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route77 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route78 },
-  { path: '/api/v1/webhooks/{id}', module: route79 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route80 },
-  { path: '/api/v1/webhooks/{id}/test', module: route81 },
-  { path: '/api/v1/webhooks/callback-secret', module: route82 },
-  { path: '/api/v1/webhooks/events', module: route83 },
-  { path: '/api/v1/webhooks', module: route84 },
+  { path: '/api/v1/settings/data', module: route73 },
+  { path: '/api/v1/settings/sending', module: route74 },
+  { path: '/api/v1/stats/messages', module: route75 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route76 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route77 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route78 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route79 },
+  { path: '/api/v1/webhooks/{id}', module: route80 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route81 },
+  { path: '/api/v1/webhooks/{id}/test', module: route82 },
+  { path: '/api/v1/webhooks/callback-secret', module: route83 },
+  { path: '/api/v1/webhooks/events', module: route84 },
+  { path: '/api/v1/webhooks', module: route85 },
 ];

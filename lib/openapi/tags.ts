@@ -9,6 +9,8 @@ export const TAGS = {
   Messages: 'Send single and bulk messages, and read them with their state history.',
   'Sending settings':
     'Quiet hours, automatic retries and the destination-country allow-list, for the account and per group.',
+  'Data retention':
+    'How long message content, the webhook delivery log, heartbeats and the audit log are kept, and the account’s own shorter limits for message content.',
   'Opt-outs':
     'Numbers that texted STOP (or were added by hand): sends to them answer 422 RECIPIENT_OPTED_OUT, charged nothing.',
   'Inbound automation':

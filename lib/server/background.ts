@@ -4,6 +4,7 @@ import { startFleetWork } from '@/lib/heartbeats/background';
 import { log } from '@/lib/log';
 import { startMessagingWork } from '@/lib/messages/background';
 import { startRateLimitHousekeeping } from '@/lib/rate-limit/sweep';
+import { startRetentionWork } from '@/lib/retention/background';
 import { startWebhookWork } from '@/lib/webhooks/background';
 import { startEmbeddedMaintenance } from './embedded-maintenance';
 import { markBackground } from './lifecycle';
@@ -12,7 +13,7 @@ import { onShutdown } from './start';
 let started = false;
 
 /**
- * Background work (offline sweep, expiry sweep, webhook delivery, automation email, rate-limit housekeeping, the embedded
+ * Background work (offline sweep, expiry sweep, webhook delivery, automation email, rate-limit housekeeping, retention, the embedded
  * database's ANALYZE and VACUUM). The server starts it
  * in-process unless BACKGROUND=off (web-only instances); `npm run worker` (`worker: true`) runs the
  * same set in a separate process whatever BACKGROUND says. Each starter returns its stop function;
@@ -32,6 +33,7 @@ export async function startBackgroundWork(options: { worker?: boolean } = {}): P
     startWebhookWork,
     startEmailWork,
     startRateLimitHousekeeping,
+    startRetentionWork,
     startEmbeddedMaintenance,
   ]) {
     onShutdown(await start());

@@ -1,0 +1,172 @@
+import { isNotNull, type SQL, sql } from 'drizzle-orm';
+import { type Database, queryRows } from '@/db';
+import { accounts, FINAL_MESSAGE_STATUSES } from '@/db/schema';
+import { config } from '@/lib/config';
+import { type ContentPolicy, contentPolicy, type InstanceRetention } from './policy';
+
+/** What one sweep removes, each reported by its row count. */
+export const RETENTION_KINDS = [
+  'message_content',
+  'webhook_attempts',
+  'webhook_deliveries',
+  'events',
+  'heartbeats',
+  'audit_log',
+  'verification_codes',
+  'pairing_codes',
+] as const;
+export type RetentionKind = (typeof RETENTION_KINDS)[number];
+export type RetentionReport = Record<RetentionKind, number>;
+
+const DAY_MS = 86_400_000;
+/** Expired codes stay a day, so that a late try is still told "expired" rather than "wrong code". */
+export const EXPIRED_CODE_GRACE_DAYS = 1;
+const DEFAULT_BATCH = 500;
+const DEFAULT_BUDGET_MS = 30_000;
+
+export type SweepOptions = {
+  now?: Date;
+  /** The instance's settings (config.retention unless given). */
+  settings?: InstanceRetention;
+  /** Rows per statement. */
+  batchSize?: number;
+  /** After this long the sweep stops between batches; the next one goes on where it stopped. */
+  budgetMs?: number;
+};
+
+/** The rows a sweep may purge, exactly as the partial index `messages_retention_idx` names them. */
+const PURGEABLE = sql.raw(
+  `content_purged_at is null and status in (${[...FINAL_MESSAGE_STATUSES].map((status) => `'${status}'`).join(', ')})`,
+);
+
+const sha256Hex = (column: string) => sql.raw(`encode(sha256(convert_to(${column}, 'UTF8')), 'hex')`);
+
+/**
+ * One retention pass over every kind of old data: each statement handles at most `batchSize` rows
+ * it locks with SKIP LOCKED (so instances sweeping at once share the work and never wait on each
+ * other), commits on its own, and the pass goes on until nothing is left or the time budget is
+ * spent. Message rows are never deleted: a final message's content is emptied or hashed and its
+ * `content_purged_at` set; a message not final is never touched. Answers the rows per kind.
+ */
+export async function sweepRetention(db: Database, options: SweepOptions = {}): Promise<RetentionReport> {
+  const now = options.now ?? new Date();
+  const settings = options.settings ?? config.retention;
+  const batch = options.batchSize ?? DEFAULT_BATCH;
+  const deadline = Date.now() + (options.budgetMs ?? DEFAULT_BUDGET_MS);
+  const report = Object.fromEntries(RETENTION_KINDS.map((kind) => [kind, 0])) as RetentionReport;
+  const before = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
+
+  /** Runs `statement` until it handles fewer rows than a batch, or time is up. */
+  const drain = async (count: () => Promise<Partial<RetentionReport> & { rows: number }>) => {
+    while (Date.now() < deadline) {
+      const { rows, ...counts } = await count();
+      for (const [kind, n] of Object.entries(counts)) report[kind as RetentionKind] += n;
+      if (rows < batch) return;
+    }
+  };
+  const deleteOld = (kind: RetentionKind, table: string, column: string, cutoff: string, key = 'id') =>
+    drain(async () => {
+      const gone = await queryRows<{ id: unknown }>(
+        db,
+        sql`delete from ${sql.identifier(table)} where ${sql.identifier(key)} = any(array(
+              select ${sql.identifier(key)} from ${sql.identifier(table)}
+              where ${sql.identifier(column)} < ${cutoff}::timestamptz
+              order by ${sql.identifier(column)} limit ${batch} for update skip locked))
+            returning ${sql.identifier(key)} as id`,
+      );
+      return { rows: gone.length, [kind]: gone.length };
+    });
+
+  // Message content, account by account: each account's own policy, over its slice of the index.
+  const candidates = await db
+    .select({
+      id: accounts.id,
+      contentDays: accounts.retentionContentDays,
+      contentMode: accounts.retentionContentMode,
+      hashCounterpart: accounts.retentionHashCounterpart,
+    })
+    .from(accounts)
+    .where(settings.contentDays === null ? isNotNull(accounts.retentionContentDays) : undefined);
+  for (const account of candidates) {
+    const policy = contentPolicy(settings, account);
+    if (policy.days === null) continue;
+    const cutoff = before(policy.days);
+    await drain(async () => {
+      const purged = await purgeContent(db, account.id, policy, cutoff, now, batch);
+      return { rows: purged, message_content: purged };
+    });
+  }
+
+  // The webhook delivery log holds each event's payload (message text included): it is kept no
+  // longer than message content either.
+  const logDays = Math.min(settings.webhookDeliveriesDays, settings.contentDays ?? Number.POSITIVE_INFINITY);
+  const logCutoff = before(logDays);
+  await drain(async () => {
+    const [counts] = await queryRows<{ deliveries: number; attempts: number }>(
+      db,
+      sql`with picked as (
+            select id from webhook_deliveries
+            where status <> 'pending' and updated_at < ${logCutoff}::timestamptz
+            order by updated_at limit ${batch} for update skip locked
+          ), attempts as (
+            delete from webhook_attempts where delivery_id in (select id from picked) returning 1
+          ), deliveries as (
+            delete from webhook_deliveries where id in (select id from picked) returning 1
+          )
+          select (select count(*) from deliveries)::int as deliveries, (select count(*) from attempts)::int as attempts`,
+    );
+    const deliveries = Number(counts?.deliveries ?? 0);
+    return { rows: deliveries, webhook_deliveries: deliveries, webhook_attempts: Number(counts?.attempts ?? 0) };
+  });
+  await drain(async () => {
+    const gone = await queryRows<{ id: string }>(
+      db,
+      sql`delete from events where id = any(array(
+            select e.id from events e
+            where e.created_at < ${logCutoff}::timestamptz
+              and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
+            order by e.created_at limit ${batch} for update skip locked))
+          returning id`,
+    );
+    return { rows: gone.length, events: gone.length };
+  });
+
+  await deleteOld('heartbeats', 'heartbeats', 'created_at', before(settings.heartbeatsDays));
+  await deleteOld('audit_log', 'audit_log', 'created_at', before(settings.auditDays));
+  await deleteOld('verification_codes', 'verification_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
+  await deleteOld('pairing_codes', 'pairing_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
+  return report;
+}
+
+/** Purges one batch of an account's final messages created before `cutoff`; answers how many. */
+async function purgeContent(
+  db: Database,
+  accountId: string,
+  policy: ContentPolicy,
+  cutoff: string,
+  now: Date,
+  batch: number,
+): Promise<number> {
+  const content: SQL = policy.mode === 'delete' ? sql.raw(`''`) : sha256Hex('content');
+  const counterpart: SQL = policy.hashCounterpart
+    ? sql`, "to" = case when direction = 'outbound' then ${sha256Hex('"to"')} else "to" end,
+           "from" = case when direction = 'inbound' then ${sha256Hex('"from"')} else "from" end`
+    : sql``;
+  const purged = await queryRows<{ id: string }>(
+    db,
+    sql`update messages set content = ${content}, content_purged_at = ${now.toISOString()}::timestamptz ${counterpart}
+        where id = any(array(
+          select id from messages
+          where account_id = ${accountId} and ${PURGEABLE} and created_at < ${cutoff}::timestamptz
+          order by created_at limit ${batch} for update skip locked))
+          and ${PURGEABLE}
+        returning id`,
+  );
+  return purged.length;
+}
+
+/** The report as one log line's text: `message_content=12 heartbeats=300`, the kinds with rows. */
+export function describeReport(report: RetentionReport): string {
+  const parts = RETENTION_KINDS.filter((kind) => report[kind] > 0).map((kind) => `${kind}=${report[kind]}`);
+  return parts.length > 0 ? parts.join(' ') : 'nothing to remove';
+}
