@@ -55,6 +55,8 @@ export const queryKeys = {
   automationSettings: { root: ['automation-settings'] },
   emailAddresses: { root: ['email-addresses'], list: () => ['email-addresses', 'list'] },
   sendingSettings: { root: ['sending-settings'] },
+  alertSettings: { root: ['alert-settings'] },
+  alerts: { root: ['alerts'], open: () => ['alerts', 'open'] },
   stats: { root: ['messages', 'stats'] },
 } as const;
 

@@ -1,15 +1,7 @@
 import { ALERT_KINDS, ALERT_RULES, ALERT_SUBJECT_TYPES, type AlertKind } from '@/db/schema';
 import { pageQuery } from '@/lib/pagination';
 import { z } from '@/lib/zod';
-
-/** What each threshold means, said once for the settings schema, the OpenAPI document and the form. */
-export const ALERT_SETTING_TEXT = {
-  phone_offline: { label: 'Phone offline for more than', unit: 'minutes' },
-  battery_low: { label: 'Phone battery below', unit: '%' },
-  queue_stalled: { label: 'A message queued on an online phone for more than', unit: 'minutes' },
-  group_balance_low: { label: 'A group’s credit balance below', unit: 'credits' },
-  webhook_failing: { label: 'A webhook failing', unit: 'attempts in a row' },
-} as const satisfies Record<AlertKind, { label: string; unit: string }>;
+import { ALERT_SETTING_TEXT } from './text';
 
 function threshold(kind: AlertKind) {
   const rule = ALERT_RULES[kind];

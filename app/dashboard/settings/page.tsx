@@ -14,6 +14,11 @@ export default function SettingsPage() {
           Sending: quiet hours, automatic retry, allowed countries
         </Link>
       </p>
+      <p className="mt-2 text-sm">
+        <Link className="font-medium underline" href="/dashboard/settings/alerts">
+          Alerts: phones offline or low on battery, stalled queues, low credits, failing webhooks
+        </Link>
+      </p>
       <SecurityPanel />
       <AuditLogPanel />
     </>
