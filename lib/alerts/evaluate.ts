@@ -31,6 +31,14 @@ function rowOf(raw: RawAlert): AlertRow {
 }
 
 /**
+ * In account order: notifying takes each account's alert-email lock, and transactions that take
+ * them in one order never wait for each other.
+ */
+function byAccount(rows: RawAlert[]): RawAlert[] {
+  return [...rows].sort((a, b) => (a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1 : 0));
+}
+
+/**
  * Opens an alert for every subject in the condition that has none open, and notifies each. The
  * insert meets alerts_open_key: when evaluators on several instances insert the same condition at
  * once, the second waits for the first to commit and then inserts nothing, so only the one whose
@@ -54,7 +62,7 @@ async function raiseAlerts(db: Database, kind: AlertKind, now: Date): Promise<nu
         on conflict (account_id, kind, subject_id) where resolved_at is null do nothing
         returning *`,
     );
-    for (const raw of raised) await notifyAlert(tx, raw.account_id, rowOf(raw), 'raised');
+    for (const raw of byAccount(raised)) await notifyAlert(tx, raw.account_id, rowOf(raw), 'raised');
     return raised.length;
   });
 }
@@ -82,7 +90,7 @@ async function resolveAlerts(db: Database, kind: AlertKind, now: Date): Promise<
         )
         returning *`,
     );
-    for (const raw of resolved) await notifyAlert(tx, raw.account_id, rowOf(raw), 'resolved');
+    for (const raw of byAccount(resolved)) await notifyAlert(tx, raw.account_id, rowOf(raw), 'resolved');
     return resolved.length;
   });
 }

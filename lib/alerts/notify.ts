@@ -34,7 +34,7 @@ function emailText(alert: ReturnType<typeof presentAlert>, change: AlertChange):
   const title = alertTitle(alert);
   const link = config.appUrl ? new URL(alertSubjectPath(alert.subject), config.appUrl).toString() : undefined;
   const lines = [
-    change === 'raised' ? `Alert: ${title}.` : `Resolved: ${title} no longer holds.`,
+    change === 'raised' ? `Alert: ${title}.` : `Resolved, the condition ended: ${title}.`,
     '',
     ...Object.entries(alert.values).map(([key, value]) => `${key.replaceAll('_', ' ')}: ${String(value)}`),
     `raised at: ${alert.raised_at}`,
