@@ -42,7 +42,7 @@ export default defineConfig({
       DATABASE_URL: '',
       LOG_LEVEL: 'warn',
       // Alerts are raised and resolved within seconds, not the default minute.
-      ALERT_EVALUATION_INTERVAL_S: '2',
+      ALERT_EVALUATION_INTERVAL_S: '5',
       NODE_EXTRA_CA_CERTS: path.join(process.env.E2E_TLS_DIR, 'ca.pem'),
       NEXT_DIST_DIR: '.next-e2e',
       HOST: '127.0.0.1',
