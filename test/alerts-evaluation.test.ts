@@ -136,6 +136,46 @@ describe('phone_offline', () => {
   });
 });
 
+describe('subjects and webhook filters', () => {
+  it('an alert whose phone is deleted resolves, and phone filters pass only alerts about their phone', async () => {
+    const owner = await createTestAccount(db());
+    const other = await addTestPhone(db(), owner);
+    await db().update(accounts).set({ alertGroupBalanceBelow: 1000 }).where(eq(accounts.id, owner.accountId));
+    const [filtered] = await db()
+      .insert(webhooks)
+      .values({
+        accountId: owner.accountId,
+        url: 'https://hooks.example.test/filtered',
+        events: ['alert.raised', 'alert.resolved'],
+        phoneFilters: [owner.phone],
+        secretEncrypted: 'unused',
+      })
+      .returning({ id: webhooks.id });
+    const now = new Date();
+    await db().update(phones).set({ battery: 3 }).where(eq(phones.id, owner.phoneId));
+    await db().update(phones).set({ battery: 4 }).where(eq(phones.id, other.phoneId));
+    await evaluateAlerts(db(), now);
+    expect(await alertsOf(owner)).toHaveLength(3);
+    const delivered = await db()
+      .select({ eventId: webhookDeliveries.eventId })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, filtered!.id));
+    const phonesOf = await Promise.all(
+      delivered.map(async ({ eventId }) => {
+        const [row] = await db().select().from(events).where(eq(events.id, eventId));
+        return row!.phone;
+      }),
+    );
+    expect(phonesOf, 'only the battery alert of the filtered phone').toEqual([owner.phone]);
+
+    await db().delete(messages).where(eq(messages.phoneId, other.phoneId));
+    await db().delete(phones).where(eq(phones.id, other.phoneId));
+    await evaluateAlerts(db(), now);
+    const open = (await alertsOf(owner)).filter((alert) => alert.resolvedAt === null);
+    expect(open.map((alert) => alert.subjectId).sort()).toEqual([owner.phoneId, String(owner.defaultGroupId)].sort());
+  });
+});
+
 describe('battery_low', () => {
   it('raises once below the threshold and resolves once above it', async () => {
     const owner = await createTestAccount(db());
