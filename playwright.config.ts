@@ -43,6 +43,8 @@ export default defineConfig({
       LOG_LEVEL: 'warn',
       // The data settings spec waits for the retention sweep to purge a message it made old.
       RETENTION_SWEEP_INTERVAL_S: '2',
+      // Alerts are raised and resolved within seconds, not the default minute.
+      ALERT_EVALUATION_INTERVAL_S: '5',
       NODE_EXTRA_CA_CERTS: path.join(process.env.E2E_TLS_DIR, 'ca.pem'),
       NEXT_DIST_DIR: '.next-e2e',
       HOST: '127.0.0.1',

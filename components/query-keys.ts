@@ -56,6 +56,8 @@ export const queryKeys = {
   emailAddresses: { root: ['email-addresses'], list: () => ['email-addresses', 'list'] },
   sendingSettings: { root: ['sending-settings'] },
   dataSettings: { root: ['data-settings'] },
+  alertSettings: { root: ['alert-settings'] },
+  alerts: { root: ['alerts'], open: () => ['alerts', 'open'] },
   stats: { root: ['messages', 'stats'] },
 } as const;
 

@@ -7,6 +7,7 @@ const starters = vi.hoisted(() => {
     messaging: starter(),
     webhooks: starter(),
     email: starter(),
+    alerts: starter(),
     rateLimit: starter(),
     maintenance: starter(),
   };
@@ -15,6 +16,7 @@ vi.mock('@/lib/heartbeats/background', () => ({ startFleetWork: starters.fleet }
 vi.mock('@/lib/messages/background', () => ({ startMessagingWork: starters.messaging }));
 vi.mock('@/lib/webhooks/background', () => ({ startWebhookWork: starters.webhooks }));
 vi.mock('@/lib/email/background', () => ({ startEmailWork: starters.email }));
+vi.mock('@/lib/alerts/background', () => ({ startAlertWork: starters.alerts }));
 vi.mock('@/lib/rate-limit/sweep', () => ({ startRateLimitHousekeeping: starters.rateLimit }));
 vi.mock('@/lib/server/embedded-maintenance', () => ({ startEmbeddedMaintenance: starters.maintenance }));
 

@@ -11,6 +11,7 @@ import { queryKeys } from '@/components/query-keys';
 import { Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Balances, Message, MessageStats, Phone } from '@/components/wire';
+import { OpenAlerts } from './open-alerts';
 
 /** The chart library is only fetched by a page that draws a chart. */
 const VolumeChart = dynamic(() => import('./volume-chart'), {
@@ -203,6 +204,7 @@ export function Overview() {
           href="/dashboard/credits"
         />
       </div>
+      <OpenAlerts />
       {stats.data ? <VolumeSection stats={stats.data} /> : null}
       <Section title="Phones needing attention">
         {attention.length === 0 ? (

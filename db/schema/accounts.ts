@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   boolean,
   check,
   integer,
@@ -11,6 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { ALERT_KINDS, ALERT_RULES, type AlertKind } from './alert-kinds';
 import { checkIn } from './check-in';
 import { RETENTION_MODES } from './retention-modes';
 
@@ -39,6 +41,12 @@ export const accounts = pgTable(
     sendWindow: jsonb('send_window').$type<SendWindow>(),
     maxAttempts: smallint('max_attempts').notNull().default(MAX_ATTEMPTS_RANGE.default),
     allowedCountries: text('allowed_countries').array(),
+    // Alert thresholds (GET/PATCH /api/v1/settings/alerts, lib/alerts); null turns that alert off.
+    alertPhoneOfflineMinutes: integer('alert_phone_offline_minutes').default(ALERT_RULES.phone_offline.default),
+    alertBatteryBelowPercent: integer('alert_battery_below_percent').default(ALERT_RULES.battery_low.default),
+    alertQueuedOlderThanMinutes: integer('alert_queued_older_than_minutes').default(ALERT_RULES.queue_stalled.default),
+    alertGroupBalanceBelow: integer('alert_group_balance_below'),
+    alertWebhookFailuresInARow: integer('alert_webhook_failures_in_a_row').default(ALERT_RULES.webhook_failing.default),
     // whsec_… secret signing status callbacks (status_callback_url), sealed like webhook secrets.
     callbackSecretEncrypted: text('callback_secret_encrypted'),
     // SMSGate integrator surface: the key signing its webhooks (sealed), and its settings document.
@@ -51,18 +59,35 @@ export const accounts = pgTable(
     retentionHashCounterpart: boolean('retention_hash_counterpart'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [
-    // Binding an email that exists joins its account: the lookup and the race both rest here.
-    uniqueIndex('accounts_email_key').on(t.email),
-    checkIn('accounts_plan_check', t.plan, PLANS),
-    checkIn('accounts_retention_content_mode_check', t.retentionContentMode, RETENTION_MODES),
-    check(
-      'accounts_retention_content_days_check',
-      sql`${t.retentionContentDays} is null or ${t.retentionContentDays} >= 1`,
-    ),
-    check(
-      'accounts_max_attempts_range',
-      sql`${t.maxAttempts} between ${sql.raw(String(MAX_ATTEMPTS_RANGE.min))} and ${sql.raw(String(MAX_ATTEMPTS_RANGE.max))}`,
-    ),
-  ],
+  (t) => {
+    const alertThresholds: Record<AlertKind, AnyPgColumn> = {
+      phone_offline: t.alertPhoneOfflineMinutes,
+      battery_low: t.alertBatteryBelowPercent,
+      queue_stalled: t.alertQueuedOlderThanMinutes,
+      group_balance_low: t.alertGroupBalanceBelow,
+      webhook_failing: t.alertWebhookFailuresInARow,
+    };
+    return [
+      // Binding an email that exists joins its account: the lookup and the race both rest here.
+      uniqueIndex('accounts_email_key').on(t.email),
+      checkIn('accounts_plan_check', t.plan, PLANS),
+      checkIn('accounts_retention_content_mode_check', t.retentionContentMode, RETENTION_MODES),
+      check(
+        'accounts_retention_content_days_check',
+        sql`${t.retentionContentDays} is null or ${t.retentionContentDays} >= 1`,
+      ),
+      check(
+        'accounts_max_attempts_range',
+        sql`${t.maxAttempts} between ${sql.raw(String(MAX_ATTEMPTS_RANGE.min))} and ${sql.raw(String(MAX_ATTEMPTS_RANGE.max))}`,
+      ),
+      ...ALERT_KINDS.map((kind) => {
+        const column = alertThresholds[kind];
+        const { min, max } = ALERT_RULES[kind];
+        return check(
+          `accounts_alert_${kind}_range`,
+          sql`${column} is null or ${column} between ${sql.raw(String(min))} and ${sql.raw(String(max))}`,
+        );
+      }),
+    ];
+  },
 );

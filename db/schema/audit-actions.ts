@@ -3,7 +3,7 @@
 /**
  * What the audit log records: changes to credentials, money, phones and their pairing, webhooks,
  * inbound rules (they can forward messages), what and where the account sends (sending settings,
- * HELP text, opt-outs, SMSGate settings), and sign-ins.
+ * HELP text, opt-outs, SMSGate settings), alert settings, and sign-ins.
  */
 export const AUDIT_ACTIONS = [
   'api_key.created',
@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   'phone.sim_verified',
   'device.revoked',
   'sending_settings.updated',
+  'alert_settings.updated',
   'help_reply.updated',
   'opt_out.added',
   'opt_out.removed',

@@ -34,9 +34,10 @@ export const OUTBOX_EMAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
 export type OutboxEmailStatus = (typeof OUTBOX_EMAIL_STATUSES)[number];
 
 /**
- * Automation emails (forward_email actions) waiting to go out: written in the inbound message's
+ * Emails waiting to go out: automation forwards (forward_email actions, with their inbound message)
+ * and account alerts (lib/alerts, without one): written in the inbound message's
  * transaction, sent after the commit by the background work (lib/email/outbox.ts), never while a
- * transaction or a pool connection is held. The rows of the last hour are also what
+ * transaction or a pool connection is held. The forwards of the last hour are also what
  * AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT and AUTO_REPLY_LIMIT count.
  */
 export const emailOutbox = pgTable(
@@ -46,11 +47,10 @@ export const emailOutbox = pgTable(
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    inboundMessageId: uuid('inbound_message_id')
-      .notNull()
-      .references(() => messages.id, { onDelete: 'cascade' }),
-    // The number whose inbound message caused the email (AUTO_REPLY_LIMIT counts per number).
-    counterpart: text('counterpart').notNull(),
+    // The inbound message a forward carries; null for an alert email.
+    inboundMessageId: uuid('inbound_message_id').references(() => messages.id, { onDelete: 'cascade' }),
+    // The number whose inbound message caused a forward (AUTO_REPLY_LIMIT counts per number).
+    counterpart: text('counterpart'),
     to: text('to').notNull(),
     subject: text('subject').notNull(),
     text: text('text').notNull(),

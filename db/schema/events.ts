@@ -20,6 +20,8 @@ export const EVENT_TYPES = [
   'phone.online',
   'phone.offline',
   'phone.ping',
+  'alert.raised',
+  'alert.resolved',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -1,4 +1,5 @@
 export * from './accounts';
+export * from './alerts';
 export * from './audit';
 export * from './automation';
 export type {

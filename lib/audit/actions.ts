@@ -27,6 +27,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'phone.sim_verified': 'SIM verified',
   'device.revoked': 'Device revoked',
   'sending_settings.updated': 'Sending settings changed',
+  'alert_settings.updated': 'Alert settings changed',
   'help_reply.updated': 'HELP reply changed',
   'opt_out.added': 'Opt-out added',
   'opt_out.removed': 'Opt-out removed',

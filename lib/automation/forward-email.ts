@@ -26,12 +26,13 @@ export async function lockAccountEmails(tx: Executor, accountId: string): Promis
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`auto-email:${accountId}`}, 0))`);
 }
 
-/** Forward emails of the account in the last hour. */
+/** Forward emails of the account in the last hour (alert emails, which carry no inbound message, are not forwards). */
 export async function forwardEmailsInLastHour(executor: Executor, accountId: string): Promise<number> {
   const [row] = await queryRows<{ n: number }>(
     executor,
     sql`select count(*)::int as n from email_outbox
-        where account_id = ${accountId}::uuid and created_at > now() - interval '1 hour'`,
+        where account_id = ${accountId}::uuid and inbound_message_id is not null
+          and created_at > now() - interval '1 hour'`,
   );
   return Number(row?.n ?? 0);
 }

@@ -178,6 +178,10 @@ export const envSchema = z.object({
   AUTO_SMS_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(100),
   /** Forward-to-email actions per account in any hour; past it they are skipped (`email_limit_reached`). */
   AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(50),
+  /** Seconds between passes that raise and resolve account alerts (lib/alerts). */
+  ALERT_EVALUATION_INTERVAL_S: variable(wholeNumber(1)).default(60),
+  /** Alert emails (raised and resolved) per account in any hour; past it the alert still opens, unmailed. */
+  ALERT_EMAILS_PER_HOUR: variable(wholeNumber()).default(10),
   API_KEY_RATE_LIMIT: variable(wholeNumber()).default(200),
   KEY_CACHE_TTL_MS: variable(wholeNumber()).default(5000),
   /** Open SMSGate app event streams (SSE) of one account in one instance; one more answers 429. */

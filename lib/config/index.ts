@@ -91,6 +91,12 @@ export const config = {
   get autoEmailAccountHourlyLimit() {
     return readSetting('AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT');
   },
+  get alertEvaluationIntervalSeconds() {
+    return readSetting('ALERT_EVALUATION_INTERVAL_S');
+  },
+  get alertEmailsPerHour() {
+    return readSetting('ALERT_EMAILS_PER_HOUR');
+  },
   get retryBackoffSeconds() {
     return readSetting('RETRY_BACKOFF_SECONDS');
   },

@@ -5,7 +5,7 @@ import { log } from '@/lib/log';
 import { type Email, transmitEmail } from './send';
 
 /**
- * The automation email outbox. The inbound transaction writes the email (enqueueEmail) and
+ * The email outbox (automation forwards and account alerts). The inbound transaction writes the email (enqueueEmail) and
  * NOTIFYs at commit; a worker claims due rows (FOR UPDATE SKIP LOCKED, committed at once, so no
  * transaction stays open), talks SMTP holding no connection, then records the outcome only if its
  * claim still holds. A worker that dies mid-send leaves a claim that runs out: at-least-once.
@@ -25,7 +25,8 @@ export const MAX_EMAIL_ATTEMPTS = EMAIL_RETRY_DELAYS_MS.length + 1;
 const CLAIM_MS = 5 * MINUTE;
 export const EMAIL_BATCH_SIZE = 10;
 
-export type OutboxEmail = Email & { accountId: string; inboundMessageId: string; counterpart: string };
+/** An automation forward names its inbound message and counterpart; an alert email names neither. */
+export type OutboxEmail = Email & { accountId: string; inboundMessageId?: string | null; counterpart?: string | null };
 
 /** Writes an email to the outbox in the caller's transaction; it goes out after the commit. */
 export async function enqueueEmail(tx: Executor, email: OutboxEmail): Promise<string> {
@@ -33,8 +34,8 @@ export async function enqueueEmail(tx: Executor, email: OutboxEmail): Promise<st
     .insert(emailOutbox)
     .values({
       accountId: email.accountId,
-      inboundMessageId: email.inboundMessageId,
-      counterpart: email.counterpart,
+      inboundMessageId: email.inboundMessageId ?? null,
+      counterpart: email.counterpart ?? null,
       to: email.to,
       subject: email.subject,
       text: email.text,

@@ -1,4 +1,5 @@
 import { EVENT_TYPES, type EventType, PHONE_STATUSES } from '@/db/schema';
+import { alertSchema } from '@/lib/alerts/schemas';
 import { messageSchema } from '@/lib/messages/schemas';
 import { optOutEventData } from '@/lib/opt-outs/schemas';
 import { z } from '@/lib/zod';
@@ -45,7 +46,23 @@ export const testEventData = z
   })
   .openapi('WebhookTestEventData', { description: 'A ping sent by POST /api/v1/webhooks/{id}/test.' });
 
+export const alertEventData = alertSchema.openapi('AlertEventData', {
+  description:
+    'The alert as GET /api/v1/alerts lists it: its kind, its subject (phone, group or webhook), the values measured when it was raised, and `resolved_at` once the condition ended.',
+});
+
 const SAMPLE_TIME = '2025-01-15T10:30:00.000Z';
+
+function sampleAlert(resolvedAt: string | null): Record<string, unknown> {
+  return {
+    id: 'b3c1a7e4-52d0-4c5e-9f0a-2d4e6f8a0b1c',
+    kind: 'phone_offline',
+    subject: { type: 'phone', id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', name: '+14155550100' },
+    values: { status: 'offline', last_heartbeat_at: '2025-01-15T10:14:00.000Z', threshold_minutes: 15 },
+    raised_at: SAMPLE_TIME,
+    resolved_at: resolvedAt,
+  };
+}
 
 function sampleMessage(overrides: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -181,6 +198,20 @@ export const EVENT_CATALOGUE = {
     subscribable: false,
     schema: phoneEventData,
     sample: samplePhone('online'),
+  },
+  'alert.raised': {
+    description:
+      'A condition of Settings → Alerts started (a phone offline or low on battery, a message queued too long on an online phone, a group low on credits, a webhook failing): sent once, however long it lasts. Phone filters match alerts about a phone; alerts about a group or a webhook go to webhooks without phone filters.',
+    subscribable: true,
+    schema: alertEventData,
+    sample: sampleAlert(null),
+  },
+  'alert.resolved': {
+    description:
+      'The condition of an alert ended (or its alert was turned off, or its subject deleted): sent once, with `resolved_at` set.',
+    subscribable: true,
+    schema: alertEventData,
+    sample: sampleAlert('2025-01-15T10:42:00.000Z'),
   },
   'webhook.test': {
     description:

@@ -27,65 +27,67 @@ import * as route23 from '@/app/api/mobile/v1/events/route';
 import * as route24 from '@/app/api/mobile/v1/message/route';
 import * as route25 from '@/app/api/mobile/v1/settings/route';
 import * as route26 from '@/app/api/mobile/v1/webhooks/route';
-import * as route27 from '@/app/api/v1/audit-log/route';
-import * as route28 from '@/app/api/v1/auth/api-keys/[id]/route';
-import * as route29 from '@/app/api/v1/auth/api-keys/route';
-import * as route30 from '@/app/api/v1/auth/bind/confirm/route';
-import * as route31 from '@/app/api/v1/auth/bind/request-code/route';
-import * as route32 from '@/app/api/v1/auth/login/route';
-import * as route33 from '@/app/api/v1/auth/register/route';
-import * as route34 from '@/app/api/v1/auth/sessions/route';
-import * as route35 from '@/app/api/v1/auth/sign-in/request-code/route';
-import * as route36 from '@/app/api/v1/bulk-messages/[id]/cancel/route';
-import * as route37 from '@/app/api/v1/bulk-messages/[id]/route';
-import * as route38 from '@/app/api/v1/bulk-messages/route';
-import * as route39 from '@/app/api/v1/credits/balance/route';
-import * as route40 from '@/app/api/v1/credits/balance-history/route';
-import * as route41 from '@/app/api/v1/credits/ledger/route';
-import * as route42 from '@/app/api/v1/credits/transfer/route';
-import * as route43 from '@/app/api/v1/device/messages/[id]/status/route';
-import * as route44 from '@/app/api/v1/device/messages/received/route';
-import * as route45 from '@/app/api/v1/device/outbox/claim/route';
-import * as route46 from '@/app/api/v1/email-addresses/[id]/route';
-import * as route47 from '@/app/api/v1/email-addresses/confirm/route';
-import * as route48 from '@/app/api/v1/email-addresses/route';
-import * as route49 from '@/app/api/v1/heartbeats/route';
-import * as route50 from '@/app/api/v1/inbound-rules/[id]/route';
-import * as route51 from '@/app/api/v1/inbound-rules/route';
-import * as route52 from '@/app/api/v1/inbound-rules/settings/route';
-import * as route53 from '@/app/api/v1/inbound-rules/test/route';
-import * as route54 from '@/app/api/v1/messages/[id]/cancel/route';
-import * as route55 from '@/app/api/v1/messages/[id]/route';
-import * as route56 from '@/app/api/v1/messages/route';
-import * as route57 from '@/app/api/v1/openapi.json/route';
-import * as route58 from '@/app/api/v1/opt-outs/[phone]/route';
-import * as route59 from '@/app/api/v1/opt-outs/route';
-import * as route60 from '@/app/api/v1/opt-outs/settings/route';
-import * as route61 from '@/app/api/v1/phone-groups/[id]/route';
-import * as route62 from '@/app/api/v1/phone-groups/route';
-import * as route63 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
-import * as route64 from '@/app/api/v1/phones/[id]/devices/route';
-import * as route65 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route66 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route67 from '@/app/api/v1/phones/[id]/route';
-import * as route68 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route69 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route70 from '@/app/api/v1/phones/register-device/route';
-import * as route71 from '@/app/api/v1/phones/route';
-import * as route72 from '@/app/api/v1/phones/verify-sim/route';
-import * as route73 from '@/app/api/v1/settings/data/route';
-import * as route74 from '@/app/api/v1/settings/sending/route';
-import * as route75 from '@/app/api/v1/stats/messages/route';
-import * as route76 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route77 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route78 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route79 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route80 from '@/app/api/v1/webhooks/[id]/route';
-import * as route81 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route82 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route83 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route84 from '@/app/api/v1/webhooks/events/route';
-import * as route85 from '@/app/api/v1/webhooks/route';
+import * as route27 from '@/app/api/v1/alerts/route';
+import * as route28 from '@/app/api/v1/audit-log/route';
+import * as route29 from '@/app/api/v1/auth/api-keys/[id]/route';
+import * as route30 from '@/app/api/v1/auth/api-keys/route';
+import * as route31 from '@/app/api/v1/auth/bind/confirm/route';
+import * as route32 from '@/app/api/v1/auth/bind/request-code/route';
+import * as route33 from '@/app/api/v1/auth/login/route';
+import * as route34 from '@/app/api/v1/auth/register/route';
+import * as route35 from '@/app/api/v1/auth/sessions/route';
+import * as route36 from '@/app/api/v1/auth/sign-in/request-code/route';
+import * as route37 from '@/app/api/v1/bulk-messages/[id]/cancel/route';
+import * as route38 from '@/app/api/v1/bulk-messages/[id]/route';
+import * as route39 from '@/app/api/v1/bulk-messages/route';
+import * as route40 from '@/app/api/v1/credits/balance/route';
+import * as route41 from '@/app/api/v1/credits/balance-history/route';
+import * as route42 from '@/app/api/v1/credits/ledger/route';
+import * as route43 from '@/app/api/v1/credits/transfer/route';
+import * as route44 from '@/app/api/v1/device/messages/[id]/status/route';
+import * as route45 from '@/app/api/v1/device/messages/received/route';
+import * as route46 from '@/app/api/v1/device/outbox/claim/route';
+import * as route47 from '@/app/api/v1/email-addresses/[id]/route';
+import * as route48 from '@/app/api/v1/email-addresses/confirm/route';
+import * as route49 from '@/app/api/v1/email-addresses/route';
+import * as route50 from '@/app/api/v1/heartbeats/route';
+import * as route51 from '@/app/api/v1/inbound-rules/[id]/route';
+import * as route52 from '@/app/api/v1/inbound-rules/route';
+import * as route53 from '@/app/api/v1/inbound-rules/settings/route';
+import * as route54 from '@/app/api/v1/inbound-rules/test/route';
+import * as route55 from '@/app/api/v1/messages/[id]/cancel/route';
+import * as route56 from '@/app/api/v1/messages/[id]/route';
+import * as route57 from '@/app/api/v1/messages/route';
+import * as route58 from '@/app/api/v1/openapi.json/route';
+import * as route59 from '@/app/api/v1/opt-outs/[phone]/route';
+import * as route60 from '@/app/api/v1/opt-outs/route';
+import * as route61 from '@/app/api/v1/opt-outs/settings/route';
+import * as route62 from '@/app/api/v1/phone-groups/[id]/route';
+import * as route63 from '@/app/api/v1/phone-groups/route';
+import * as route64 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as route65 from '@/app/api/v1/phones/[id]/devices/route';
+import * as route66 from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as route67 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route68 from '@/app/api/v1/phones/[id]/route';
+import * as route69 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route70 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route71 from '@/app/api/v1/phones/register-device/route';
+import * as route72 from '@/app/api/v1/phones/route';
+import * as route73 from '@/app/api/v1/phones/verify-sim/route';
+import * as route74 from '@/app/api/v1/settings/alerts/route';
+import * as route75 from '@/app/api/v1/settings/data/route';
+import * as route76 from '@/app/api/v1/settings/sending/route';
+import * as route77 from '@/app/api/v1/stats/messages/route';
+import * as route78 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route79 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route80 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route81 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route82 from '@/app/api/v1/webhooks/[id]/route';
+import * as route83 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route84 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route85 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route86 from '@/app/api/v1/webhooks/events/route';
+import * as route87 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -116,63 +118,65 @@ export const ROUTES: RouteIndex = [
   { path: '/api/mobile/v1/message', module: route24 },
   { path: '/api/mobile/v1/settings', module: route25 },
   { path: '/api/mobile/v1/webhooks', module: route26 },
-  { path: '/api/v1/audit-log', module: route27 },
-  { path: '/api/v1/auth/api-keys/{id}', module: route28 },
-  { path: '/api/v1/auth/api-keys', module: route29 },
-  { path: '/api/v1/auth/bind/confirm', module: route30 },
-  { path: '/api/v1/auth/bind/request-code', module: route31 },
-  { path: '/api/v1/auth/login', module: route32 },
-  { path: '/api/v1/auth/register', module: route33 },
-  { path: '/api/v1/auth/sessions', module: route34 },
-  { path: '/api/v1/auth/sign-in/request-code', module: route35 },
-  { path: '/api/v1/bulk-messages/{id}/cancel', module: route36 },
-  { path: '/api/v1/bulk-messages/{id}', module: route37 },
-  { path: '/api/v1/bulk-messages', module: route38 },
-  { path: '/api/v1/credits/balance', module: route39 },
-  { path: '/api/v1/credits/balance-history', module: route40 },
-  { path: '/api/v1/credits/ledger', module: route41 },
-  { path: '/api/v1/credits/transfer', module: route42 },
-  { path: '/api/v1/device/messages/{id}/status', module: route43 },
-  { path: '/api/v1/device/messages/received', module: route44 },
-  { path: '/api/v1/device/outbox/claim', module: route45 },
-  { path: '/api/v1/email-addresses/{id}', module: route46 },
-  { path: '/api/v1/email-addresses/confirm', module: route47 },
-  { path: '/api/v1/email-addresses', module: route48 },
-  { path: '/api/v1/heartbeats', module: route49 },
-  { path: '/api/v1/inbound-rules/{id}', module: route50 },
-  { path: '/api/v1/inbound-rules', module: route51 },
-  { path: '/api/v1/inbound-rules/settings', module: route52 },
-  { path: '/api/v1/inbound-rules/test', module: route53 },
-  { path: '/api/v1/messages/{id}/cancel', module: route54 },
-  { path: '/api/v1/messages/{id}', module: route55 },
-  { path: '/api/v1/messages', module: route56 },
-  { path: '/api/v1/openapi.json', module: route57 },
-  { path: '/api/v1/opt-outs/{phone}', module: route58 },
-  { path: '/api/v1/opt-outs', module: route59 },
-  { path: '/api/v1/opt-outs/settings', module: route60 },
-  { path: '/api/v1/phone-groups/{id}', module: route61 },
-  { path: '/api/v1/phone-groups', module: route62 },
-  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route63 },
-  { path: '/api/v1/phones/{id}/devices', module: route64 },
-  { path: '/api/v1/phones/{id}/heartbeats', module: route65 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route66 },
-  { path: '/api/v1/phones/{id}', module: route67 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route68 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route69 },
-  { path: '/api/v1/phones/register-device', module: route70 },
-  { path: '/api/v1/phones', module: route71 },
-  { path: '/api/v1/phones/verify-sim', module: route72 },
-  { path: '/api/v1/settings/data', module: route73 },
-  { path: '/api/v1/settings/sending', module: route74 },
-  { path: '/api/v1/stats/messages', module: route75 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route76 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route77 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route78 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route79 },
-  { path: '/api/v1/webhooks/{id}', module: route80 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route81 },
-  { path: '/api/v1/webhooks/{id}/test', module: route82 },
-  { path: '/api/v1/webhooks/callback-secret', module: route83 },
-  { path: '/api/v1/webhooks/events', module: route84 },
-  { path: '/api/v1/webhooks', module: route85 },
+  { path: '/api/v1/alerts', module: route27 },
+  { path: '/api/v1/audit-log', module: route28 },
+  { path: '/api/v1/auth/api-keys/{id}', module: route29 },
+  { path: '/api/v1/auth/api-keys', module: route30 },
+  { path: '/api/v1/auth/bind/confirm', module: route31 },
+  { path: '/api/v1/auth/bind/request-code', module: route32 },
+  { path: '/api/v1/auth/login', module: route33 },
+  { path: '/api/v1/auth/register', module: route34 },
+  { path: '/api/v1/auth/sessions', module: route35 },
+  { path: '/api/v1/auth/sign-in/request-code', module: route36 },
+  { path: '/api/v1/bulk-messages/{id}/cancel', module: route37 },
+  { path: '/api/v1/bulk-messages/{id}', module: route38 },
+  { path: '/api/v1/bulk-messages', module: route39 },
+  { path: '/api/v1/credits/balance', module: route40 },
+  { path: '/api/v1/credits/balance-history', module: route41 },
+  { path: '/api/v1/credits/ledger', module: route42 },
+  { path: '/api/v1/credits/transfer', module: route43 },
+  { path: '/api/v1/device/messages/{id}/status', module: route44 },
+  { path: '/api/v1/device/messages/received', module: route45 },
+  { path: '/api/v1/device/outbox/claim', module: route46 },
+  { path: '/api/v1/email-addresses/{id}', module: route47 },
+  { path: '/api/v1/email-addresses/confirm', module: route48 },
+  { path: '/api/v1/email-addresses', module: route49 },
+  { path: '/api/v1/heartbeats', module: route50 },
+  { path: '/api/v1/inbound-rules/{id}', module: route51 },
+  { path: '/api/v1/inbound-rules', module: route52 },
+  { path: '/api/v1/inbound-rules/settings', module: route53 },
+  { path: '/api/v1/inbound-rules/test', module: route54 },
+  { path: '/api/v1/messages/{id}/cancel', module: route55 },
+  { path: '/api/v1/messages/{id}', module: route56 },
+  { path: '/api/v1/messages', module: route57 },
+  { path: '/api/v1/openapi.json', module: route58 },
+  { path: '/api/v1/opt-outs/{phone}', module: route59 },
+  { path: '/api/v1/opt-outs', module: route60 },
+  { path: '/api/v1/opt-outs/settings', module: route61 },
+  { path: '/api/v1/phone-groups/{id}', module: route62 },
+  { path: '/api/v1/phone-groups', module: route63 },
+  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route64 },
+  { path: '/api/v1/phones/{id}/devices', module: route65 },
+  { path: '/api/v1/phones/{id}/heartbeats', module: route66 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route67 },
+  { path: '/api/v1/phones/{id}', module: route68 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route69 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route70 },
+  { path: '/api/v1/phones/register-device', module: route71 },
+  { path: '/api/v1/phones', module: route72 },
+  { path: '/api/v1/phones/verify-sim', module: route73 },
+  { path: '/api/v1/settings/alerts', module: route74 },
+  { path: '/api/v1/settings/data', module: route75 },
+  { path: '/api/v1/settings/sending', module: route76 },
+  { path: '/api/v1/stats/messages', module: route77 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route78 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route79 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route80 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route81 },
+  { path: '/api/v1/webhooks/{id}', module: route82 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route83 },
+  { path: '/api/v1/webhooks/{id}/test', module: route84 },
+  { path: '/api/v1/webhooks/callback-secret', module: route85 },
+  { path: '/api/v1/webhooks/events', module: route86 },
+  { path: '/api/v1/webhooks', module: route87 },
 ];

@@ -18,6 +18,8 @@ export const TAGS = {
   'Phone API': 'What a phone running the Simgate device client calls with its device key (`dk_…`).',
   Heartbeats: 'Online status and battery of phones, and their history.',
   Webhooks: 'Signed event deliveries to your endpoints, their log, and the event catalogue.',
+  Alerts:
+    'Alerts for account holders: thresholds per account, and the alerts raised and resolved against them (also emailed, and sent as `alert.*` webhook events).',
   'Audit log': 'Who changed credentials, money, phones and webhooks, and who signed in: when, and from where.',
   'SMSGate app (mobile)':
     'The private-server protocol of the unmodified SMSGate Android app, under `/api/mobile/v1`: camelCase, plain-JSON errors.',

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as alertList from '@/app/api/v1/alerts/route';
 import * as apiKey from '@/app/api/v1/auth/api-keys/[id]/route';
 import * as apiKeys from '@/app/api/v1/auth/api-keys/route';
 import * as bulkCancel from '@/app/api/v1/bulk-messages/[id]/cancel/route';
@@ -36,6 +37,7 @@ import * as webhook from '@/app/api/v1/webhooks/[id]/route';
 import * as webhookSecret from '@/app/api/v1/webhooks/[id]/secret/route';
 import * as webhookTest from '@/app/api/v1/webhooks/[id]/test/route';
 import * as webhooks from '@/app/api/v1/webhooks/route';
+import { alerts } from '@/db/schema';
 import type { RouteHandler } from '@/lib/http/route';
 import { createTestAccount, type TestAccount } from '../fixtures';
 import { type CallOptions, call } from '../http';
@@ -53,6 +55,7 @@ type Owned = {
   deliveryId: string;
   keyId: string;
   ruleId: string;
+  alertId: string;
 };
 
 let a: TestAccount;
@@ -89,7 +92,19 @@ beforeAll(async () => {
     body: { name: 'A’s rule', match: { keyword: 'hours' }, actions: [{ type: 'reply', content: 'A is open' }] },
     apiKey: key,
   });
+  const [alert] = await db()
+    .insert(alerts)
+    .values({
+      accountId: a.accountId,
+      kind: 'battery_low',
+      subjectType: 'phone',
+      subjectId: a.phoneId,
+      subjectName: a.phone,
+      values: { battery: 5, threshold_percent: 15 },
+    })
+    .returning({ id: alerts.id });
   owned = {
+    alertId: alert!.id,
     phoneId: a.phoneId,
     groupId: createdGroup.id,
     messageId: sent.id,
@@ -416,6 +431,7 @@ describe('a second account walking the API with the first account’s ids', () =
       [balance.GET, (row) => row.group_id, owned.groupId],
       [optOuts.GET, (row) => row.phone, OPTED_OUT],
       [inboundRules.GET, (row) => row.id, owned.ruleId],
+      [alertList.GET, (row) => row.id, owned.alertId],
     ];
     for (const [handler, idOf, foreignId] of lists) {
       const res = await call(handler, { apiKey: b.apiKey, path: '/x?limit=100' });

@@ -337,6 +337,8 @@ describe('GET /api/v1/webhooks/events', () => {
       'phone.online',
       'phone.offline',
       'phone.ping',
+      'alert.raised',
+      'alert.resolved',
       'webhook.test',
     ]);
     const test = res.body.data.find((entry: { type: string }) => entry.type === 'webhook.test');

@@ -15,6 +15,11 @@ export default function SettingsPage() {
         </Link>
       </p>
       <p className="mt-2 text-sm">
+        <Link className="font-medium underline" href="/dashboard/settings/alerts">
+          Alerts: phones offline or low on battery, stalled queues, low credits, failing webhooks
+        </Link>
+      </p>
+      <p className="mt-2 text-sm">
         <Link className="font-medium underline" href="/dashboard/settings/data">
           Data: how long message text is kept
         </Link>
