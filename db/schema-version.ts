@@ -80,7 +80,7 @@ export async function databaseSchemaVersion(executor: Executor, migrationsFolder
 /** A database (or a backup of one) migrated by newer code than this: running on it would be guessing. */
 export class SchemaTooNewError extends Error {}
 
-function describe(version: { tag?: string; appVersion?: string; createdAt: number }): string {
+function versionName(version: { tag?: string; appVersion?: string; createdAt: number }): string {
   const code = version.appVersion ? `Simgate ${version.appVersion}` : 'a newer Simgate';
   return `${code}, migration ${version.tag ?? `created at ${version.createdAt}`}`;
 }
@@ -93,7 +93,7 @@ export function schemaTooNewMessage(
 ): string {
   const code = codeSchemaVersion(migrationsFolder);
   return (
-    `The ${what} was migrated by newer code (${describe(found)}) than this Simgate ${code.appVersion} ` +
+    `The ${what} was migrated by newer code (${versionName(found)}) than this Simgate ${code.appVersion} ` +
     `knows (its newest migration is ${code.tag}). Run Simgate ${found.appVersion ?? 'of that release'} or newer` +
     (what === 'database' ? ', or restore a backup taken before the upgrade.' : ' to restore it.')
   );
