@@ -280,6 +280,20 @@ describe(`backup and restore (${serverUrl ? 'PostgreSQL' : 'embedded database'})
     });
   }, 240_000);
 
+  it.runIf(serverUrl)(
+    'refuses while other connections use the database',
+    async () => {
+      const target = await newPlace();
+      await withOpen(target, async (handle) => {
+        await handle.db.execute(sql`select 1`);
+        const refused = await ops(target, ['restore', backupFile]);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toMatch(/1 other connection\(s\) to the database: stop every Simgate instance/);
+      });
+    },
+    120_000,
+  );
+
   it.runIf(serverUrl)('names the missing client tool when pg_dump is not on PATH', async () => {
     const empty = fs.mkdtempSync(path.join(folder, 'no-tools-'));
     const path0 = process.env.PATH;

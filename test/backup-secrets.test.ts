@@ -5,7 +5,7 @@ import { SEALED_COLUMNS } from '@/lib/backup/secrets';
 
 describe('the sealed columns a restore checks', () => {
   it('are every encrypted column of the schema', () => {
-    const encrypted = Object.values(schema)
+    const encrypted = (Object.values(schema) as unknown[])
       .filter((value): value is PgTable => value instanceof PgTable)
       .flatMap((table) => {
         const config = getTableConfig(table);

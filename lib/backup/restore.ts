@@ -106,6 +106,16 @@ async function restorePostgres(
   const { migratedForward } = checkBackup(header, 'postgres');
   const handle = openPostgres(url, { max: 1, limits: { statementTimeoutMs: 10 * 60_000 } });
   try {
+    const [others] = await queryRows<{ n: number }>(
+      handle.db,
+      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
+          and backend_type = 'client backend'`,
+    );
+    if (Number(others?.n) > 0) {
+      throw new Error(
+        `${others?.n} other connection(s) to the database: stop every Simgate instance and worker, then run restore again.`,
+      );
+    }
     const full = await tablesWithRows(handle.db);
     if (full.length > 0 && !options.force) refuseOverwrite('The database', full);
     // Under the migration lock, so that no instance starting now migrates the half-restored database.
