@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import {
   type DatabaseLocation,
@@ -74,7 +75,7 @@ export async function backupDatabase(location: DatabaseLocation, file: string): 
     } else {
       via = 'embedded';
       const folder = embeddedFolder(location.dataDir);
-      if (!fs.existsSync(`${folder}/PG_VERSION`))
+      if (!fs.existsSync(path.join(folder, 'PG_VERSION')))
         throw new Error(`no embedded database in ${location.dataDir} to back up`);
       const handle = await openPglite(folder);
       try {

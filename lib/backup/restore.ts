@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import {
   type DatabaseHandle,
@@ -147,7 +148,7 @@ async function restoreEmbedded(
   }
   const folder = embeddedFolder(dataDir);
   let full: string[] = [];
-  if (fs.existsSync(`${folder}/PG_VERSION`)) {
+  if (fs.existsSync(path.join(folder, 'PG_VERSION'))) {
     const current = await openPglite(folder);
     try {
       full = await tablesWithRows(current.db);
