@@ -15,6 +15,7 @@ import { createGate, guardingEveryQuery } from './guard';
 import { preparingPglite } from './pglite-prepared';
 import { postgresTarget } from './postgres-url';
 import * as schema from './schema';
+import { recordSchemaVersion, refuseNewerSchema } from './schema-version';
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -248,9 +249,16 @@ export function pipelineOf(executor: Executor): Pipeline | undefined {
   return (executor as { [PIPELINE]?: Pipeline })[PIPELINE];
 }
 
-export async function runMigrations(handle: DatabaseHandle): Promise<void> {
+/**
+ * Applies the migrations the database lacks. A database that has migrations this code does not know
+ * (migrated by a newer release) is refused with SchemaTooNewError (db/schema-version.ts) rather
+ * than run on a schema this code has never seen.
+ */
+export async function runMigrations(handle: DatabaseHandle, migrationsFolder = MIGRATIONS_FOLDER): Promise<void> {
   if (handle.driver.kind === 'pglite') {
-    await migratePglite(handle.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+    await refuseNewerSchema(handle.db, migrationsFolder);
+    await migratePglite(handle.db as never, { migrationsFolder });
+    await recordSchemaVersion(handle.db, migrationsFolder);
     return;
   }
   // A dedicated single connection holds the advisory lock for the whole migration.
@@ -258,8 +266,26 @@ export async function runMigrations(handle: DatabaseHandle): Promise<void> {
   const lockClient = connectPostgres(handle.driver.url, 1, undefined, handle.driver.connectTimeoutS);
   try {
     await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-    await migratePostgres(drizzlePostgres({ client: lockClient }), { migrationsFolder: MIGRATIONS_FOLDER });
+    const locked = drizzlePostgres({ client: lockClient }) as unknown as Database;
+    await refuseNewerSchema(locked, migrationsFolder);
+    await migratePostgres(locked as never, { migrationsFolder });
+    await recordSchemaVersion(locked, migrationsFolder);
     await lockClient`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
+  } finally {
+    await lockClient.end({ timeout: 5 });
+  }
+}
+
+/** Runs `work` holding the migration lock (PostgreSQL): a restore must not race a starting instance's migration. */
+export async function withMigrationLock<T>(url: string, work: () => Promise<T>): Promise<T> {
+  const lockClient = connectPostgres(url, 1);
+  try {
+    await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+    try {
+      return await work();
+    } finally {
+      await lockClient`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
+    }
   } finally {
     await lockClient.end({ timeout: 5 });
   }

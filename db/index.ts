@@ -18,6 +18,11 @@ const globalForDb = globalThis as typeof globalThis & { __simgateDb?: DbGlobal }
 globalForDb.__simgateDb ??= {};
 const state: DbGlobal = globalForDb.__simgateDb;
 
+/** The embedded database's own folder inside DATA_DIR (beside the generated secret). */
+export function embeddedFolder(dataDir: string): string {
+  return path.join(dataDir, 'pglite');
+}
+
 export function locateDatabase(location: DatabaseLocation): void {
   state.location = location;
 }
@@ -29,7 +34,7 @@ async function openLocated(): Promise<DatabaseHandle> {
   const handle =
     'url' in location
       ? openPostgres(location.url, { max: location.poolSize, pipeline: location.pipelineSize, limits: location.limits })
-      : await openPglite(path.join(location.dataDir, 'pglite'));
+      : await openPglite(embeddedFolder(location.dataDir));
   try {
     await runMigrations(handle);
   } catch (error) {

@@ -2,6 +2,9 @@
 // (DATABASE_URL, or the embedded database in DATA_DIR / ./.data). The work lives in lib/ops.
 import { Command } from 'commander';
 import { closeDatabase, type Database, getDatabase, locateDatabase } from '@/db';
+import { backupDatabase } from '@/lib/backup/backup';
+import { restoreDatabase } from '@/lib/backup/restore';
+import { describeUnreadable } from '@/lib/backup/secrets';
 import { assertConfig, config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 import { setPlan } from '@/lib/ops/account-plan';
@@ -100,6 +103,59 @@ program
         json: revoked,
         text: `${revoked.alreadyRevoked ? 'Device was already revoked' : 'Revoked device'} ${revoked.deviceId} (${revoked.phoneNumber}).${unlinked}`,
       };
+    }),
+  );
+
+/** Runs a command that opens the database its own way (backup, restore); failures exit 1. */
+function standalone<A extends unknown[]>(run: (...args: A) => Promise<Printable & { exitCode?: number }>) {
+  return async (...args: A) => {
+    try {
+      const result = await run(...args);
+      console.log(program.opts().json ? JSON.stringify(result.json, null, 2) : result.text);
+      if (result.exitCode) process.exitCode = result.exitCode;
+    } catch (error) {
+      console.error(`error: ${(error as Error).message}`);
+      process.exitCode = 1;
+    }
+  };
+}
+
+program
+  .command('backup')
+  .argument('<file>', 'where to write the backup')
+  .description(
+    'back up the database while the server runs: pg_dump on PostgreSQL; on the embedded database the running server takes it (or this command, when none runs)',
+  )
+  .action(
+    standalone(async (file: string) => {
+      const result = await backupDatabase(config.database, file);
+      const schema = result.header.schema.tag ?? 'no migrations';
+      return {
+        json: result,
+        text: `Backed up the ${result.header.database === 'pglite' ? 'embedded' : 'PostgreSQL'} database (schema ${schema}) to ${file}: ${result.bytes} bytes, taken by ${result.via}.`,
+      };
+    }),
+  );
+
+program
+  .command('restore')
+  .argument('<file>', 'a backup made by `backup`')
+  .option('--force', 'overwrite a database that holds data')
+  .description(
+    'restore a backup (stop every instance first): refuses a database with data unless --force, and a backup from newer code; migrates an older one forward',
+  )
+  .action(
+    standalone(async (file: string, options: { force?: boolean }) => {
+      const result = await restoreDatabase(config.database, file, options);
+      const unreadable = describeUnreadable(result.secrets);
+      const lines = [
+        `Restored ${file} (taken ${result.header.createdAt} by Simgate ${result.header.appVersion}, schema ${result.header.schema.tag ?? 'empty'})${result.replaced ? ', replacing the data that was there' : ''}.`,
+        result.schema.migratedForward
+          ? `Migrated forward to this code's schema (${result.schema.tag}).`
+          : `Schema ${result.schema.tag}: no migration needed.`,
+        ...unreadable.map((line) => `warning: ${line}`),
+      ];
+      return { json: result, text: lines.join('\n'), exitCode: unreadable.length > 0 ? 2 : 0 };
     }),
   );
 

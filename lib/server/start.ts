@@ -38,6 +38,16 @@ export async function startServer(): Promise<void> {
   }
   const handle = await getDatabase();
   log.info({ database: handle.driver.kind }, 'database ready');
+  const location = config.database;
+  if (handle.driver.kind === 'pglite' && 'dataDir' in location) {
+    // Only this process may open the embedded folder: `npm run ops -- backup` asks it (lib/backup/live.ts).
+    const client = handle.driver.client;
+    const [{ serveBackups }, { embeddedBackup }] = await Promise.all([
+      import('@/lib/backup/live'),
+      import('@/lib/backup/backup'),
+    ]);
+    onShutdown(await serveBackups(location.dataDir, () => embeddedBackup(handle.db, client)));
+  }
   const { startBackgroundWork } = await import('./background');
   await startBackgroundWork();
   const stopAll = async () => {

@@ -11,6 +11,11 @@ export function sealSigningKey(key: string): string {
   return encryptSecret(key, PURPOSE);
 }
 
+/** A sealed signing key, opened (throws under another APP_SECRET). */
+export function unsealSigningKey(sealed: string): string {
+  return decryptSecret(sealed, PURPOSE);
+}
+
 /**
  * The key that signs the account's SMSGate-format webhooks (`webhooks.signing_key` in its settings),
  * made the first time it is needed; two first uses at once keep the first one written.
@@ -20,12 +25,12 @@ export async function signingKeyOf(executor: Executor, accountId: string): Promi
     .select({ sealed: accounts.smsgateSigningKeyEncrypted })
     .from(accounts)
     .where(eq(accounts.id, accountId));
-  if (account?.sealed) return decryptSecret(account.sealed, PURPOSE);
+  if (account?.sealed) return unsealSigningKey(account.sealed);
   const fresh = sealSigningKey(randomBytes(24).toString('base64url'));
   const [stored] = await executor
     .update(accounts)
     .set({ smsgateSigningKeyEncrypted: sql`coalesce(${accounts.smsgateSigningKeyEncrypted}, ${fresh})` })
     .where(eq(accounts.id, accountId))
     .returning({ sealed: accounts.smsgateSigningKeyEncrypted });
-  return decryptSecret(stored?.sealed ?? fresh, PURPOSE);
+  return unsealSigningKey(stored?.sealed ?? fresh);
 }
