@@ -7,11 +7,10 @@ import { queryKeys } from '@/components/query-keys';
 import { formatTime, Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Message } from '@/components/wire';
+import { FINAL_MESSAGE_STATUSES } from '@/db/schema/message-states';
 import { MessageText } from './message-text';
 import { MessageStatusBadge } from './status-badge';
 
-/** States after which nothing changes any more: the page stops asking. */
-const FINAL: ReadonlySet<Message['status']> = new Set(['delivered', 'failed', 'expired', 'received']);
 const LIVE_INTERVAL_MS = 2_000;
 
 /** One message: what was sent, by whom, and every state it went through with its time, live until final. */
@@ -19,7 +18,8 @@ export function MessageDetail({ messageId }: { messageId: string }) {
   const message = useQuery({
     queryKey: queryKeys.messages.one(messageId),
     queryFn: () => api<Message>(`/api/v1/messages/${messageId}`),
-    refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.status) ? false : LIVE_INTERVAL_MS),
+    refetchInterval: (query) =>
+      query.state.data && FINAL_MESSAGE_STATUSES.has(query.state.data.status) ? false : LIVE_INTERVAL_MS,
   });
   const back = (
     <Link href="/dashboard/messages" className="text-sm font-medium text-slate-700 underline">

@@ -16,30 +16,10 @@ import { accounts } from './accounts';
 import { type AutomationEntry, MESSAGE_ORIGIN_KINDS } from './automation-record';
 import { checkIn } from './check-in';
 import { phones } from './fleet';
+import { FINAL_MESSAGE_STATUSES, MESSAGE_STATUSES } from './message-states';
 import { webhooks } from './webhooks';
 
-export const MESSAGE_STATUSES = [
-  'queued',
-  'dispatched',
-  'sent',
-  'delivered',
-  'failed',
-  'expired',
-  'cancelled',
-  'received',
-] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
-/**
- * The states a message never leaves (lib/messages/state-machine.ts allows no move out of them):
- * only such a message's content may be purged by retention (lib/retention).
- */
-export const FINAL_MESSAGE_STATUSES: ReadonlySet<MessageStatus> = new Set([
-  'delivered',
-  'failed',
-  'expired',
-  'cancelled',
-  'received',
-]);
+export { FINAL_MESSAGE_STATUSES, MESSAGE_STATUSES, type MessageStatus } from './message-states';
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
 /** `sim_check`: the free loopback SMS that proves an app-paired phone's SIM (its code is never shown). */
