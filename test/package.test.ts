@@ -104,8 +104,8 @@ describe.runIf(packable)('the release (npm run package)', () => {
   }
 
   /** The server by the image's command, on a free port; resolves once /api/health/ready answers 200. */
-  async function startServer(env: Record<string, string>) {
-    const port = await freePort();
+  async function startServer(env: Record<string, string>, port?: number) {
+    port ??= await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const [program, ...args] = serverCommand;
     expect(program).toBe('node');
@@ -213,7 +213,7 @@ describe.runIf(packable)('the release (npm run package)', () => {
       const url = new URL(admin);
       url.pathname = `/${name}`;
       try {
-        const port = String(await freePort());
+        const port = await freePort();
         const settings = {
           DATABASE_URL: url.toString(),
           APP_SECRET: randomBytes(32).toString('hex'),
@@ -227,7 +227,7 @@ describe.runIf(packable)('the release (npm run package)', () => {
           env: { ...settings, LOG_LEVEL: 'info' },
         });
         await until(() => worker.output().includes('worker running'), { timeoutMs: 60_000, intervalMs: 50 });
-        const server = await startServer({ ...settings, PORT: port, DEV_INBOX: '1', BACKGROUND: 'off' });
+        const server = await startServer({ ...settings, DEV_INBOX: '1', BACKGROUND: 'off' }, port);
         const { email } = await activateAndSend(server.baseUrl);
         const ops = await command('ops.mjs', ['accounts'], settings);
         expect(ops).toMatchObject({ code: 0, output: expect.stringContaining(email) });
