@@ -36,6 +36,8 @@ function run(command, args, env = {}) {
 }
 
 const started = Date.now();
+fs.rmSync(bundle, { recursive: true, force: true });
+fs.rmSync(archive, { force: true });
 if (!options['reuse-build'] || !fs.existsSync(path.join(standalone, distDir, 'BUILD_ID'))) {
   console.log(`Building into ${distDir}…`);
   run(process.execPath, [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
@@ -43,19 +45,25 @@ if (!options['reuse-build'] || !fs.existsSync(path.join(standalone, distDir, 'BU
   });
 }
 
-fs.rmSync(bundle, { recursive: true, force: true });
-fs.rmSync(archive, { force: true });
 fs.mkdirSync(out, { recursive: true });
 // The traced node_modules link Next's hashed names of the external packages (<distDir>/node_modules):
 // the links are copied as they are, relative.
 fs.cpSync(standalone, bundle, { recursive: true, verbatimSymlinks: true });
-// Next's own server.js and the project's package.json are not the release's: start.mjs serves it.
-fs.rmSync(path.join(bundle, 'server.js'));
+// Of the standalone output the release keeps the build and the runtime dependencies. The rest is
+// Next's own server.js and package.json (start.mjs serves it) and whatever the tracer took from the
+// project's folder because the app reads files by path: the migrations (copied below), data folders.
+const kept = new Set([distDir, 'node_modules']);
+for (const entry of fs.readdirSync(bundle)) {
+  if (!kept.has(entry)) fs.rmSync(path.join(bundle, entry), { recursive: true, force: true });
+}
+// The tracer's lists of each route's files, for building the standalone output only.
+for (const entry of fs.readdirSync(path.join(bundle, distDir), { withFileTypes: true, recursive: true })) {
+  if (entry.isFile() && entry.name.endsWith('.nft.json')) fs.rmSync(path.join(entry.parentPath, entry.name));
+}
 fs.cpSync(path.join(root, distDir, 'static'), path.join(bundle, distDir, 'static'), { recursive: true });
 if (fs.existsSync(path.join(root, 'public'))) {
   fs.cpSync(path.join(root, 'public'), path.join(bundle, 'public'), { recursive: true });
 }
-fs.rmSync(path.join(bundle, 'db'), { recursive: true, force: true });
 fs.cpSync(path.join(root, 'db', 'migrations'), path.join(bundle, 'db', 'migrations'), { recursive: true });
 
 // The build's record of where it was made: the release names its own folder instead.
