@@ -2,6 +2,7 @@
 # docker build -t simgate .   ·   compose.yaml runs it with PostgreSQL and a worker.
 
 FROM node:20-slim AS build
+ENV NEXT_TELEMETRY_DISABLED=1
 WORKDIR /src
 # The dependencies first, so that a change of the code alone reuses this layer. patch-package
 # (postinstall) applies patches/.
