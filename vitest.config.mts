@@ -5,7 +5,7 @@ export default defineConfig({
   resolve: { alias: { '@': path.resolve(__dirname) } },
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', '.next/**', '.next-e2e/**', '.next-*/**', '.data/**', 'e2e/**'],
+    exclude: ['node_modules/**', '.next/**', '.next-e2e/**', '.next-*/**', '.data/**', 'e2e/**', 'dist/**'],
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

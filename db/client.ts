@@ -34,7 +34,14 @@ export type Driver =
 
 export type DatabaseHandle = { db: Database; driver: Driver; close: () => Promise<void> };
 
-export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'migrations');
+/**
+ * The folder holding db/migrations and node_modules: the one the server's or a command's launcher
+ * names (scripts/serve.mjs, a release's entry points, scripts/package.mjs), else the working
+ * directory, where npm runs its scripts.
+ */
+export const APP_HOME = (globalThis as { __simgateHome?: string }).__simgateHome ?? process.cwd();
+
+export const MIGRATIONS_FOLDER = path.join(APP_HOME, 'db', 'migrations');
 
 // Serialises migrations when several instances start together on one server.
 const MIGRATION_LOCK_ID = 72_201_977;
@@ -59,7 +66,7 @@ const db = new PGlite(process.argv[1]);
 await db.waitReady;
 await db.close();`;
   await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, dataDir], {
-    cwd: process.cwd(),
+    cwd: APP_HOME,
     timeout: 120_000,
   });
 }

@@ -50,7 +50,8 @@ function run(command, args, env = {}) {
 }
 
 // One production build, into its own folder so it never races a developer's `.next`: the
-// server tests in Vitest (SIGTERM under load) and the Playwright suite both run it.
+// server tests in Vitest (SIGTERM under load) and the Playwright suite run it, and the release's
+// test (test/package.test.ts) packages its standalone output.
 const build = { NEXT_DIST_DIR: '.next-e2e' };
 
 const steps = [

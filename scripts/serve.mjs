@@ -1,0 +1,145 @@
+// The server of `npm start` (scripts/start.mjs) and of a release (its start.mjs, scripts/package.mjs):
+// Node's own http server around Next's request handler for the production build in `root`/`distDir`.
+// Local mode listens on 127.0.0.1 unless HOST says otherwise; PORT defaults to 3000.
+//
+// The app learns each request's socket address, which Next's route handlers cannot see: it is passed
+// on in the x-simgate-peer header with a token only this process knows (a client cannot forge it).
+// The dev inbox uses it to answer loopback clients only.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+
+/** Serves the build in `root`/`distDir` until SIGTERM or SIGINT. */
+export async function serve(root, distDir) {
+  // Where the app finds its migrations and node_modules (db/client.ts APP_HOME).
+  globalThis.__simgateHome = root;
+  const host = process.env.HOST ?? '127.0.0.1';
+  const port = Number(process.env.PORT ?? '3000');
+  const PEER_HEADER = 'x-simgate-peer';
+  const token = randomBytes(24).toString('hex');
+  process.env.SIMGATE_PEER_TOKEN = token;
+  process.env.NODE_ENV = 'production';
+
+  // The app's shutdown (lib/server/lifecycle.ts): this process owns the signals, so the app must not
+  // exit on them itself; its signal ends long-polls and event streams, its `stop` closes the rest.
+  globalThis.__simgateLifecycle ??= { controller: new AbortController() };
+  const lifecycle = globalThis.__simgateLifecycle;
+  lifecycle.hostedByHttpServer = true;
+  // Called by the app once it has started (lib/server/start.ts: configuration checked, database open
+  // and migrated, background work running). Next starts it right after the server is created, without
+  // waiting for a request, and holds the requests that come before it is done.
+  const appStarted = new Promise((resolve) => {
+    lifecycle.onStarted = resolve;
+  });
+
+  // Serve with the config the build was made with, as the server of Next's standalone output does
+  // (this variable is how it hands the config on): otherwise Next transpiles next.config.ts again with
+  // SWC, whose native module then stays mapped in the server, about 30 MB of its memory for nothing.
+  const serverFiles = path.join(root, distDir, 'required-server-files.json');
+  if (fs.existsSync(serverFiles)) {
+    process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(
+      JSON.parse(fs.readFileSync(serverFiles, 'utf8')).config,
+    );
+  }
+  const { default: next } = await import('next');
+  const app = next({ dev: false, dir: root, hostname: host, port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+
+  /** Requests answered in at most this long after SIGTERM; the rest are cut. */
+  const DRAIN_MS = 10_000;
+  const inFlight = new Set();
+  let stopping = false;
+  let onDrained = () => {};
+
+  // In flight: every answer not yet closed, and every route handler still running (counted by the
+  // app, lib/server/lifecycle.ts): a client that hangs up closes its answer at once, while the handler
+  // may still be in the database, which the shutdown closes last.
+  const drained = () => inFlight.size === 0 && !(lifecycle.running > 0);
+  const whenDrained = () => {
+    if (drained()) onDrained();
+  };
+  lifecycle.onIdle = whenDrained;
+
+  /** The request's path as the app will route it (dot segments resolved); '' for a target that is no URL. */
+  function pathnameOf(target) {
+    try {
+      return new URL(target, 'http://localhost').pathname;
+    } catch {
+      return '';
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    // The API's security headers, which the app hands over once started (lib/http/front-door.ts
+    // `apiSecurityHeaders`): set here they cost a `setHeader` each; the mark tells route() it need
+    // not set them on the Response.
+    const api = lifecycle.apiHeaders;
+    let vouched = `${token} ${req.socket.remoteAddress ?? ''}`;
+    if (api?.guarded(pathnameOf(req.url ?? ''))) {
+      for (const [name, value] of api.headers) res.setHeader(name, value);
+      vouched += ` ${api.mark}`;
+    }
+    req.headers[PEER_HEADER] = vouched;
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      whenDrained();
+    });
+    // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
+    if (stopping) res.setHeader('connection', 'close');
+    handle(req, res);
+  });
+  // A port already taken (or a host not on this machine): say so and stop, rather than stay up
+  // serving nothing (Next's handler of uncaught exceptions would keep the process alive).
+  const cannotListen = (error) => {
+    console.error(`Simgate cannot listen on ${host}:${port}: ${error.message}`);
+    process.exit(1);
+  };
+  server.once('error', cannotListen);
+  server.listen(port, host, () => {
+    server.off('error', cannotListen);
+    // "ready" once the app has started too: a configuration it cannot run with ends the process
+    // (exit 1, every problem listed) without it.
+    void appStarted.then(() =>
+      console.log(`Simgate ready on http://${host.includes(':') ? `[${host}]` : host}:${port}`),
+    );
+  });
+
+  /**
+   * SIGTERM/SIGINT: stop accepting connections, tell waiting requests to answer now (long-polling
+   * claims answer what they have, event streams send a reconnect hint and end), let the requests in
+   * flight finish (10 s at most), then stop the background work (a webhook post in flight finishes),
+   * close the database and exit 0.
+   */
+  async function shutDown(signal) {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    server.close();
+    server.closeIdleConnections();
+    lifecycle.controller.abort();
+    if (!drained()) {
+      let timer;
+      await new Promise((resolve) => {
+        onDrained = resolve;
+        timer = setTimeout(resolve, DRAIN_MS);
+      });
+      clearTimeout(timer);
+    }
+    if (!drained()) {
+      console.error(
+        `${inFlight.size} answer(s) and ${lifecycle.running ?? 0} handler(s) still open after ${DRAIN_MS / 1000} s: cut`,
+      );
+    }
+    server.closeAllConnections();
+    try {
+      await lifecycle.stop?.();
+    } catch (error) {
+      console.error('shutdown:', error);
+    }
+    process.exit(0);
+  }
+  for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => void shutDown(signal));
+}
