@@ -6,7 +6,6 @@ import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
 import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
-import { onSurface } from '@/lib/metrics/record';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
 import { handling } from '@/lib/server/lifecycle';
 import { auditActorOf } from './actor';
@@ -95,7 +94,7 @@ export function route<
       // Audit entries written by the work name this request's key or session and its address.
       const result = await actingAs(
         () => auditActorOf(principal, req),
-        () => onSurface(surface, () => handler(context)),
+        () => handler(context),
       );
       response = toResponse(result, options.status);
     } catch (error) {

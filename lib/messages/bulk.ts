@@ -24,6 +24,8 @@ export type BulkInput = OutboundPlanInput & {
   ttlSeconds?: number;
   priority?: MessagePriority;
   statusCallbackUrl?: string;
+  /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
+  via?: 'v1' | '3rdparty';
 };
 export type BulkCreated = {
   id: string;
@@ -78,7 +80,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
     });
     for (const phoneId of new Set(plan.planned.map((message) => message.phone.id))) await notifyOutbox(tx, phoneId);
     // The charge was counted by chargeMessages.
-    messagesAccepted(tx, plan.planned.length);
+    messagesAccepted(tx, plan.planned.length, { surface: input.via ?? 'system' });
     return {
       id: bulk.id,
       count: plan.planned.length,

@@ -39,6 +39,8 @@ export type SendInput = {
   ignoreOptOut?: boolean;
   /** An automatic message (lib/automation): once per inbound message and `key` (messages_origin_key). */
   origin?: { kind: MessageOriginKind; ruleId: string | null; inboundMessageId: string; key: string };
+  /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
+  via?: 'v1' | '3rdparty';
 };
 
 function checkInput(input: SendInput): { from: string | undefined; to: string } {
@@ -102,7 +104,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     const sent = isTransaction(executor)
       ? await executor.transaction((tx) => acceptMessage(tx, accepted))
       : await acceptMessage(executor, accepted);
-    messagesAccepted(executor, 1, { automatic: accepted.origin !== null, charged: true });
+    messagesAccepted(executor, 1, { surface: accepted.origin ? 'automation' : (input.via ?? 'system'), charged: true });
     return sent;
   } catch (error) {
     // A concurrent send with this request_id committed after our statement's snapshot: the

@@ -1,35 +1,27 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterCommit } from '@/db/commit-hooks';
 import type { AutomationEntry, HistoryStatus, LedgerKind } from '@/db/schema';
-import { type AcceptedSurface, metrics, type Surface } from './registry';
+import { type AcceptedSurface, metrics } from './registry';
 
 /**
  * What the domain tells the metrics, each fact at the one place it happens. Counts made inside a
  * transaction wait for its commit (`afterCommit`): a rolled-back send or claim counts nothing.
  */
 
-const requestSurface = new AsyncLocalStorage<Surface>();
-
-/** Runs a request's work under its surface, which a message accepted inside it is counted under. */
-export function onSurface<T>(surface: Surface, work: () => T): T {
-  return requestSurface.run(surface, work);
-}
-
 /**
- * `count` outbound messages accepted (each a `queued` history row). An automatic message
- * (`automatic`) counts as `automation`, one outside any request as `system`. `charged`: the credits
- * were taken in the send's own statement (not through lib/credits/ledger.ts, which counts its own).
+ * `count` outbound messages accepted (each a `queued` history row), by the surface they came
+ * through. `charged`: the credits were taken in the send's own statement (not through
+ * lib/credits/ledger.ts, which counts its own).
  */
 export function messagesAccepted(
   executor: object,
   count: number,
-  options: { automatic?: boolean; charged?: boolean } = {},
+  options: { surface: AcceptedSurface; charged?: boolean },
 ): void {
-  const surface: AcceptedSurface = options.automatic ? 'automation' : (requestSurface.getStore() ?? 'system');
+  const { surface, charged } = options;
   afterCommit(executor, () => {
     metrics.messagesAccepted.inc({ surface }, count);
     metrics.transitions.inc({ to: 'queued' }, count);
-    if (options.charged) metrics.creditsMoved.inc({ kind: 'message_charge' }, count);
+    if (charged) metrics.creditsMoved.inc({ kind: 'message_charge' }, count);
   });
 }
 
