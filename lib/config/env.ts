@@ -212,6 +212,10 @@ export const envSchema = z.object({
   RETENTION_AUDIT_DAYS: variable(wholeNumber(1)).default(365),
   /** Seconds between two retention sweeps. */
   RETENTION_SWEEP_INTERVAL_S: variable(wholeNumber(1)).default(3600),
+  /** A Bearer token that lets a client read /metrics from anywhere (lib/metrics/access.ts); unset, only loopback clients may. */
+  METRICS_TOKEN: variable(secret),
+  /** `npm run worker` serves /metrics on this port (on HOST); unset, the worker serves none. */
+  METRICS_PORT: variable(port),
 });
 
 export type Settings = z.output<typeof envSchema>;

@@ -4,6 +4,7 @@ import type { Executor } from '@/db';
 import { bulkMessages, type MessagePriority, messages, phones } from '@/db/schema';
 import { chargeMessages } from '@/lib/credits/ledger';
 import { notFound } from '@/lib/errors';
+import { messagesAccepted } from '@/lib/metrics/record';
 import { notifyOutbox } from '@/lib/notify/outbox';
 import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
@@ -23,6 +24,8 @@ export type BulkInput = OutboundPlanInput & {
   ttlSeconds?: number;
   priority?: MessagePriority;
   statusCallbackUrl?: string;
+  /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
+  via?: 'v1' | '3rdparty';
 };
 export type BulkCreated = {
   id: string;
@@ -76,6 +79,8 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
       at: bulk.createdAt,
     });
     for (const phoneId of new Set(plan.planned.map((message) => message.phone.id))) await notifyOutbox(tx, phoneId);
+    // The charge was counted by chargeMessages.
+    messagesAccepted(tx, plan.planned.length, { surface: input.via ?? 'system' });
     return {
       id: bulk.id,
       count: plan.planned.length,

@@ -126,6 +126,7 @@ export async function sendSmsgateMessage(
       sendAt,
       ttlSeconds: Math.min(ttlSeconds, 7 * 24 * 3600),
       priority: (body.priority ?? 0) >= HIGH_PRIORITY_FROM ? 'high' : 'normal',
+      via: '3rdparty',
     });
     const rejected = new Map(bulk.rejected.map((row) => [row.index, row.detail]));
     const sentIds = [...bulk.message_ids];

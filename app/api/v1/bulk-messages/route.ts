@@ -40,6 +40,6 @@ export const POST = route(
       statusCallbackUrl: body.status_callback_url,
     };
     if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
-    return sendBulk(db, principal.accountId, input);
+    return sendBulk(db, principal.accountId, { ...input, via: 'v1' });
   },
 );

@@ -41,7 +41,7 @@ export const POST = route(
       statusCallbackUrl: body.status_callback_url,
     };
     if (body.dry_run) return json(await dryRunSend(db, principal.accountId, { ...input, recipients: [body.to] }), 200);
-    return sendMessage(db, principal.accountId, { ...input, to: body.to, priority: body.priority });
+    return sendMessage(db, principal.accountId, { ...input, to: body.to, priority: body.priority, via: 'v1' });
   },
 );
 
