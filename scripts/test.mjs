@@ -50,7 +50,7 @@ function migrationsMatchSchema() {
  */
 function alertRules() {
   if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).error) {
-    console.error('promtool not found: install Debian\'s `prometheus` package (apt-get install prometheus)');
+    console.error("promtool not found: install Debian's `prometheus` package (apt-get install prometheus)");
     return 1;
   }
   const dir = path.join('deploy', 'prometheus');
