@@ -46,10 +46,10 @@ function passOn(request: NextRequest, pageCsp: string | undefined): Response {
 }
 
 // Build assets need no check and no headers of ours. The APIs (ours and SMSGate's) answer through
-// route(), which checks and sets them itself, and the benchmark's routes stand for the framework
-// alone (leftByProxy in lib/http/front-door.ts; test/api/front-door.test.ts holds the two together).
+// route(), which checks and sets them itself, the benchmark's routes stand for the framework
+// alone, and /metrics checks its clients itself (app/metrics/route.ts) (leftByProxy in lib/http/front-door.ts; test/api/front-door.test.ts holds the two together).
 export const config = {
   matcher: [
-    '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/health/ready$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/).*)',
+    '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/health/ready$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/|metrics$).*)',
   ],
 };

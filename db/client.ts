@@ -11,7 +11,8 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { createGate, guardingEveryQuery } from './guard';
+import { runningCommitHooks } from './commit-hooks';
+import { createGate, type Gate, guardingEveryQuery } from './guard';
 import { preparingPglite } from './pglite-prepared';
 import { postgresTarget } from './postgres-url';
 import * as schema from './schema';
@@ -31,7 +32,39 @@ export type Driver =
   /** `url` as configured: the migration lock opens its own connection with it. */
   | { kind: 'postgres'; client: postgres.Sql; url: string; connectTimeoutS?: number };
 
-export type DatabaseHandle = { db: Database; driver: Driver; close: () => Promise<void> };
+/**
+ * This process's connections to the database (`simgate_db_pool_connections`): `inUse` of the pool's
+ * connections and `idle` ones (together its size), and `waiting`, the queries and transactions that
+ * wait for one.
+ */
+export type PoolState = { inUse: number; idle: number; waiting: number };
+
+export type DatabaseHandle = {
+  db: Database;
+  driver: Driver;
+  close: () => Promise<void>;
+  /** The pool as the process sees it now. */
+  pool?: () => PoolState;
+};
+
+/**
+ * The embedded database is one session inside this process, always there: no pool to run out of,
+ * nothing waits for a connection (its queries queue inside PGlite, which says nothing of them).
+ */
+const PGLITE_POOL: PoolState = { inUse: 0, idle: 1, waiting: 0 };
+
+/**
+ * A server's pool seen through the gate (db/guard.ts), which counts the queries and transactions
+ * handed to the driver and not yet ended: up to `size` of them hold a connection each, the rest
+ * wait. A transaction holds its connection; lone queries may share one (postgres-js pipelines
+ * them), so `inUse` is an upper bound.
+ */
+function poolThroughGate(gate: Gate, size: number): () => PoolState {
+  return () => {
+    const inUse = Math.min(gate.open, size);
+    return { inUse, idle: size - inUse, waiting: gate.open - inUse };
+  };
+}
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'migrations');
 
@@ -78,10 +111,11 @@ export async function openPglite(dataDirOrMemory?: string, options?: { loadDataD
   await client.waitReady;
   preparingPglite(client);
   const db = drizzlePglite({ client, schema }) as unknown as Database;
+  runningCommitHooks(db);
   // One session, so one "connection" for batches: sends and heartbeats that arrive together go as one
   // statement, as on a server's pipelined connections (`openPostgres`).
   Object.defineProperty(db, PIPELINE, { value: { db, size: 1, gather: true } satisfies Pipeline });
-  return { db, driver: { kind: 'pglite', client }, close: () => client.close() };
+  return { db, driver: { kind: 'pglite', client }, close: () => client.close(), pool: () => PGLITE_POOL };
 }
 
 /**
@@ -210,10 +244,12 @@ export function openPostgres(
     gate,
   );
   const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  runningCommitHooks(db);
   const pipelineSize = options.pipeline ?? 0;
   const driver: Driver = { kind: 'postgres', client, url, connectTimeoutS: limits.connectTimeoutS };
+  const pool = poolThroughGate(gate, options.max + pipelineSize);
   if (pipelineSize === 0) {
-    return { db, driver, close: () => client.end({ timeout: 5 }) };
+    return { db, driver, close: () => client.end({ timeout: 5 }), pool };
   }
   const pipelineClient = guardingEveryQuery(
     preparingEveryQuery(
@@ -226,15 +262,14 @@ export function openPostgres(
     ),
     gate,
   );
-  const pipeline: Pipeline = {
-    db: drizzlePostgres({ client: pipelineClient, schema }) as unknown as Database,
-    size: pipelineSize,
-  };
+  const pipelineDb = drizzlePostgres({ client: pipelineClient, schema }) as unknown as Database;
+  runningCommitHooks(pipelineDb);
+  const pipeline: Pipeline = { db: pipelineDb, size: pipelineSize };
   Object.defineProperty(db, PIPELINE, { value: pipeline });
   const close = async () => {
     await Promise.all([client.end({ timeout: 5 }), pipelineClient.end({ timeout: 5 })]);
   };
-  return { db, driver, close };
+  return { db, driver, close, pool };
 }
 
 /**

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type DatabaseHandle, type DatabaseLimits, openPglite, openPostgres, runMigrations } from './client';
 
 export * from './client';
+export { afterCommit } from './commit-hooks';
 
 /**
  * Where the process's database is: a server (`url`, pool size) or the embedded database's folder.
@@ -11,7 +12,7 @@ export type DatabaseLocation =
   | { url: string; poolSize: number; pipelineSize: number; limits?: Partial<DatabaseLimits> }
   | { dataDir: string };
 
-type DbGlobal = { handle?: Promise<DatabaseHandle>; location?: DatabaseLocation };
+type DbGlobal = { handle?: Promise<DatabaseHandle>; opened?: DatabaseHandle; location?: DatabaseLocation };
 // One handle per process: Next evaluates this module in several bundles (instrumentation,
 // routes, pages) and all must share the embedded database, which allows one opener per folder.
 const globalForDb = globalThis as typeof globalThis & { __simgateDb?: DbGlobal };
@@ -44,9 +45,14 @@ export function getDatabase(): Promise<DatabaseHandle> {
   if (!state.handle) {
     const opening = openLocated();
     state.handle = opening;
-    opening.catch(() => {
-      if (state.handle === opening) state.handle = undefined;
-    });
+    opening.then(
+      (handle) => {
+        if (state.handle === opening) state.opened = handle;
+      },
+      () => {
+        if (state.handle === opening) state.handle = undefined;
+      },
+    );
   }
   return state.handle;
 }
@@ -58,10 +64,17 @@ export async function getDb() {
 /** Tests and scripts install their own handle (a fresh test database, a CLI's connection). */
 export function setDatabase(handle: DatabaseHandle | undefined): void {
   state.handle = handle ? Promise.resolve(handle) : undefined;
+  state.opened = handle;
+}
+
+/** The process's database once open (undefined before, or after it is closed): for readings that must not wait. */
+export function openedDatabase(): DatabaseHandle | undefined {
+  return state.opened;
 }
 
 export async function closeDatabase(): Promise<void> {
   const pending = state.handle;
   state.handle = undefined;
+  state.opened = undefined;
   if (pending) await (await pending).close();
 }

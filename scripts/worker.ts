@@ -5,8 +5,9 @@
 import { locateDatabase } from '../db';
 import { assertConfig, config } from '../lib/config';
 import { log } from '../lib/log';
+import { serveMetrics } from '../lib/metrics/serve';
 import { startBackgroundWork } from '../lib/server/background';
-import { startServer } from '../lib/server/start';
+import { onShutdown, startServer } from '../lib/server/start';
 
 async function main(): Promise<void> {
   if (!config.serverMode) {
@@ -20,6 +21,12 @@ async function main(): Promise<void> {
   await startServer();
   // Started here whatever BACKGROUND says (the server's own start skips it when BACKGROUND=off).
   await startBackgroundWork({ worker: true });
+  const metricsPort = config.metricsPort;
+  if (metricsPort !== undefined) {
+    const listener = await serveMetrics(metricsPort, config.listenHost);
+    onShutdown(listener.close);
+    log.info({ port: listener.port }, 'worker serves /metrics');
+  }
   // Every loop's timer is unref'd (so the web server can exit); here the process exists for them.
   setInterval(() => {}, 60_000);
   log.info('worker running; SIGTERM to stop');

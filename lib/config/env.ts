@@ -195,6 +195,10 @@ export const envSchema = z.object({
    */
   WEBHOOK_ACCOUNT_IN_FLIGHT: variable(wholeNumber(1)).default(5),
   NODE_EXTRA_CA_CERTS: variable(text),
+  /** A Bearer token that lets a client read /metrics from anywhere (lib/metrics/access.ts); unset, only loopback clients may. */
+  METRICS_TOKEN: variable(secret),
+  /** `npm run worker` serves /metrics on this port (on HOST); unset, the worker serves none. */
+  METRICS_PORT: variable(port),
 });
 
 export type Settings = z.output<typeof envSchema>;

@@ -148,6 +148,18 @@ export const config = {
   get peerToken() {
     return readSetting('SIMGATE_PEER_TOKEN');
   },
+  /** METRICS_TOKEN: the Bearer token for /metrics from other machines. */
+  get metricsToken() {
+    return readSetting('METRICS_TOKEN');
+  },
+  /** HOST: the address the server (and the worker's metrics listener) listens on. */
+  get listenHost() {
+    return readSetting('HOST') ?? '127.0.0.1';
+  },
+  /** METRICS_PORT: where `npm run worker` serves /metrics. */
+  get metricsPort() {
+    return readSetting('METRICS_PORT');
+  },
   get verificationSenderPhone() {
     return readSetting('VERIFICATION_SENDER_PHONE');
   },

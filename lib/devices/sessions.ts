@@ -134,6 +134,15 @@ export function openStreams(accountId?: string): number {
   return accountId ? (registry.streamsByAccount.get(accountId) ?? 0) : registry.streams;
 }
 
+/** This process's open sessions by kind (`simgate_device_connections`): a pass over the books, made at a scrape. */
+export function openSessionsByKind(): Record<SessionKind, number> {
+  let poll = 0;
+  for (const list of registry.byDevice.values()) {
+    for (const entry of list) if (entry.kind === 'poll') poll++;
+  }
+  return { stream: registry.streams, poll };
+}
+
 /**
  * The given devices that may still speak for a phone: activated, and the current device of their
  * number's phone in their account (every revocation path and a phone's removal break this).

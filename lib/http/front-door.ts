@@ -24,11 +24,12 @@ export function guardedByRoute(pathname: string): boolean {
 }
 
 /**
- * The paths proxy.ts's matcher leaves out, besides Next's build assets: those above, and the
- * benchmark's routes (404 unless BENCH=1), whose bare route stands for the framework alone.
+ * The paths proxy.ts's matcher leaves out, besides Next's build assets: those above, the
+ * benchmark's routes (404 unless BENCH=1), whose bare route stands for the framework alone, and
+ * Prometheus's /metrics, which checks its clients itself (lib/metrics/access.ts).
  */
 export function leftByProxy(pathname: string): boolean {
-  return guardedByRoute(pathname) || pathname.startsWith('/api/bench/');
+  return guardedByRoute(pathname) || pathname.startsWith('/api/bench/') || pathname === '/metrics';
 }
 
 /** Load balancers probe the health checks by address, so they answer any Host. */

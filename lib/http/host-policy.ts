@@ -63,7 +63,8 @@ function peerOf(headers: Headers): Peer | undefined {
   return given === token && address ? { address, secured: mark === SECURED_BY_HOST } : undefined;
 }
 
-function isLoopbackAddress(address: string): boolean {
+/** `127.0.0.0/8`, `::1`, or an IPv4-mapped loopback address. */
+export function isLoopbackAddress(address: string): boolean {
   const plain = address.replace(/^::ffff:/, '');
   return plain === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
 }
