@@ -40,9 +40,12 @@ export async function runMetricsScenario(baseUrl: string, receiver: Receiver): P
   await eventually(() => receiver.hitsFor('/metrics-scenario').length > 0, 30_000);
 }
 
-/** /metrics as Prometheus reads it, from loopback (no token needed). */
+/** The METRICS_TOKEN the tests start the server with, and scrape with as Prometheus would. */
+export const METRICS_TOKEN = 'metrics-test-token-of-at-least-32-characters';
+
+/** /metrics as Prometheus reads it, with the Bearer token. */
 export async function scrape(baseUrl: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/metrics`);
+  const res = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   expect(res.status).toBe(200);
   return res.text();
 }

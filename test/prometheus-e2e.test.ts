@@ -5,14 +5,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@/scripts/free-port';
 import { createTestCertificates, type Receiver, startReceiver, type TestCertificates } from './fixtures/tls/receiver';
-import { runMetricsScenario } from './metrics-scenario';
+import { METRICS_TOKEN, runMetricsScenario } from './metrics-scenario';
 import { until } from './poll';
 import { ALERTS_FILE, alertRules, dashboardQueries, withVariables } from './promql';
 import { built, type Running, startServer } from './start-server';
 
 /**
  * A real Prometheus (Debian's `prometheus` package; `.ci/run` installs it) scrapes `npm start`'s
- * server every second from loopback with deploy/prometheus/alerts.yml loaded: after a short scenario
+ * server every second (with METRICS_TOKEN) with deploy/prometheus/alerts.yml loaded: after a short scenario
  * its HTTP API answers the series the scenario moved, every alert rule is loaded and evaluates
  * healthy, and every dashboard query runs. Needs a build (test/start-server.ts).
  */
@@ -46,7 +46,7 @@ describe.runIf(built)('Prometheus scraping npm start', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-prometheus-'));
     certs = createTestCertificates();
     receiver = await startReceiver(certs);
-    server = await startServer({ NODE_EXTRA_CA_CERTS: certs.caFile }, false);
+    server = await startServer({ NODE_EXTRA_CA_CERTS: certs.caFile, METRICS_TOKEN }, false);
 
     const target = new URL(server.baseUrl).host;
     const config = [
@@ -54,6 +54,7 @@ describe.runIf(built)('Prometheus scraping npm start', () => {
       `rule_files: [${JSON.stringify(ALERTS_FILE)}]`,
       'scrape_configs:',
       '  - job_name: simgate',
+      `    authorization: { credentials: ${JSON.stringify(METRICS_TOKEN)} }`,
       `    static_configs: [{ targets: [${JSON.stringify(target)}] }]`,
     ].join('\n');
     fs.writeFileSync(path.join(dir, 'prometheus.yml'), `${config}\n`);
