@@ -3,6 +3,7 @@ import { type Executor, queryRows } from '@/db';
 import { type AutomationEntry, messages, phones } from '@/db/schema';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
 import type { MessageRow } from '@/lib/messages/present';
+import { automationActed } from '@/lib/metrics/record';
 import { sendAutomaticSms } from './automatic-sms';
 import { type InboundContext, planAutomation, type Step } from './decide';
 import { lockAccountEmails, queueForwardEmail } from './forward-email';
@@ -42,6 +43,7 @@ export async function runInboundAutomation(
     entries.push(entry);
   }
   await tx.update(messages).set({ automation: entries }).where(eq(messages.id, inbound.id));
+  automationActed(tx, entries);
   return entries;
 }
 

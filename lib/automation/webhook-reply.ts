@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type AutomationEntry, messages } from '@/db/schema';
 import { MAX_CONTENT_LENGTH } from '@/lib/messages/limits';
+import { automationActed } from '@/lib/metrics/record';
 import { z } from '@/lib/zod';
 import { sendAutomaticSms } from './automatic-sms';
 
@@ -89,6 +90,7 @@ export async function actOnWebhookReply(
       .update(messages)
       .set({ automation: sql`coalesce(${messages.automation}, '[]'::jsonb) || ${JSON.stringify([entry])}::jsonb` })
       .where(eq(messages.id, inbound.id));
+    automationActed(tx, [entry]);
     return outcome.result === 'sent'
       ? `reply sent as message ${outcome.messageId}`
       : `reply skipped: ${outcome.reason}`;

@@ -2,6 +2,7 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type LedgerKind, phoneGroups } from '@/db/schema';
 import { DomainError, type ErrorOperation } from '@/lib/errors';
+import { creditsMoved } from '@/lib/metrics/record';
 
 export type CreditMovement = {
   accountId: string;
@@ -82,6 +83,7 @@ async function runMovement(
     const required = -amount * (movement.messageIds?.length ?? 1);
     throw await refusedDebitError(tx, { accountId, groupId, required, operation: REFUSED_OPERATION[kind] });
   }
+  creditsMoved(tx, movement.kind, Math.abs(movement.amount) * (movement.messageIds?.length ?? 1));
   return { balanceAfter: Number(moved.balance_after) };
 }
 

@@ -3,6 +3,7 @@ import { type Executor, pipelineOf, queryRows } from '@/db';
 import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
+import { heartbeatsRecorded } from '@/lib/metrics/record';
 import type { PhoneView } from '@/lib/phones/present';
 import { batchedOnPipeline, isTransaction, withTransaction } from '@/lib/transactions';
 import { emitPhoneStatusChange, emitPing, pingWantedSql } from './phone-status';
@@ -137,7 +138,10 @@ export async function recordHeartbeat(
     const quiet =
       (await quietBeatInBatch(executor, beat)) ??
       (pipelineOf(executor) ? undefined : (await quietBeats(executor, [beat]))[0]);
-    if (quiet) return { ...phoneRowOf(quiet), deviceConnected: Boolean(quiet.device_connected) };
+    if (quiet) {
+      heartbeatsRecorded(executor, 1);
+      return { ...phoneRowOf(quiet), deviceConnected: Boolean(quiet.device_connected) };
+    }
   }
   return withTransaction(executor, async (tx) => {
     const [beat] = await queryRows<Beat>(
@@ -156,6 +160,7 @@ export async function recordHeartbeat(
     }
     if (beat.old_status !== input.status) await emitPhoneStatusChange(tx, phone);
     if (beat.ping_wanted) await emitPing(tx, phone);
+    heartbeatsRecorded(tx, 1);
     return { ...phone, deviceConnected: Boolean(beat.device_connected) };
   });
 }

@@ -5,6 +5,8 @@ import { actingAs } from '@/lib/audit/actor';
 import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
+import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
+import { onSurface } from '@/lib/metrics/record';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
 import { handling } from '@/lib/server/lifecycle';
 import { auditActorOf } from './actor';
@@ -71,15 +73,19 @@ export function route<
     const requestId = requestIdOf(req);
     const started = performance.now();
     const url = new URL(req.url);
+    const surface = surfaceOf(url.pathname);
     let response: Response;
     let rawParams: PathParams | undefined;
     try {
+      rawParams = await nextContext?.params;
       // The proxy's check, for the paths it leaves to this wrapper (lib/http/front-door.ts).
       const refused = guardedByRoute(url.pathname)
         ? misdirected(url.pathname, req.headers.get('host'), req.url)
         : undefined;
-      if (refused) return answered(refused, requestId, req);
-      rawParams = await nextContext?.params;
+      if (refused) {
+        httpAnswered(surface, routePattern(url.pathname, rawParams), req.method, refused.status, elapsed(started));
+        return answered(refused, requestId, req);
+      }
       const db = await getDb();
       const principal = await authenticate(db, req, options.auth);
       const params = options.params ? validate(options.params, rawParams, 'path') : undefined;
@@ -89,26 +95,26 @@ export function route<
       // Audit entries written by the work name this request's key or session and its address.
       const result = await actingAs(
         () => auditActorOf(principal, req),
-        () => handler(context),
+        () => onSurface(surface, () => handler(context)),
       );
       response = toResponse(result, options.status);
     } catch (error) {
       response = errorResponse(error, requestId, req, routePattern(url.pathname, rawParams));
     }
     answered(response, requestId, req);
+    const seconds = elapsed(started);
+    httpAnswered(surface, routePattern(url.pathname, rawParams), req.method, response.status, seconds);
     log.debug(
-      {
-        requestId,
-        method: req.method,
-        path: url.pathname,
-        status: response.status,
-        ms: Math.round(performance.now() - started),
-      },
+      { requestId, method: req.method, path: url.pathname, status: response.status, ms: Math.round(seconds * 1000) },
       'request',
     );
     return response;
   };
   return attachSpec(run, options);
+}
+
+function elapsed(started: number): number {
+  return (performance.now() - started) / 1000;
 }
 
 /** Every answer names its request and carries the security headers. */

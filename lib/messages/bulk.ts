@@ -4,6 +4,7 @@ import type { Executor } from '@/db';
 import { bulkMessages, type MessagePriority, messages, phones } from '@/db/schema';
 import { chargeMessages } from '@/lib/credits/ledger';
 import { notFound } from '@/lib/errors';
+import { messagesAccepted } from '@/lib/metrics/record';
 import { notifyOutbox } from '@/lib/notify/outbox';
 import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
@@ -76,6 +77,8 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
       at: bulk.createdAt,
     });
     for (const phoneId of new Set(plan.planned.map((message) => message.phone.id))) await notifyOutbox(tx, phoneId);
+    // The charge was counted by chargeMessages.
+    messagesAccepted(tx, plan.planned.length);
     return {
       id: bulk.id,
       count: plan.planned.length,

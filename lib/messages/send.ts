@@ -4,6 +4,7 @@ import { type Executor, queryRows } from '@/db';
 import { type MessageOriginKind, type MessagePriority, messages } from '@/db/schema';
 import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
 import { DomainError, validationError } from '@/lib/errors';
+import { messagesAccepted } from '@/lib/metrics/record';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
 import { isTransaction, isUniqueViolation } from '@/lib/transactions';
@@ -98,9 +99,11 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
   };
   try {
     // A savepoint inside a caller's transaction: a send the database refuses leaves that transaction usable.
-    return isTransaction(executor)
+    const sent = isTransaction(executor)
       ? await executor.transaction((tx) => acceptMessage(tx, accepted))
       : await acceptMessage(executor, accepted);
+    messagesAccepted(executor, 1, { automatic: accepted.origin !== null, charged: true });
+    return sent;
   } catch (error) {
     // A concurrent send with this request_id committed after our statement's snapshot: the
     // statement failed as a whole, so it charged nothing.

@@ -4,6 +4,7 @@ import { type EventType, type MessageStatus, messageStatusHistory, messages, pho
 import { moveCredits } from '@/lib/credits/ledger';
 import { DomainError } from '@/lib/errors';
 import { emitEvent } from '@/lib/events/emit';
+import { messagesMoved } from '@/lib/metrics/record';
 import { notifyOutbox } from '@/lib/notify/outbox';
 import { type MessageRow, presentMessage } from './present';
 
@@ -119,6 +120,7 @@ export async function afterTransition(
     .values(
       moved.map((row) => ({ messageId: row.id, status: row.status, at: options.at, error: options.error ?? null })),
     );
+  messagesMoved(tx, moved, options.at);
   // Refunds lock their groups in one order, so two sweeps refunding the same groups cannot deadlock.
   const ordered = [...moved].sort((a, b) => (a.groupId ?? 0) - (b.groupId ?? 0));
   for (const row of ordered) {
@@ -215,6 +217,7 @@ export async function requeueMessage(
         }
       : { messageId: requeued.id, status: 'retrying', error: change.note, at },
   );
+  messagesMoved(tx, [{ ...requeued, status: change.kind }], at);
   if (moving) {
     await emitEvent(tx, {
       accountId: requeued.accountId,

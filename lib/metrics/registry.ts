@@ -97,7 +97,7 @@ function define(registry: Registry) {
     }),
     webhookDeliveries: new Counter({
       name: 'simgate_webhook_deliveries_total',
-      help: 'Webhook delivery attempts, by outcome (delivered, retrying, failed, dropped).',
+      help: 'Webhook delivery attempts, by outcome: succeeded, retry (another attempt is scheduled), failed (no more), superseded (another worker’s claim took over), dropped (the webhook was deleted meanwhile).',
       labelNames: ['outcome'] as const,
       registers,
     }),

@@ -4,6 +4,7 @@ import { accounts } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import type { MessageRow } from '@/lib/messages/present';
 import { sendMessage } from '@/lib/messages/send';
+import { optOutWordActed } from '@/lib/metrics/record';
 import { optIn, optOut } from './manage';
 import { optOutWordOf } from './words';
 
@@ -26,10 +27,12 @@ export async function handleOptOutWord(tx: Executor, inbound: MessageRow): Promi
   };
   if (word === 'start') {
     await optIn(tx, change);
+    optOutWordActed(tx, 'opted_in');
     return 'opted_in';
   }
   const { created } = await optOut(tx, change);
   if (created) await sendConfirmation(tx, inbound);
+  optOutWordActed(tx, 'opted_out');
   return 'opted_out';
 }
 

@@ -1,5 +1,6 @@
 import { type Database, getDb } from '@/db';
 import { log } from '@/lib/log';
+import { taskRan } from '@/lib/metrics/record';
 
 export type PeriodicTask = {
   /** Names the task in logs. */
@@ -22,10 +23,13 @@ export function startPeriodic(task: PeriodicTask): () => Promise<void> {
   let running: Promise<void> | undefined;
 
   const runOnce = async () => {
+    const started = performance.now();
     try {
       const changed = await task.run(await getDb());
+      taskRan(task.name, (performance.now() - started) / 1000, true);
       if (changed > 0) log.info({ task: task.name, changed }, `${task.name}: ${changed} row(s)`);
     } catch (error) {
+      taskRan(task.name, (performance.now() - started) / 1000, false);
       log.error({ err: error, task: task.name }, `${task.name} failed`);
     }
   };

@@ -1,4 +1,5 @@
 import { log } from '@/lib/log';
+import { taskRan } from '@/lib/metrics/record';
 import { shuttingDown } from './lifecycle';
 import { listenTo } from './listen';
 
@@ -34,10 +35,22 @@ export async function startWakeLoop(options: {
     timer.unref();
   };
 
+  const round = async (): Promise<boolean> => {
+    const started = performance.now();
+    try {
+      const more = await options.round();
+      taskRan(options.name, (performance.now() - started) / 1000, true);
+      return more;
+    } catch (error) {
+      taskRan(options.name, (performance.now() - started) / 1000, false);
+      throw error;
+    }
+  };
+
   const rounds = async () => {
     do {
       wakeAgain = false;
-      if (await options.round()) wakeAgain = true;
+      if (await round()) wakeAgain = true;
     } while (wakeAgain && !stopped && !shuttingDown());
   };
 

@@ -4,6 +4,7 @@ import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schem
 import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
+import { webhookAttempted } from '@/lib/metrics/record';
 import { sqlState } from '@/lib/transactions';
 import { type DisabledWebhook, disableFailingWebhook, tellOwnerWebhookDisabled } from './auto-disable';
 import { type DeliveryRequest, WEBHOOK_FORMATTERS } from './formats';
@@ -298,9 +299,13 @@ export async function deliverClaimed(
     recorded = await recordAttempt(db, claim, delivery, outcome, replyResult);
   } catch (error) {
     // The webhook was deleted while its post was in flight: its log went with it.
-    if (sqlState(error) === FOREIGN_KEY_VIOLATION) return undefined;
+    if (sqlState(error) === FOREIGN_KEY_VIOLATION) {
+      webhookAttempted('dropped', outcome.latencyMs / 1000);
+      return undefined;
+    }
     throw error;
   }
+  webhookAttempted(recorded.result.verdict, outcome.latencyMs / 1000);
   if (recorded.disabled) await tellOwnerWebhookDisabled(db, recorded.disabled);
   return recorded.result;
 }
