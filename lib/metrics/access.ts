@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { config } from '@/lib/config';
 import { hostPolicyFromEnv, isAllowedHost, isLoopbackAddress, peerAddress } from '@/lib/http/host-policy';
-import { clientIp } from '@/lib/rate-limit/client-ip';
 
 /**
  * Who may read /metrics (docs/operating.md, "Metrics"): it is not public. A client that bears
@@ -15,13 +14,10 @@ export type MetricsAccess = 'allowed' | 'unauthorized' | 'not_found';
 /** What a request to /metrics shows of its client, however it came in (Next's route or the worker's listener). */
 export type MetricsClient = {
   authorization: string | null;
-  /** The client is on this machine, and no proxy stands between (or TRUST_PROXY says the client behind it is). */
+  /** The client is on this machine: its socket is loopback, and no proxy on it names a client elsewhere. */
   loopback: boolean;
   host: string | null;
 };
-
-/** Headers a reverse proxy adds: with one, the socket's loopback address is the proxy's, not the client's. */
-const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
@@ -41,8 +37,21 @@ export function metricsAccess(client: MetricsClient, token: string | undefined =
   return token ? 'unauthorized' : 'not_found';
 }
 
-function forwarded(headers: Headers): boolean {
-  return FORWARDING_HEADERS.some((name) => headers.has(name));
+/**
+ * Whether a reverse proxy says the request came from a client elsewhere: an address in
+ * X-Forwarded-For, X-Real-IP or Forwarded's `for=` that is not loopback (the socket's loopback
+ * address is then the proxy's). Next sets X-Forwarded-For to the socket's address when it is
+ * missing, so a loopback client's own request names only itself.
+ */
+function forwardedFromElsewhere(headers: Headers): boolean {
+  const named = [
+    ...(headers.get('x-forwarded-for') ?? '').split(','),
+    headers.get('x-real-ip') ?? '',
+    ...[...(headers.get('forwarded') ?? '').matchAll(/for="?\[?([^\]",;]*)/gi)].map((match) => match[1] ?? ''),
+  ]
+    .map((address) => address.trim())
+    .filter(Boolean);
+  return named.some((address) => !isLoopbackAddress(address));
 }
 
 /**
@@ -52,14 +61,12 @@ function forwarded(headers: Headers): boolean {
  */
 export function webMetricsClient(req: Request): MetricsClient {
   const peer = peerAddress(req.headers);
-  const onThisMachine = peer !== undefined && isLoopbackAddress(peer);
-  const loopback =
-    onThisMachine && (!forwarded(req.headers) || (config.trustedProxies !== null && isLoopbackAddress(clientIp(req))));
+  const loopback = peer !== undefined && isLoopbackAddress(peer) && !forwardedFromElsewhere(req.headers);
   return { authorization: req.headers.get('authorization'), loopback, host: req.headers.get('host') };
 }
 
 /** A request to the worker's METRICS_PORT listener (a Node request, its socket at hand). */
 export function nodeMetricsClient(remoteAddress: string | undefined, headers: Headers): MetricsClient {
-  const loopback = remoteAddress !== undefined && isLoopbackAddress(remoteAddress) && !forwarded(headers);
+  const loopback = remoteAddress !== undefined && isLoopbackAddress(remoteAddress) && !forwardedFromElsewhere(headers);
   return { authorization: headers.get('authorization'), loopback, host: headers.get('host') };
 }

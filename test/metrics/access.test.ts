@@ -58,12 +58,15 @@ describe('who may read /metrics', () => {
     expect((await scrape({})).status).toBe(404);
   });
 
-  it('a loopback socket behind a reverse proxy is not a loopback client (unless TRUST_PROXY says so)', async () => {
-    const proxied = { ...fromSocket('127.0.0.1'), 'x-forwarded-for': '203.0.113.7' };
-    expect((await scrape(proxied)).status).toBe(404);
-    vi.stubEnv('TRUST_PROXY', 'loopback');
-    expect((await scrape(proxied)).status).toBe(404);
-    expect((await scrape({ ...fromSocket('127.0.0.1'), 'x-forwarded-for': '127.0.0.1' })).status).toBe(200);
+  it('a loopback socket is a proxy’s when the proxy names a client elsewhere', async () => {
+    const local = fromSocket('127.0.0.1');
+    expect((await scrape({ ...local, 'x-forwarded-for': '203.0.113.7' })).status).toBe(404);
+    expect((await scrape({ ...local, 'x-forwarded-for': '127.0.0.1, 203.0.113.7' })).status).toBe(404);
+    expect((await scrape({ ...local, 'x-real-ip': '203.0.113.7' })).status).toBe(404);
+    expect((await scrape({ ...local, forwarded: 'for="[2001:db8::1]";proto=https' })).status).toBe(404);
+    // What Next itself sets when the header is missing: the socket's own address.
+    expect((await scrape({ ...local, 'x-forwarded-for': '127.0.0.1' })).status).toBe(200);
+    expect((await scrape({ ...local, forwarded: 'for=127.0.0.1' })).status).toBe(200);
   });
 
   it('with METRICS_TOKEN: the token from another machine, by any Host; 401 without it or with another', async () => {
