@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { simgateMetricNames } from '@/lib/metrics/registry';
 import { createTestCertificates, type Receiver, startReceiver, type TestCertificates } from './fixtures/tls/receiver';
 import { METRICS_TOKEN, runMetricsScenario, scrape } from './metrics-scenario';
 import { until } from './poll';
@@ -19,7 +20,7 @@ import { built, type Running, startServer } from './start-server';
 /**
  * deploy/ cannot drift from the code: every metric the alert rules and the Grafana dashboard read
  * is one `npm start`'s /metrics exposes after a scenario that sends, delivers, receives and fails a
- * webhook, with the labels their matchers use; every rule carries its annotations and a runbook
+ * webhook, with the labels their matchers use; the dashboard shows every metric lib/metrics defines; every rule carries its annotations and a runbook
  * entry in docs/operating.md, and a promtool unit test that fires it and one that does not.
  */
 
@@ -46,6 +47,14 @@ describe('reading metric names from PromQL', () => {
       { metric: 'c:recorded', labels: [] },
     ]);
     expect(metricNames('sum(rate(x_total[5m])) / sum(rate(x_total[5m]))')).toEqual(['x_total']);
+  });
+});
+
+describe('deploy/grafana/simgate.json', () => {
+  it('shows every metric Simgate defines', () => {
+    const read = new Set(dashboardQueries().flatMap(({ expr }) => metricNames(expr)));
+    const shown = (name: string) => ['', '_bucket', '_sum', '_count'].some((suffix) => read.has(`${name}${suffix}`));
+    expect(simgateMetricNames().filter((name) => !shown(name))).toEqual([]);
   });
 });
 
