@@ -20,8 +20,9 @@ import { built, type Running, startServer } from './start-server';
 /**
  * deploy/ cannot drift from the code: every metric the alert rules and the Grafana dashboard read
  * is one `npm start`'s /metrics exposes after a scenario that sends, delivers, receives and fails a
- * webhook, with the labels their matchers use; the dashboard shows every metric lib/metrics defines; every rule carries its annotations and a runbook
- * entry in docs/operating.md, and a promtool unit test that fires it and one that does not.
+ * webhook, with the labels their matchers use; the dashboard shows every metric lib/metrics
+ * defines; every rule carries its annotations, a runbook entry in docs/operating.md, and a promtool
+ * unit test that fires it and one that does not.
  */
 
 const root = path.resolve(import.meta.dirname, '..');
