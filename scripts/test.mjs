@@ -44,6 +44,23 @@ function migrationsMatchSchema() {
   }
 }
 
+/**
+ * deploy/prometheus: the rules and the example configuration are valid, and every alert's unit test
+ * (the series that fire it and those that do not) passes. Needs promtool (Debian's `prometheus`).
+ */
+function alertRules() {
+  if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).error) {
+    console.error("promtool not found: install Debian's `prometheus` package (apt-get install prometheus)");
+    return 1;
+  }
+  const dir = path.join('deploy', 'prometheus');
+  return (
+    run('promtool', ['check', 'rules', path.join(dir, 'alerts.yml')]) ||
+    run('promtool', ['check', 'config', '--syntax-only', path.join(dir, 'prometheus.yml')]) ||
+    run('promtool', ['test', 'rules', path.join(dir, 'alerts.test.yml')])
+  );
+}
+
 function run(command, args, env = {}) {
   console.log(`$ ${command} ${args.join(' ')}`);
   return spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
@@ -58,6 +75,7 @@ const steps = [
   ['type-check', () => run('npx', ['tsc', '--noEmit'])],
   ['lint', () => run('npx', ['biome', 'check', '.'])],
   ['migrations', migrationsMatchSchema],
+  ['alert rules', alertRules],
   ['build', () => run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], build)],
   // First-load JavaScript per page within its budget (200 kB gzipped), read from that build.
   ['size', () => run(process.execPath, ['scripts/size.mjs'], build)],
