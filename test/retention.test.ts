@@ -25,6 +25,7 @@ import {
   webhooks,
 } from '@/db/schema';
 import { sourcesOf } from '@/lib/messages/state-machine';
+import { metrics } from '@/lib/metrics/registry';
 import { retentionTotals, startRetentionWork } from '@/lib/retention/background';
 import type { InstanceRetention } from '@/lib/retention/policy';
 import { sweepRetention } from '@/lib/retention/sweep';
@@ -469,6 +470,9 @@ describe('the background sweep', () => {
         createdAt: daysAgo(31, new Date()),
       });
     const before = retentionTotals().heartbeats;
+    const counted = async () =>
+      (await metrics.retentionRowsRemoved.get()).values.find((v) => v.labels.kind === 'heartbeats')?.value ?? 0;
+    const countedBefore = await counted();
     const stop = await startRetentionWork();
     try {
       const line = await until(() => logs.entries().find((entry) => entry.task === 'retention sweep'));
@@ -478,5 +482,6 @@ describe('the background sweep', () => {
       await stop();
     }
     expect(retentionTotals().heartbeats).toBe(before + 1);
+    expect(await counted()).toBe(countedBefore + 1);
   });
 });

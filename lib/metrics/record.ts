@@ -88,3 +88,8 @@ export function taskRan(name: string, seconds: number, ok: boolean): void {
   metrics.taskRuns.inc({ task, result: ok ? 'ok' : 'error' });
   metrics.taskDuration.observe({ task }, seconds);
 }
+
+/** Rows one retention sweep removed, by kind: every kind, zero included, so the series exist from the first sweep on. */
+export function retentionSwept(report: Readonly<Record<string, number>>): void {
+  for (const [kind, rows] of Object.entries(report)) metrics.retentionRowsRemoved.inc({ kind }, rows);
+}

@@ -145,6 +145,12 @@ function define(registry: Registry) {
       buckets: TASK_RUN,
       registers,
     }),
+    retentionRowsRemoved: new Counter({
+      name: 'simgate_retention_rows_removed_total',
+      help: 'Rows the retention sweeps of this instance purged or deleted, by kind (message_content, heartbeats, …).',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
     dbPool: new Gauge({
       name: 'simgate_db_pool_connections',
       help: 'This instance’s database connections: in_use, idle, and waiting (work that waits for one).',

@@ -1,6 +1,7 @@
 import type { Database } from '@/db';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
+import { retentionSwept } from '@/lib/metrics/record';
 import { startPeriodic } from '@/lib/server/periodic';
 import { describeReport, RETENTION_KINDS, type RetentionReport, sweepRetention } from './sweep';
 
@@ -15,6 +16,7 @@ export function retentionTotals(): RetentionReport {
 export async function runRetentionSweep(db: Database): Promise<RetentionReport> {
   const report = await sweepRetention(db);
   for (const kind of RETENTION_KINDS) totals[kind] += report[kind];
+  retentionSwept(report);
   if (RETENTION_KINDS.some((kind) => report[kind] > 0)) {
     log.info({ task: 'retention sweep', removed: report }, `retention sweep: ${describeReport(report)}`);
   }
