@@ -459,7 +459,7 @@ describe('the other kinds', () => {
 });
 
 describe('the background sweep', () => {
-  it('runs at start and logs one line with the rows removed per kind, adding them to the totals', async () => {
+  it('runs at start and logs one line with the rows removed per kind, adding them to the totals and the metric', async () => {
     const account = await createTestAccount(db());
     await db()
       .insert(heartbeats)
