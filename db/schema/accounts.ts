@@ -32,11 +32,16 @@ export const accounts = pgTable(
     // SMSGate integrator surface: the key signing its webhooks (sealed), and its settings document.
     smsgateSigningKeyEncrypted: text('smsgate_signing_key_encrypted'),
     smsgateSettings: jsonb('smsgate_settings').$type<Record<string, unknown>>(),
+    // Twilio-compatible API (lib/protocols/twilio): the Account SID (derived from the id, stored once an
+    // Auth Token exists, so that Basic auth finds the account by it) and the Auth Token, sealed.
+    twilioAccountSid: text('twilio_account_sid'),
+    twilioAuthTokenEncrypted: text('twilio_auth_token_encrypted'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
     // Binding an email that exists joins its account: the lookup and the race both rest here.
     uniqueIndex('accounts_email_key').on(t.email),
+    uniqueIndex('accounts_twilio_account_sid_key').on(t.twilioAccountSid).where(sql`${t.twilioAccountSid} is not null`),
     checkIn('accounts_plan_check', t.plan, PLANS),
     check(
       'accounts_max_attempts_range',

@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = [
   'opt_out.removed',
   'smsgate_settings.updated',
   'smsgate_signing_key.revealed',
+  'twilio_auth_token.created',
+  'twilio_auth_token.rotated',
   'session.signed_in',
   'session.sign_in_failed',
   'session.ended_all',
