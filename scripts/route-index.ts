@@ -11,7 +11,7 @@ const WRAPPED = /\b(route|mobileRoute|integratorRoute|notAvailableRoute|twilioRo
 
 /** Route files (relative, `/`-separated) whose handlers are made by the route wrappers, sorted. */
 export function wrappedRouteFiles(root = process.cwd()): string[] {
-  return API_DIRS.flatMap((dir) => wrappedRouteFilesUnder(root, dir).sort(bySegments));
+  return API_DIRS.flatMap((dir) => wrappedRouteFilesUnder(root, dir)).sort(bySegments);
 }
 
 function wrappedRouteFilesUnder(root: string, dir: string): string[] {
