@@ -176,20 +176,20 @@ describe('the official twilio client against the Messages API', () => {
     const { account, creds } = await withToken(1);
     const client = twilioClient(creds.account_sid, creds.auth_token);
     const to = testNumber();
-    const cases: Array<[Promise<unknown>, number, number]> = [
-      [client.messages.create({ from: account.phone, to: 'not-a-number', body: 'x' }), 21211, 400],
-      [client.messages.create({ from: testNumber(), to, body: 'x' }), 21606, 400],
-      [client.messages.create({ from: account.phone, to }), 21602, 400],
+    const cases: Array<[() => Promise<unknown>, number, number]> = [
+      [() => client.messages.create({ from: account.phone, to: 'not-a-number', body: 'x' }), 21211, 400],
+      [() => client.messages.create({ from: testNumber(), to, body: 'x' }), 21606, 400],
+      [() => client.messages.create({ from: account.phone, to }), 21602, 400],
       [
-        client.messages.create({ from: account.phone, to, body: 'x', mediaUrl: ['https://example.com/a.png'] }),
+        () => client.messages.create({ from: account.phone, to, body: 'x', mediaUrl: ['https://example.com/a.png'] }),
         21620,
         400,
       ],
-      [client.messages.create({ messagingServiceSid: `MG${'0'.repeat(32)}`, to, body: 'x' }), 21701, 404],
-      [client.messages(`SM${'0'.repeat(32)}`).fetch(), 20404, 404],
+      [() => client.messages.create({ messagingServiceSid: `MG${'0'.repeat(32)}`, to, body: 'x' }), 21701, 404],
+      [() => client.messages(`SM${'0'.repeat(32)}`).fetch(), 20404, 404],
     ];
-    for (const [promise, code, status] of cases) {
-      const error = await restError(promise);
+    for (const [request, code, status] of cases) {
+      const error = await restError(request());
       expect({ code: error.code, status: error.status }).toEqual({ code, status });
       expect(error.moreInfo).toBe(`https://www.twilio.com/docs/errors/${code}`);
     }
