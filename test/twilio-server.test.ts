@@ -1,3 +1,4 @@
+import http from 'node:http';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateDevice } from '@/tools/device-sim/activate';
@@ -54,10 +55,23 @@ describe.runIf(built)('the twilio npm client against npm start', () => {
     });
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
     expect(answer.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
-    const rebound = await fetch(`${baseUrl}/2010-04-01/Accounts/${creds.account_sid}.json`, {
-      headers: { host: 'attacker.example' },
+    // A rebound name (DNS rebinding): refused before any work, in Twilio's error body.
+    const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http
+        .get(
+          `${baseUrl}/2010-04-01/Accounts/${creds.account_sid}.json`,
+          { headers: { host: 'attacker.example' } },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => {
+              body += chunk.toString();
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        )
+        .on('error', reject);
     });
     expect(rebound.status).toBe(421);
-    expect(await rebound.json()).toMatchObject({ code: 20421, status: 421 });
+    expect(JSON.parse(rebound.body)).toMatchObject({ code: 20421, status: 421 });
   });
 });
