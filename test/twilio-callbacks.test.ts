@@ -5,6 +5,7 @@ import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/r
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as createToken } from '@/app/api/v1/twilio/auth-token/route';
+import { POST as testWebhook } from '@/app/api/v1/webhooks/[id]/test/route';
 import { POST as createWebhook } from '@/app/api/v1/webhooks/route';
 import { messages, webhookAttempts, webhookDeliveries } from '@/db/schema';
 import { messageSidOf } from '@/lib/protocols/twilio/ids';
@@ -216,6 +217,20 @@ describe('Twilio-format webhooks and TwiML replies', () => {
     const deliveries = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId));
     // Malformed TwiML is not retried: the delivery succeeded.
     expect(deliveries.every((d) => d.status === 'succeeded')).toBe(true);
+  });
+
+  it('posts a webhook test as a signed request naming the event', async () => {
+    const { account, sid, token } = await withToken();
+    const path = `/sms-${crypto.randomUUID()}`;
+    const webhookId = await twilioWebhook(account, path);
+    receiver.respond(() => ({ status: 204 }));
+    expect(
+      (await call(testWebhook, { params: { id: webhookId }, method: 'POST', apiKey: account.apiKey })).status,
+    ).toBe(202);
+    await drain();
+    const [hit] = receiver.hitsFor(path);
+    expect(paramsOf(hit!)).toEqual({ AccountSid: sid, ApiVersion: '2010-04-01', EventType: 'webhook.test' });
+    expect(validates(token, receiver.url(path), hit!)).toBe(true);
   });
 
   it('refuses a twilio-format webhook before the Auth Token exists, or for events Twilio does not post', async () => {

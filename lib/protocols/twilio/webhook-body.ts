@@ -31,6 +31,10 @@ type TwilioDelivery = { accountId: string; eventType: string; eventPayload: unkn
 
 /** A message event's parameters as Twilio posts them: an inbound message's request, or a status callback. */
 export function twilioParams(delivery: TwilioDelivery): Record<string, string> {
+  // Only message events have a Twilio request; another (a webhook's test) names itself.
+  if (!delivery.eventType.startsWith('message.')) {
+    return { AccountSid: accountSidOf(delivery.accountId), ApiVersion: API_VERSION, EventType: delivery.eventType };
+  }
   const data = (delivery.eventPayload ?? {}) as MessageData;
   const sid = data.id ? messageSidOf(data.id) : '';
   const common: Record<string, string> = {
