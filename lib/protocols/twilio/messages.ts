@@ -288,7 +288,8 @@ function encodeToken(row: { createdAt: Date; id: string }): string {
 function decodeToken(token: string): { createdAt: Date; id: string } {
   const [at, id] = Buffer.from(token.replace(/^PA/, ''), 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
-  if (!id || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(createdAt.getTime())) {
+  const year = createdAt.getUTCFullYear();
+  if (!id || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(year) || year < 1 || year > 9999) {
     throw validationError('PageToken', 'not a page token this API gave out');
   }
   return { createdAt, id };
