@@ -209,6 +209,10 @@ export async function createTwilioMessage(
   }
 }
 
+function messageNotFound(messageId: string): DomainError {
+  return twilioError('NOT_FOUND', 20404, `The requested resource ${messageSidOf(messageId)} was not found`);
+}
+
 export async function fetchTwilioMessage(
   executor: Executor,
   accountId: string,
@@ -217,10 +221,7 @@ export async function fetchTwilioMessage(
   try {
     return presentTwilioMessage(await ownedMessage(executor, accountId, messageId));
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'NOT_FOUND') {
-      throw twilioError('NOT_FOUND', 20404, `The requested resource ${messageSidOf(messageId)} was not found`);
-    }
-    throw error;
+    throw error instanceof DomainError && error.code === 'NOT_FOUND' ? messageNotFound(messageId) : error;
   }
 }
 
@@ -254,8 +255,9 @@ export async function redactTwilioMessage(
   accountId: string,
   messageId: string,
 ): Promise<MessageResource> {
-  const row = await ownedMessage(executor, accountId, messageId).catch(() => undefined);
-  if (!row) throw twilioError('NOT_FOUND', 20404, `The requested resource ${messageSidOf(messageId)} was not found`);
+  const row = await ownedMessage(executor, accountId, messageId).catch((error: unknown) => {
+    throw error instanceof DomainError && error.code === 'NOT_FOUND' ? messageNotFound(messageId) : error;
+  });
   if (!FINAL.includes(row.status)) {
     throw twilioError(
       'INVALID_TRANSITION',
