@@ -180,6 +180,7 @@ describe('the official twilio client against the Messages API', () => {
       [() => client.messages.create({ from: account.phone, to: 'not-a-number', body: 'x' }), 21211, 400],
       [() => client.messages.create({ from: testNumber(), to, body: 'x' }), 21606, 400],
       [() => client.messages.create({ from: account.phone, to }), 21602, 400],
+      [() => client.messages.create({ from: account.phone, to, body: 'x'.repeat(1601) }), 21617, 400],
       [
         () => client.messages.create({ from: account.phone, to, body: 'x', mediaUrl: ['https://example.com/a.png'] }),
         21620,

@@ -3,7 +3,7 @@ import type { Executor } from '@/db';
 import { messages, phoneGroups, phones } from '@/db/schema';
 import { DomainError, validationError } from '@/lib/errors';
 import { cancelMessage } from '@/lib/messages/cancel';
-import { MIN_TTL_SECONDS } from '@/lib/messages/limits';
+import { MAX_CONTENT_LENGTH, MIN_TTL_SECONDS } from '@/lib/messages/limits';
 import { ownedMessage } from '@/lib/messages/owned';
 import type { MessageRow } from '@/lib/messages/present';
 import { sendMessage } from '@/lib/messages/send';
@@ -175,6 +175,13 @@ export async function createTwilioMessage(
     throw twilioError('VALIDATION_ERROR', 21620, 'MediaUrl: MMS is not supported; send text only.');
   }
   if (!input.Body?.length) throw twilioError('VALIDATION_ERROR', 21602, 'Message body is required.');
+  if (input.Body.length > MAX_CONTENT_LENGTH) {
+    throw twilioError(
+      'VALIDATION_ERROR',
+      21617,
+      `The concatenated message body exceeds the ${MAX_CONTENT_LENGTH} character limit.`,
+    );
+  }
   if (!toE164(input.To))
     throw twilioError('VALIDATION_ERROR', 21211, `The 'To' number ${input.To} is not a valid phone number.`);
   if (input.From === undefined && input.MessagingServiceSid === undefined) {

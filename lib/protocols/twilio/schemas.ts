@@ -16,7 +16,7 @@ export const createMessageBody = z
     MessagingServiceSid: z.string().max(64).optional().openapi({
       description: 'A phone group’s `messaging_service_sid` (`MG…`): sent through the group, with failover.',
     }),
-    Body: z.string().max(2000).optional().openapi({ description: 'The text, 1 to 1600 characters.' }),
+    Body: z.string().max(20_000).optional().openapi({ description: 'The text, 1 to 1600 characters.' }),
     StatusCallback: one('An https URL that receives Twilio’s status callbacks, signed with the Auth Token.').optional(),
     ValidityPeriod: z
       .string()
