@@ -20,7 +20,8 @@ export function proxy(request: NextRequest): Response {
   const https = servedOverHttps();
   // Pages get a fresh nonce, handed to Next with the request (it stamps the page's scripts with
   // it); API answers, the hot path, a fixed policy and no request rewrite.
-  const page = !pathname.startsWith('/api/') && !pathname.startsWith('/3rdparty/');
+  const page =
+    !pathname.startsWith('/api/') && !pathname.startsWith('/3rdparty/') && !pathname.startsWith('/2010-04-01/');
   const csp = page
     ? contentSecurityPolicy({
         nonce: randomBytes(16).toString('base64'),
@@ -50,6 +51,6 @@ function passOn(request: NextRequest, pageCsp: string | undefined): Response {
 // alone, and /metrics checks its clients itself (app/metrics/route.ts) (leftByProxy in lib/http/front-door.ts; test/api/front-door.test.ts holds the two together).
 export const config = {
   matcher: [
-    '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/health/live$|api/health/ready$|api/health/startup$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/|metrics$).*)',
+    '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/health/live$|api/health/ready$|api/health/startup$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/|metrics$|2010-04-01/).*)',
   ],
 };

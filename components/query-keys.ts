@@ -44,6 +44,7 @@ export const queryKeys = {
     one: (deliveryId: string) => ['deliveries', 'one', deliveryId],
   },
   apiKeys: { root: ['api-keys'], list: () => ['api-keys', 'list'] },
+  twilio: { root: ['twilio'] },
   auditLog: { root: ['audit-log'], list: (action: string) => ['audit-log', 'list', action] },
   optOuts: { root: ['opt-outs'], list: () => ['opt-outs', 'list'] },
   optOutSettings: { root: ['opt-out-settings'] },

@@ -1,27 +1,31 @@
-// Writes lib/openapi/routes.ts: every route module under app/api made by route(),
-// mobileRoute() or integratorRoute(), with its URL path, from which the OpenAPI document is generated. `npm run openapi:index`;
+// Writes lib/openapi/routes.ts: every route module under app/api and app/2010-04-01 (the Twilio-compatible
+// API) made by route(), mobileRoute(), integratorRoute() or twilioRoute(), with its URL path, from which the OpenAPI document is generated. `npm run openapi:index`;
 // test/api/openapi.test.ts fails when the file differs from what this script would write.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const INDEX_FILE = path.join('lib', 'openapi', 'routes.ts');
-const API_DIR = path.join('app', 'api');
-const WRAPPED = /\b(route|mobileRoute|integratorRoute|notAvailableRoute)\(/;
+const API_DIRS = [path.join('app', 'api'), path.join('app', '2010-04-01')];
+const WRAPPED = /\b(route|mobileRoute|integratorRoute|notAvailableRoute|twilioRoute)\(/;
 
 /** Route files (relative, `/`-separated) whose handlers are made by the route wrappers, sorted. */
-export function wrappedRouteFiles(root = process.cwd(), dir = API_DIR): string[] {
+export function wrappedRouteFiles(root = process.cwd()): string[] {
+  return API_DIRS.flatMap((dir) => wrappedRouteFilesUnder(root, dir)).sort(bySegments);
+}
+
+function wrappedRouteFilesUnder(root: string, dir: string): string[] {
   const found: string[] = [];
   for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
     const relative = path.join(dir, entry.name);
     // A catch-all answers the paths that are no operation (app/api/v1/[...unknown]: 404).
     if (entry.isDirectory() && entry.name.startsWith('[...')) continue;
-    if (entry.isDirectory()) found.push(...wrappedRouteFiles(root, relative));
+    if (entry.isDirectory()) found.push(...wrappedRouteFilesUnder(root, relative));
     else if (entry.name === 'route.ts' && WRAPPED.test(fs.readFileSync(path.join(root, relative), 'utf8'))) {
       found.push(relative.split(path.sep).join('/'));
     }
   }
-  return found.sort(bySegments);
+  return found;
 }
 
 /**

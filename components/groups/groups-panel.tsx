@@ -50,7 +50,7 @@ export function GroupsPanel() {
       />
       <ListView list={groups} empty={<EmptyState title="No groups" />}>
         {(items) => (
-          <Table columns={['Name', 'Phones', 'Credits', '']}>
+          <Table columns={['Name', 'Phones', 'Credits', 'MessagingServiceSid (Twilio)', '']}>
             {items.map((group) => (
               <tr key={group.id} className="border-t border-slate-100">
                 <td className="py-2 font-medium">
@@ -67,6 +67,7 @@ export function GroupsPanel() {
                 </td>
                 <td>{group.phone_count}</td>
                 <td>{group.balance}</td>
+                <td className="break-all font-mono text-xs text-slate-600">{group.messaging_service_sid}</td>
                 <td className="text-right">
                   {!group.is_default && (
                     <Button variant="secondary" onClick={() => setDeleting(group)} aria-label={`Delete ${group.name}`}>

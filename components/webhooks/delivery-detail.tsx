@@ -21,6 +21,13 @@ function requestHeaders(webhook: Webhook | undefined, delivery: Detail): Array<[
     ['content-type', 'application/json'],
     ['user-agent', 'Simgate-Webhooks/1.0'],
   ];
+  if (webhook?.format === 'twilio') {
+    return [
+      ['content-type', 'application/x-www-form-urlencoded'],
+      ['user-agent', 'Simgate-Webhooks/1.0'],
+      ['x-twilio-signature', 'base64 HMAC-SHA1 of the URL and the sorted parameters, with the Auth Token'],
+    ];
+  }
   if (webhook?.format === 'smsgate') {
     return [
       ...common,

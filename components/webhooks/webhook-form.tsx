@@ -11,9 +11,23 @@ import { Field } from '../ui/field';
 import { ErrorState, Loading } from '../ui/states';
 import { useRefresh } from '../use-refresh';
 
-type Form = { url: string; description: string; events: string[]; phone_filters: string[]; accept_replies: boolean };
+type Form = {
+  url: string;
+  description: string;
+  events: string[];
+  phone_filters: string[];
+  accept_replies: boolean;
+  format: 'standard' | 'twilio';
+};
 
-const emptyForm: Form = { url: '', description: '', events: [], phone_filters: [], accept_replies: false };
+const emptyForm: Form = {
+  url: '',
+  description: '',
+  events: [],
+  phone_filters: [],
+  accept_replies: false,
+  format: 'standard',
+};
 
 function toggle(list: string[], value: string): string[] {
   return list.includes(value) ? list.filter((v) => v !== value) : [...list, value];
@@ -30,11 +44,13 @@ export function WebhookForm({ onSecret }: { onSecret: (secret: { label: string; 
         body: {
           ...form,
           description: form.description || undefined,
-          accept_replies: form.accept_replies && form.events.includes('message.received'),
+          accept_replies:
+            form.format === 'twilio' ? undefined : form.accept_replies && form.events.includes('message.received'),
         },
       }),
     onSuccess: (created) => {
-      onSecret({ label: 'Signing secret of the new webhook', value: created.secret });
+      // A Twilio-format webhook is signed with the account's Auth Token: its own secret signs nothing.
+      if (created.format !== 'twilio') onSecret({ label: 'Signing secret of the new webhook', value: created.secret });
       setForm(emptyForm);
       return refreshAll('webhooks');
     },
@@ -77,13 +93,20 @@ export function WebhookForm({ onSecret }: { onSecret: (secret: { label: string; 
         selected={form.phone_filters}
         onToggle={(phone) => setForm({ ...form, phone_filters: toggle(form.phone_filters, phone) })}
       />
-      <AcceptRepliesSwitch
-        id="webhook-accept-replies"
-        checked={form.accept_replies && form.events.includes('message.received')}
-        disabled={!form.events.includes('message.received')}
-        onChange={(accept_replies) => setForm({ ...form, accept_replies })}
-        error={problem?.fieldError('accept_replies')}
+      <FormatFieldset
+        format={form.format}
+        onChange={(format) => setForm({ ...form, format })}
+        error={problem?.fieldError('format')}
       />
+      {form.format === 'standard' && (
+        <AcceptRepliesSwitch
+          id="webhook-accept-replies"
+          checked={form.accept_replies && form.events.includes('message.received')}
+          disabled={!form.events.includes('message.received')}
+          onChange={(accept_replies) => setForm({ ...form, accept_replies })}
+          error={problem?.fieldError('accept_replies')}
+        />
+      )}
       <Button type="submit" disabled={create.isPending}>
         {create.isPending ? 'Creating…' : 'Create webhook'}
       </Button>
@@ -123,6 +146,39 @@ function EventsFieldset({
               </span>
             </label>
           ))}
+      </div>
+      {error && <p className="text-xs text-red-700">{error}</p>}
+    </fieldset>
+  );
+}
+
+/** Simgate's own body, or Twilio's requests (for code written against Twilio's webhooks). */
+function FormatFieldset({
+  format,
+  onChange,
+  error,
+}: {
+  format: Form['format'];
+  onChange: (format: Form['format']) => void;
+  error?: string;
+}) {
+  return (
+    <fieldset>
+      <legend className="text-sm font-medium">Format</legend>
+      <div className="mt-1 flex flex-col gap-1 text-sm">
+        <label className="flex items-center gap-2">
+          <input
+            type="radio"
+            name="webhook-format"
+            checked={format === 'standard'}
+            onChange={() => onChange('standard')}
+          />
+          Simgate (JSON, Standard Webhooks signature)
+        </label>
+        <label className="flex items-center gap-2">
+          <input type="radio" name="webhook-format" checked={format === 'twilio'} onChange={() => onChange('twilio')} />
+          Twilio (form-encoded, X-Twilio-Signature with your Auth Token; a TwiML answer is sent as the reply)
+        </label>
       </div>
       {error && <p className="text-xs text-red-700">{error}</p>}
     </fieldset>

@@ -33,6 +33,12 @@ function WebhookSummary({ webhook }: { webhook: Webhook }) {
           <span className="ml-2 text-xs text-slate-600">managed through /api/3rdparty/v1/webhooks</span>
         </p>
       )}
+      {webhook.format === 'twilio' && (
+        <p className="mt-1">
+          <span className="rounded bg-rose-100 px-1.5 py-0.5 text-xs font-medium text-rose-900">Twilio format</span>
+          <span className="ml-2 text-xs text-slate-600">signed with your Twilio Auth Token</span>
+        </p>
+      )}
       {webhook.description && <p className="text-sm text-slate-600">{webhook.description}</p>}
       <p className="mt-1 text-xs text-slate-500">
         {webhook.events.join(', ')}

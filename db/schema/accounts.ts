@@ -57,6 +57,10 @@ export const accounts = pgTable(
     retentionContentDays: integer('retention_content_days'),
     retentionContentMode: text('retention_content_mode', { enum: RETENTION_MODES }),
     retentionHashCounterpart: boolean('retention_hash_counterpart'),
+    // Twilio-compatible API (lib/protocols/twilio): the Account SID (derived from the id, stored once an
+    // Auth Token exists, so that Basic auth finds the account by it) and the Auth Token, sealed.
+    twilioAccountSid: text('twilio_account_sid'),
+    twilioAuthTokenEncrypted: text('twilio_auth_token_encrypted'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => {
@@ -70,6 +74,9 @@ export const accounts = pgTable(
     return [
       // Binding an email that exists joins its account: the lookup and the race both rest here.
       uniqueIndex('accounts_email_key').on(t.email),
+      uniqueIndex('accounts_twilio_account_sid_key')
+        .on(t.twilioAccountSid)
+        .where(sql`${t.twilioAccountSid} is not null`),
       checkIn('accounts_plan_check', t.plan, PLANS),
       checkIn('accounts_retention_content_mode_check', t.retentionContentMode, RETENTION_MODES),
       check(

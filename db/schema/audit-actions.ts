@@ -36,6 +36,8 @@ export const AUDIT_ACTIONS = [
   'smsgate_settings.updated',
   'data_settings.updated',
   'smsgate_signing_key.revealed',
+  'twilio_auth_token.created',
+  'twilio_auth_token.rotated',
   'session.signed_in',
   'session.sign_in_failed',
   'session.ended_all',

@@ -8,9 +8,12 @@ import { EVENT_TYPES, events } from './events';
  * `endpoint`: a webhook the account manages (/api/v1/webhooks). `callback`: the delivery target of
  * messages sent with a `status_callback_url`, one per URL, signed with the account's callback secret.
  * `smsgate`: registered through SMSGate's integrator API (/api/3rdparty/v1/webhooks), delivered in
- * SMSGate's body with its X-Signature, under the account's SMSGate signing key.
+ * SMSGate's body with its X-Signature, under the account's SMSGate signing key. `twilio`: an account's
+ * webhook in Twilio's format (form-encoded, X-Twilio-Signature under the account's Auth Token), whose
+ * answer to an inbound message may be TwiML. `twilio_callback`: the StatusCallback of a message sent
+ * through the Twilio-compatible API, one per URL, in Twilio's status-callback format.
  */
-export const WEBHOOK_KINDS = ['endpoint', 'callback', 'smsgate'] as const;
+export const WEBHOOK_KINDS = ['endpoint', 'callback', 'smsgate', 'twilio', 'twilio_callback'] as const;
 
 export const webhooks = pgTable(
   'webhooks',
@@ -45,6 +48,7 @@ export const webhooks = pgTable(
     index('webhooks_account_idx').on(t.accountId, t.createdAt),
     // One callback target per URL and account: sends with the same status_callback_url share it.
     uniqueIndex('webhooks_callback_url_key').on(t.accountId, t.url).where(sql`${t.kind} = 'callback'`),
+    uniqueIndex('webhooks_twilio_callback_url_key').on(t.accountId, t.url).where(sql`${t.kind} = 'twilio_callback'`),
     // A POST with an id that exists replaces that webhook (SMSGate's semantics).
     uniqueIndex('webhooks_smsgate_ext_id_key').on(t.accountId, t.extId).where(sql`${t.kind} = 'smsgate'`),
     checkIn('webhooks_kind_check', t.kind, WEBHOOK_KINDS),

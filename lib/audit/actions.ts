@@ -34,6 +34,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'smsgate_settings.updated': 'SMSGate settings changed',
   'data_settings.updated': 'Data retention settings changed',
   'smsgate_signing_key.revealed': 'SMSGate signing key shown',
+  'twilio_auth_token.created': 'Twilio Auth Token created',
+  'twilio_auth_token.rotated': 'Twilio Auth Token rotated',
   'session.signed_in': 'Signed in',
   'session.sign_in_failed': 'Sign-in failed',
   'session.ended_all': 'Signed out everywhere',

@@ -47,6 +47,23 @@ export async function actOnWebhookReply(
     const issue = parsed.error.issues[0];
     return `malformed reply: ${issue?.path.join('.') || 'reply'}: ${issue?.message ?? 'invalid'}`;
   }
+  return sendWebhookReplies(db, target, [{ content: parsed.data.reply.content }]);
+}
+
+/** One reply a webhook's answer asks for: to the inbound message's sender, or to `to`. */
+export type WebhookReply = { content: string; to?: string };
+
+/**
+ * Sends the replies a webhook's answer asked for (a JSON reply, or TwiML's <Message> elements) from
+ * the receiving phone, each charged, counted against AUTO_REPLY_LIMIT as caused by the inbound
+ * message's sender, and sent at most once per inbound message (messages_origin_key), whatever the
+ * retries and resends; recorded on the inbound message. Answers what the delivery log shows.
+ */
+export async function sendWebhookReplies(
+  db: Database,
+  target: { accountId: string; webhookId: string; inboundMessageId: string },
+  replies: WebhookReply[],
+): Promise<string> {
   return db.transaction(async (tx) => {
     const [inbound] = await tx
       .select()
@@ -59,40 +76,50 @@ export async function actOnWebhookReply(
         ),
       );
     if (!inbound) return 'reply not sent: the inbound message no longer exists';
-    const outcome = await sendAutomaticSms(tx, {
-      accountId: inbound.accountId,
-      counterpart: inbound.from,
-      from: inbound.to,
-      to: inbound.from,
-      content: parsed.data.reply.content,
-      origin: { kind: 'webhook_reply', ruleId: null, inboundMessageId: inbound.id, key: 'webhook_reply' },
-    });
-    if (outcome.result === 'skipped' && outcome.reason === 'already_sent') {
-      return 'reply not sent again: this message was answered already';
+    const results: string[] = [];
+    for (const [index, reply] of replies.entries()) {
+      const outcome = await sendAutomaticSms(tx, {
+        accountId: inbound.accountId,
+        counterpart: inbound.from,
+        from: inbound.to,
+        to: reply.to ?? inbound.from,
+        content: reply.content,
+        origin: {
+          kind: 'webhook_reply',
+          ruleId: null,
+          inboundMessageId: inbound.id,
+          key: index === 0 ? 'webhook_reply' : `webhook_reply:${index}`,
+        },
+      });
+      if (outcome.result === 'skipped' && outcome.reason === 'already_sent') {
+        results.push('reply not sent again: this message was answered already');
+        continue;
+      }
+      const entry: AutomationEntry =
+        outcome.result === 'sent'
+          ? {
+              rule_id: null,
+              action: 'webhook_reply',
+              result: 'sent',
+              message_id: outcome.messageId,
+              webhook_id: target.webhookId,
+            }
+          : {
+              rule_id: null,
+              action: 'webhook_reply',
+              result: 'skipped',
+              reason: outcome.reason,
+              webhook_id: target.webhookId,
+            };
+      await tx
+        .update(messages)
+        .set({ automation: sql`coalesce(${messages.automation}, '[]'::jsonb) || ${JSON.stringify([entry])}::jsonb` })
+        .where(eq(messages.id, inbound.id));
+      automationActed(tx, [entry]);
+      results.push(
+        outcome.result === 'sent' ? `reply sent as message ${outcome.messageId}` : `reply skipped: ${outcome.reason}`,
+      );
     }
-    const entry: AutomationEntry =
-      outcome.result === 'sent'
-        ? {
-            rule_id: null,
-            action: 'webhook_reply',
-            result: 'sent',
-            message_id: outcome.messageId,
-            webhook_id: target.webhookId,
-          }
-        : {
-            rule_id: null,
-            action: 'webhook_reply',
-            result: 'skipped',
-            reason: outcome.reason,
-            webhook_id: target.webhookId,
-          };
-    await tx
-      .update(messages)
-      .set({ automation: sql`coalesce(${messages.automation}, '[]'::jsonb) || ${JSON.stringify([entry])}::jsonb` })
-      .where(eq(messages.id, inbound.id));
-    automationActed(tx, [entry]);
-    return outcome.result === 'sent'
-      ? `reply sent as message ${outcome.messageId}`
-      : `reply skipped: ${outcome.reason}`;
+    return results.join('; ');
   });
 }

@@ -5,6 +5,7 @@ import { accounts, devices, webhooks } from '@/db/schema';
 import { decryptSecret } from '@/lib/crypto/secret-box';
 import { DEVICE_SIGNING_KEY_PURPOSE } from '@/lib/devices/pairing';
 import { unsealSigningKey } from '@/lib/protocols/smsgate-api/signing-key';
+import { unsealAuthToken } from '@/lib/protocols/twilio/credentials';
 import { unsealWebhookSecret } from '@/lib/webhooks/signing';
 
 /**
@@ -37,6 +38,12 @@ export const SEALED_COLUMNS: Array<{
     column: accounts.smsgateSigningKeyEncrypted,
     what: 'SMSGate webhook signing keys',
     open: unsealSigningKey,
+  },
+  {
+    table: accounts,
+    column: accounts.twilioAuthTokenEncrypted,
+    what: 'Twilio Auth Tokens',
+    open: unsealAuthToken,
   },
   {
     table: devices,

@@ -36,7 +36,7 @@ export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<stri
         and w.enabled
         and ${event.type} = any(w.events)
         and (
-          (w.kind in ('endpoint', 'smsgate')
+          (w.kind in ('endpoint', 'smsgate', 'twilio')
             and (cardinality(w.phone_filters) = 0 or ${event.phone ?? null}::text = any(w.phone_filters)))
           or w.id = ${event.callbackWebhookId ?? null}::uuid
         )

@@ -1,5 +1,6 @@
 import { getTableColumns, sql } from 'drizzle-orm';
 import { phoneGroups } from '@/db/schema';
+import { messagingServiceSidOf } from '@/lib/protocols/twilio/ids';
 import { iso } from '@/lib/wire';
 import type { GroupWire } from './schemas';
 
@@ -20,6 +21,7 @@ export function presentGroup(group: GroupView): GroupWire {
     is_default: group.isDefault,
     balance: group.balance,
     phone_count: group.phoneCount,
+    messaging_service_sid: messagingServiceSidOf(group.id),
     // Written only through groupSendingBody (lib/settings/schemas.ts).
     sending: group.sendingOverrides as GroupWire['sending'],
     created_at: iso(group.createdAt) as string,

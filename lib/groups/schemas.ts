@@ -34,6 +34,11 @@ export const groupSchema = z
     is_default: z.boolean(),
     balance: z.number().int().openapi({ description: 'Credits shared by the group’s phones.' }),
     phone_count: z.number().int(),
+    messaging_service_sid: z.string().openapi({
+      example: 'MG9f1c2b3a4d5e6f708192a3b4c5d6e7f8',
+      description:
+        'The group as a Twilio Messaging Service: a `MessagingServiceSid` on the Twilio-compatible API sends through it.',
+    }),
     sending: z
       .object({
         send_window: sendWindowSchema.nullable().optional(),

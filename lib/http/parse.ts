@@ -104,6 +104,34 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   }
 }
 
+/** A form body's fields: a name given once is a string, a repeated one (Twilio's `MediaUrl`) an array. */
+export type FormFields = Record<string, string | string[]>;
+
+function isFormContentType(contentType: string | null): boolean {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+}
+
+/**
+ * The request's application/x-www-form-urlencoded body (Twilio's surface): `{}` when there is none,
+ * 415 for another media type, 413 past 1 MiB.
+ */
+export async function readFormBody(req: Request): Promise<FormFields> {
+  const bytes = await readCapped(req);
+  if (bytes.byteLength === 0) return {};
+  if (!isFormContentType(req.headers.get('content-type'))) {
+    throw new DomainError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send the body form-encoded with Content-Type: application/x-www-form-urlencoded.',
+    );
+  }
+  const fields: FormFields = {};
+  for (const [name, value] of new URLSearchParams(UTF8.decode(bytes))) {
+    const before = fields[name];
+    fields[name] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+  }
+  return fields;
+}
+
 const UNKNOWN_FIELD = 'unknown field';
 
 /** One error per field: a key the schema does not know (a strict object) is named by its own path. */

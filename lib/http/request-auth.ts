@@ -4,14 +4,18 @@ import type { AccountPrincipal, DevicePrincipal, Principal } from '@/lib/auth/pr
 import { sessionPrincipal } from '@/lib/auth/session';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
+import { authenticateTwilio } from '@/lib/protocols/twilio/credentials';
 import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
 
-/** `integrator`: SMSGate's integrator API, an account key as HTTP Basic password or Bearer token, nothing else. */
-export type AuthMode = 'none' | 'account' | 'device' | 'any' | 'integrator';
+/**
+ * `integrator`: SMSGate's integrator API, an account key as HTTP Basic password or Bearer token, nothing else.
+ * `twilio`: the Twilio-compatible API, HTTP Basic with the account's Account SID and Auth Token.
+ */
+export type AuthMode = 'none' | 'account' | 'device' | 'any' | 'integrator' | 'twilio';
 
 export type PrincipalFor<M extends AuthMode> = M extends 'none'
   ? null
-  : M extends 'account' | 'integrator'
+  : M extends 'account' | 'integrator' | 'twilio'
     ? AccountPrincipal
     : M extends 'device'
       ? DevicePrincipal
@@ -88,6 +92,12 @@ async function authenticateIntegrator(db: Database, req: Request): Promise<Accou
 export async function authenticate<M extends AuthMode>(db: Database, req: Request, mode: M): Promise<PrincipalFor<M>> {
   if (mode === 'none') return null as PrincipalFor<M>;
   if (mode === 'integrator') return (await authenticateIntegrator(db, req)) as PrincipalFor<M>;
+  if (mode === 'twilio') {
+    const principal = await authenticateTwilio(db, req);
+    // The Auth Token is the account's one key on this surface: its own bucket.
+    takeKeyToken(`twilio:${principal.accountId}`);
+    return principal as PrincipalFor<M>;
+  }
   const key = presentedKey(req);
   let principal: Principal | null;
   if (key) {

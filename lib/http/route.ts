@@ -9,7 +9,7 @@ import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
 import { handling } from '@/lib/server/lifecycle';
 import { auditActorOf } from './actor';
-import { queryObject, readJsonBody, validate } from './parse';
+import { queryObject, readFormBody, readJsonBody, validate } from './parse';
 import { problemBody, problemResponse } from './problem';
 import { type AuthMode, authenticate, type PrincipalFor } from './request-auth';
 
@@ -21,6 +21,8 @@ export type RouteOptions<M extends AuthMode, B extends Schema, Q extends Schema,
   body?: B;
   query?: Q;
   params?: P;
+  /** `form`: the body is application/x-www-form-urlencoded (Twilio's surface); JSON otherwise. */
+  bodyFormat?: 'json' | 'form';
   /** Status of a successful answer that is not a Response (default 200; 204 when nothing is returned). */
   status?: number;
   /**
@@ -89,7 +91,13 @@ export function route<
       const principal = await authenticate(db, req, options.auth);
       const params = options.params ? validate(options.params, rawParams, 'path') : undefined;
       const query = options.query ? validate(options.query, queryObject(url), 'query') : undefined;
-      const body = options.body ? validate(options.body, await readJsonBody(req), 'body') : undefined;
+      const body = options.body
+        ? validate(
+            options.body,
+            options.bodyFormat === 'form' ? await readFormBody(req) : await readJsonBody(req),
+            'body',
+          )
+        : undefined;
       const context = { req, url, requestId, db, principal, body, query, params } as RouteContext<M, B, Q, P>;
       // Audit entries written by the work name this request's key or session and its address.
       const result = await actingAs(

@@ -35,12 +35,14 @@ export type SendInput = {
   priority?: MessagePriority;
   /** Where this message's state events are also delivered (lib/webhooks/callbacks.ts). */
   statusCallbackUrl?: string;
+  /** A status callback target resolved already (a Twilio StatusCallback, lib/protocols/twilio/callbacks.ts). */
+  callbackWebhookId?: string;
   /** Only for the confirmation texted to a number that has just opted out. */
   ignoreOptOut?: boolean;
   /** An automatic message (lib/automation): once per inbound message and `key` (messages_origin_key). */
   origin?: { kind: MessageOriginKind; ruleId: string | null; inboundMessageId: string; key: string };
   /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
-  via?: 'v1' | '3rdparty';
+  via?: 'v1' | '3rdparty' | 'twilio';
 };
 
 function checkInput(input: SendInput): { from: string | undefined; to: string } {
@@ -87,9 +89,9 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     fromGroup: input.fromGroup ?? null,
     sim: input.sim ?? null,
     priority: input.priority ?? 'normal',
-    callbackWebhookId: input.statusCallbackUrl
-      ? await callbackTarget(executor, accountId, input.statusCallbackUrl)
-      : null,
+    callbackWebhookId:
+      input.callbackWebhookId ??
+      (input.statusCallbackUrl ? await callbackTarget(executor, accountId, input.statusCallbackUrl) : null),
     ignoreOptOut: input.ignoreOptOut === true,
     origin: input.origin ?? null,
     to,

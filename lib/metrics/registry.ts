@@ -11,14 +11,14 @@ import { APP_VERSION } from '@/lib/server/version';
  */
 
 /** The surfaces a request (and an accepted message) comes through. */
-export const SURFACES = ['v1', 'mobile', '3rdparty', 'dashboard'] as const;
+export const SURFACES = ['v1', 'mobile', '3rdparty', 'twilio', 'dashboard'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 /**
- * Where an accepted message came from: an API (`v1`, `3rdparty`), automation (rule replies, HELP,
+ * Where an accepted message came from: an API (`v1`, `3rdparty`, `twilio`), automation (rule replies, HELP,
  * webhook replies), or the service itself (`system`: verification codes, opt-out confirmations).
  */
-export type AcceptedSurface = 'v1' | '3rdparty' | 'automation' | 'system';
+export type AcceptedSurface = 'v1' | '3rdparty' | 'twilio' | 'automation' | 'system';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** A message's wait: from seconds (a phone online) to a day (one offline, a schedule). */

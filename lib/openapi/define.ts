@@ -63,6 +63,10 @@ export type OperationSpec = {
   security?: RouteConfig['security'];
   /** Media type of error answers: problem+json, or plain JSON where a client reads nothing else. */
   errorMediaType?: 'application/problem+json' | 'application/json';
+  /** The schema of error answers where a surface answers in another's shape (Twilio's). */
+  errorSchema?: z.ZodType;
+  /** `form`: the body is application/x-www-form-urlencoded (Twilio's surface), not JSON. */
+  bodyFormat?: 'json' | 'form';
 };
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -88,6 +92,7 @@ const SECURITY: Record<AuthMode, RouteConfig['security']> = {
   device: [{ DeviceKey: [] }],
   any: [{ AccountKey: [] }, { DeviceKey: [] }, { Session: [] }],
   integrator: [{ IntegratorBasic: [] }, { IntegratorBearer: [] }],
+  twilio: [{ TwilioBasic: [] }],
 };
 
 /** The route's own errors, then those its options imply, each with the status this route answers it with. */
@@ -136,7 +141,9 @@ function requestOf(spec: DocumentedSpec): RouteConfig['request'] {
       ? {
           body: {
             required: !body.safeParse(undefined).success,
-            content: { 'application/json': { schema: body } },
+            content: {
+              [spec.bodyFormat === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: body },
+            },
           },
         }
       : {}),
@@ -156,7 +163,7 @@ export function registerOperation(
   for (const [status, codes] of byStatus) {
     responses[status] = {
       description: codes.map((code) => `\`${code}\``).join(', '),
-      content: { [spec.errorMediaType ?? 'application/problem+json']: { schema: problemSchema } },
+      content: { [spec.errorMediaType ?? 'application/problem+json']: { schema: spec.errorSchema ?? problemSchema } },
     };
   }
   const { doc } = spec;

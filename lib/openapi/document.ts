@@ -50,6 +50,12 @@ function registerSecuritySchemes(registry: OpenAPIRegistry): void {
     scheme: 'bearer',
     description: 'SMSGate’s integrator API: a Simgate account key (`sk_…`) as the Bearer token.',
   });
+  registry.registerComponent('securitySchemes', 'TwilioBasic', {
+    type: 'http',
+    scheme: 'basic',
+    description:
+      'The Twilio-compatible API: the account’s Account SID (`AC…`) as the username and its Auth Token as the password (Settings → API keys → Twilio compatibility).',
+  });
   registry.registerComponent('securitySchemes', 'AppToken', {
     type: 'http',
     scheme: 'bearer',

@@ -25,6 +25,8 @@ export const TAGS = {
     'The private-server protocol of the unmodified SMSGate Android app, under `/api/mobile/v1`: camelCase, plain-JSON errors.',
   'SMSGate integrator API':
     'SMSGate’s integrator API (android-sms-gateway), at `/api/3rdparty/v1` and `/3rdparty/v1`, so SMSGate’s official clients and integrations work unchanged: HTTP Basic with any username and a Simgate API key as the password (or Bearer), SMSGate’s camelCase shapes and states, errors as `{ "message": … }`.',
+  'Twilio-compatible API':
+    'Twilio’s Messages API (2010-04-01) at the host root, so code written for Twilio sends and receives through the account’s phones: HTTP Basic with the Account SID and Auth Token, form-encoded bodies, Twilio’s JSON resources and its error body `{ code, message, more_info, status }`.',
   Meta: 'This document, health checks and the development inbox.',
 } as const;
 

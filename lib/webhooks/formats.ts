@@ -2,6 +2,7 @@ import type { Database } from '@/db';
 import type { WEBHOOK_KINDS } from '@/db/schema';
 import { webhookPayload } from '@/lib/events/catalogue';
 import { smsgateDeliveryRequest } from '@/lib/protocols/smsgate-api/webhook-body';
+import { twilioDeliveryRequest } from '@/lib/protocols/twilio/webhook-body';
 import { signedHeaders, signingSecrets } from './signing';
 import type { LoadedDelivery } from './worker';
 
@@ -27,4 +28,7 @@ export const WEBHOOK_FORMATTERS: Record<(typeof WEBHOOK_KINDS)[number], WebhookF
   callback: standard,
   // SMSGate's body and signature, for webhooks registered through its integrator API.
   smsgate: (db, delivery) => smsgateDeliveryRequest(db, delivery, new Date()),
+  // Twilio's form-encoded requests with X-Twilio-Signature under the account's Auth Token.
+  twilio: (db, delivery) => twilioDeliveryRequest(db, delivery),
+  twilio_callback: (db, delivery) => twilioDeliveryRequest(db, delivery),
 };

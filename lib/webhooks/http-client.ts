@@ -143,8 +143,9 @@ function requestOptions(
     port: url.port || 443,
     path: `${url.pathname}${url.search}`,
     headers: {
-      ...headers,
+      // A format may post another media type (Twilio's form-encoded requests).
       'content-type': 'application/json',
+      ...headers,
       'content-length': String(Buffer.byteLength(body)),
       'user-agent': 'Simgate-Webhooks/1.0',
     },

@@ -5,7 +5,9 @@ import { recordAudit } from '@/lib/audit/record';
 import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/billing-plans/limits';
 import { notFound, validationError } from '@/lib/errors';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
+import { authTokenOf } from '@/lib/protocols/twilio/credentials';
 import { withTransaction } from '@/lib/transactions';
+import { CALLBACK_EVENTS } from './callbacks';
 import { presentWebhook, type WebhookRow } from './present';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas';
 import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS, sealWebhookSecret, unsealWebhookSecret } from './signing';
@@ -14,7 +16,30 @@ import { assertOwnPhones, assertReachableUrl } from './validate';
 type WebhookWire = ReturnType<typeof presentWebhook>;
 
 /** The kinds an account creates and manages; a `callback` is a send's status_callback_url. */
-const MANAGED_KINDS = ['endpoint', 'smsgate'] as const;
+const MANAGED_KINDS = ['endpoint', 'smsgate', 'twilio'] as const;
+
+/** What a Twilio-format webhook can carry: inbound messages and the status callbacks' events. */
+const TWILIO_FORMAT_EVENTS: readonly string[] = ['message.received', ...CALLBACK_EVENTS];
+
+/**
+ * A Twilio-format webhook posts only what Twilio does, and is signed with the account's Auth Token,
+ * which must exist. Its TwiML answers to inbound messages are always read.
+ */
+async function assertTwilioFormat(executor: Executor, accountId: string, events: readonly string[]): Promise<void> {
+  const other = events.find((event) => !TWILIO_FORMAT_EVENTS.includes(event));
+  if (other) {
+    throw validationError(
+      'events',
+      `a twilio-format webhook carries only ${TWILIO_FORMAT_EVENTS.join(', ')}, not ${other}`,
+    );
+  }
+  if (!(await authTokenOf(executor, accountId))) {
+    throw validationError(
+      'format',
+      'create the Twilio Auth Token first (POST /api/v1/twilio/auth-token): twilio-format webhooks are signed with it',
+    );
+  }
+}
 
 export async function findWebhook(executor: Executor, accountId: string, id: string): Promise<WebhookRow> {
   const [row] = await executor
@@ -52,7 +77,10 @@ export async function createWebhook(
   input: CreateWebhookInput,
 ): Promise<WebhookWire & { secret: string }> {
   const phoneFilters = input.phone_filters ?? [];
-  assertRepliesReceivable(input.accept_replies ?? false, input.events);
+  const twilio = input.format === 'twilio';
+  if (twilio) await assertTwilioFormat(executor, accountId, input.events);
+  const acceptReplies = twilio ? input.events.includes('message.received') : (input.accept_replies ?? false);
+  assertRepliesReceivable(acceptReplies, input.events);
   await assertOwnPhones(executor, accountId, phoneFilters);
   await assertReachableUrl(input.url);
   const secret = generateWebhookSecret();
@@ -63,10 +91,11 @@ export async function createWebhook(
       .values({
         accountId,
         url: input.url,
+        kind: twilio ? 'twilio' : 'endpoint',
         events: input.events,
         phoneFilters,
         description: input.description ?? null,
-        acceptReplies: input.accept_replies ?? false,
+        acceptReplies,
         secretEncrypted: sealWebhookSecret(secret),
       })
       .returning();
@@ -167,7 +196,15 @@ export async function updateWebhook(
   const existing = await findWebhook(executor, accountId, id);
   const fields = Object.keys(input).filter((key) => key !== 'enabled');
   if (fields.length > 0) assertStandardFormat(existing, fields[0] as string);
-  assertRepliesReceivable(input.accept_replies ?? existing.acceptReplies, input.events ?? existing.events);
+  if (existing.kind === 'twilio' && input.events) await assertTwilioFormat(executor, accountId, input.events);
+  if (existing.kind === 'twilio' && input.accept_replies !== undefined) {
+    throw validationError('accept_replies', 'a twilio-format webhook always reads TwiML answers to inbound messages');
+  }
+  const acceptReplies =
+    existing.kind === 'twilio'
+      ? (input.events ?? existing.events).includes('message.received')
+      : (input.accept_replies ?? existing.acceptReplies);
+  assertRepliesReceivable(acceptReplies, input.events ?? existing.events);
   if (input.phone_filters) await assertOwnPhones(executor, accountId, input.phone_filters);
   if (input.url) await assertReachableUrl(input.url);
   const [row] = await withTransaction(executor, async (tx) => {
@@ -179,7 +216,7 @@ export async function updateWebhook(
         ...(input.phone_filters !== undefined ? { phoneFilters: input.phone_filters } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
-        ...(input.accept_replies !== undefined ? { acceptReplies: input.accept_replies } : {}),
+        ...(input.accept_replies !== undefined || existing.kind === 'twilio' ? { acceptReplies } : {}),
         ...(input.enabled === true ? { disabledReason: null, failingSince: null } : {}),
         updatedAt: new Date(),
       })
@@ -224,9 +261,20 @@ function assertStandardFormat(row: WebhookRow, field: string): void {
   }
 }
 
+/** A Twilio-format webhook is signed with the account's Auth Token: it has no secret of its own to show or rotate. */
+function assertOwnSecret(row: WebhookRow): void {
+  assertStandardFormat(row, 'id');
+  if (row.kind === 'twilio') {
+    throw validationError(
+      'id',
+      'a twilio-format webhook is signed with the account’s Twilio Auth Token, not a secret of its own',
+    );
+  }
+}
+
 export async function revealSecret(executor: Executor, accountId: string, id: string): Promise<{ secret: string }> {
   const row = await findWebhook(executor, accountId, id);
-  assertStandardFormat(row, 'id');
+  assertOwnSecret(row);
   await recordAudit(executor, { accountId, action: 'webhook.secret_revealed', target: id });
   return { secret: unsealWebhookSecret(row.secretEncrypted) };
 }
@@ -242,7 +290,7 @@ export async function rotateSecret(
   now: Date = new Date(),
 ): Promise<{ secret: string }> {
   const current = await findWebhook(executor, accountId, id);
-  assertStandardFormat(current, 'id');
+  assertOwnSecret(current);
   const secret = generateWebhookSecret();
   const rotated = await withTransaction(executor, async (tx) => {
     const [row] = await tx

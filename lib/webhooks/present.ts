@@ -15,7 +15,7 @@ export function presentWebhook(row: WebhookRow) {
     description: row.description,
     enabled: row.enabled,
     accept_replies: row.acceptReplies,
-    format: row.kind === 'smsgate' ? ('smsgate' as const) : ('standard' as const),
+    format: row.kind === 'smsgate' || row.kind === 'twilio' ? row.kind : ('standard' as const),
     disabled_reason: row.disabledReason,
     created_at: iso(row.createdAt)!,
     updated_at: iso(row.updatedAt)!,

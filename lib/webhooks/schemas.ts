@@ -39,6 +39,10 @@ export const createWebhookBody = z
     phone_filters: phoneFilters.optional(),
     description: description.optional(),
     accept_replies: acceptReplies.optional(),
+    format: z.enum(['standard', 'twilio']).optional().openapi({
+      description:
+        '`standard` (the default): Simgate’s JSON body signed with Standard Webhooks headers. `twilio`: Twilio’s form-encoded requests signed with X-Twilio-Signature under the account’s Twilio Auth Token (create it first, POST /api/v1/twilio/auth-token): an inbound message as Twilio’s incoming-message request, whose TwiML answer (`<Response><Message>…</Message></Response>`) is sent as the reply, and message state events as status callbacks. Only `message.received` and the message state events.',
+    }),
   })
   .openapi('CreateWebhook');
 
@@ -73,9 +77,9 @@ export const webhookSchema = z
     description: z.string().nullable(),
     enabled: z.boolean(),
     accept_replies: z.boolean(),
-    format: z.enum(['standard', 'smsgate']).openapi({
+    format: z.enum(['standard', 'smsgate', 'twilio']).openapi({
       description:
-        '`smsgate`: registered through SMSGate’s integrator API (/api/3rdparty/v1/webhooks), delivered in SMSGate’s body with its X-Signature; manage it there.',
+        '`smsgate`: registered through SMSGate’s integrator API (/api/3rdparty/v1/webhooks), delivered in SMSGate’s body with its X-Signature; manage it there. `twilio`: Twilio’s form-encoded requests and X-Twilio-Signature, TwiML answers sent as replies.',
     }),
     disabled_reason: z
       .string()

@@ -5,6 +5,7 @@ import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 import { webhookAttempted } from '@/lib/metrics/record';
+import { actOnTwimlReply } from '@/lib/protocols/twilio/twiml-reply';
 import { sqlState } from '@/lib/transactions';
 import { type DisabledWebhook, disableFailingWebhook, tellOwnerWebhookDisabled } from './auto-disable';
 import { type DeliveryRequest, WEBHOOK_FORMATTERS } from './formats';
@@ -195,6 +196,17 @@ async function replyOf(db: Database, delivery: LoadedDelivery, outcome: PostOutc
   if (!readsReply(delivery) || code === null || code < 200 || code >= 300) return null;
   const inboundMessageId = (delivery.eventPayload as { id?: unknown }).id;
   if (typeof inboundMessageId !== 'string') return null;
+  if (delivery.kind === 'twilio') {
+    return actOnTwimlReply(
+      db,
+      { accountId: delivery.accountId, webhookId: delivery.webhookId, inboundMessageId },
+      {
+        contentType: outcome.contentType ?? null,
+        body: outcome.fullBody ?? null,
+        truncated: outcome.truncated === true,
+      },
+    );
+  }
   return actOnWebhookReply(
     db,
     { accountId: delivery.accountId, webhookId: delivery.webhookId, inboundMessageId },

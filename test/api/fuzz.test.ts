@@ -4,6 +4,8 @@ import { sendBulk } from '@/lib/messages/bulk';
 import { sendMessage } from '@/lib/messages/send';
 import { openApiDocument } from '@/lib/openapi/document';
 import { ROUTES } from '@/lib/openapi/routes';
+import { createAuthToken } from '@/lib/protocols/twilio/credentials';
+import { messageSidOf } from '@/lib/protocols/twilio/ids';
 import { queueTestEvent } from '@/lib/webhooks/deliveries';
 import { createWebhook } from '@/lib/webhooks/manage';
 import { createTestAccount, type TestAccount } from '../fixtures';
@@ -15,7 +17,7 @@ const { db } = withTestDatabase();
 type Operation = {
   responses: Record<string, unknown>;
   security?: Array<Record<string, unknown>>;
-  requestBody?: { content: { 'application/json': { schema: { properties?: Record<string, unknown> } } } };
+  requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
 };
 
 const routeModules = import.meta.glob<Record<string, RouteHandler>>(
@@ -25,6 +27,7 @@ const routeModules = import.meta.glob<Record<string, RouteHandler>>(
     '/app/api/3rdparty/v1/**/route.ts',
     '/app/api/health/**/route.ts',
     '/app/api/dev/**/route.ts',
+    '/app/2010-04-01/**/route.ts',
   ],
   { eager: true },
 );
@@ -66,6 +69,17 @@ const HOSTILE_QUERIES = [
   '?wait=abc',
 ];
 
+/** Hostile values as a form body: each field's value as text, an array's items as repeated fields. */
+function formOf(fields: Record<string, unknown>): string {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) {
+    for (const one of Array.isArray(value) ? value.slice(0, 50) : [value]) {
+      form.append(name, typeof one === 'object' ? JSON.stringify(one) : String(one));
+    }
+  }
+  return form.toString();
+}
+
 /** A small seeded generator, so a failure names a case that can be run again. */
 function rng(seed: number) {
   let state = seed;
@@ -78,6 +92,8 @@ function rng(seed: number) {
 let account: TestAccount;
 /** Real ids of the account's resources, so half the rounds get past the path and test the body. */
 let realIds: Record<string, string>;
+/** HTTP Basic with the account's Twilio credentials, for the Twilio-compatible API. */
+let twilioBasic: string;
 beforeAll(async () => {
   account = await createTestAccount(db(), { plan: 'pro' });
   const message = await sendMessage(db(), account.accountId, { from: account.phone, to: '+14155550123', content: 'x' });
@@ -91,7 +107,12 @@ beforeAll(async () => {
     events: ['message.sent'],
   });
   const delivery = await queueTestEvent(db(), account.accountId, webhook.id);
+  const twilio = await createAuthToken(db(), account.accountId);
+  twilioBasic = `Basic ${Buffer.from(`${twilio.account_sid}:${twilio.auth_token}`).toString('base64')}`;
   realIds = {
+    '/Accounts/{accountSid}/': twilio.account_sid,
+    '/Accounts/{accountSid}': `${twilio.account_sid}.json`,
+    '/Messages/{messageSid}': `${messageSidOf(message.id)}.json`,
     '/phones/': account.phoneId,
     '/phone-groups/': String(account.defaultGroupId),
     '/messages/': message.id,
@@ -104,6 +125,9 @@ beforeAll(async () => {
 
 function realParam(path: string, name: string): string | undefined {
   if (name === 'delivery_id') return realIds.delivery_id;
+  if (name === 'accountSid')
+    return path.endsWith('{accountSid}') ? realIds['/Accounts/{accountSid}'] : realIds['/Accounts/{accountSid}/'];
+  if (name === 'messageSid') return realIds['/Messages/{messageSid}'];
   return Object.entries(realIds).find(([prefix]) => path.includes(`${prefix}{${name}}`))?.[1];
 }
 
@@ -132,14 +156,17 @@ describe('fuzzing every documented operation', () => {
       const apiKey = deviceOnly && !stream ? account.deviceKey : account.apiKey;
       // The SMSGate surfaces (the app's, the integrator's) answer errors as plain JSON, what their clients decode.
       const smsgate = path.startsWith('/api/mobile/') || path.startsWith('/api/3rdparty/');
-      const errorType = smsgate ? 'application/json' : 'application/problem+json';
+      // The Twilio-compatible API: form bodies, Basic with the Twilio credentials, Twilio's error body.
+      const twilio = path.startsWith('/2010-04-01/');
+      const errorType = smsgate || twilio ? 'application/json' : 'application/problem+json';
       // The integrator's surface takes the key as a Basic password.
       const integrator = path.startsWith('/api/3rdparty/');
       // What the reference answers 501 for (a feature it has off) is documented so, and answers so here.
       const notImplemented = Boolean(op.responses['501']);
       // The health probes answer 503 while the instance is not ready (lib/server/health.ts).
       const probe = /\/health(\/(live|ready|startup))?$/.test(path);
-      const fields = Object.keys(op.requestBody?.content['application/json'].schema.properties ?? {});
+      const bodyType = twilio ? 'application/x-www-form-urlencoded' : 'application/json';
+      const fields = Object.keys(op.requestBody?.content[bodyType]?.schema.properties ?? {});
       const paramNames = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
       const random = rng(path.length * 7919 + method.length);
       const pick = <T>(values: T[]): T => values[Math.floor(random() * values.length)]!;
@@ -153,14 +180,17 @@ describe('fuzzing every documented operation', () => {
         );
         const query = round % 3 === 0 ? pick(HOSTILE_QUERIES) : '';
         const body = round === 0 ? pick(HOSTILE) : Object.fromEntries(fields.map((f) => [f, pick(HOSTILE)]));
+        const sent = twilio && hasBody && round > 0 ? { rawBody: formOf(body as Record<string, unknown>) } : { body };
         const res = await call(handler, {
           method,
           params,
           path: `/x${query}`,
           ...(integrator
             ? { headers: { authorization: `Basic ${Buffer.from(`fuzz:${account.apiKey}`).toString('base64')}` } }
-            : { apiKey }),
-          ...(hasBody ? { body } : {}),
+            : twilio
+              ? { headers: { authorization: twilioBasic, 'content-type': 'application/x-www-form-urlencoded' } }
+              : { apiKey }),
+          ...(hasBody ? sent : {}),
         });
         const context = `${method} ${path} round ${round}: ${res.status} ${res.text.slice(0, 200)}`;
         if (probe && res.status === 503) {
@@ -175,7 +205,8 @@ describe('fuzzing every documented operation', () => {
         else expect(res.status, context).toBeLessThan(500);
         if (res.status >= 400) {
           expect(res.contentType, context).toBe(errorType);
-          expect(res.body.code, context).toMatch(/^[A-Z_]+$/);
+          if (twilio) expect(res.body.code, context).toEqual(expect.any(Number));
+          else expect(res.body.code, context).toMatch(/^[A-Z_]+$/);
         }
       }
     });

@@ -41,6 +41,7 @@ describe('POST /api/v1/phone-groups', () => {
       is_default: false,
       balance: 0,
       phone_count: 0,
+      messaging_service_sid: expect.stringMatching(/^MG[0-9a-f]{32}$/),
       sending: {},
       created_at: expect.stringMatching(/Z$/),
     });

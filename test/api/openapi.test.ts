@@ -109,7 +109,8 @@ describe('GET /api/v1/openapi.json', () => {
       });
       const where = `${method.toUpperCase()} ${urlPath}`;
       expect(resolved(op.parameters ?? [], doc), where).toEqual(expected.parameters);
-      expect(resolved(op.requestBody?.content['application/json'].schema, doc), where).toEqual(expected.body);
+      const bodyType = spec.bodyFormat === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+      expect(resolved(op.requestBody?.content[bodyType].schema, doc), where).toEqual(expected.body);
       expect(op.operationId, where).toBe(spec.doc.operationId);
     }
   });
@@ -141,11 +142,11 @@ describe('GET /api/v1/openapi.json', () => {
     ]);
   });
 
-  it('gives every operation a problem answer for its errors (plain JSON on the SMSGate surfaces)', async () => {
+  it('gives every operation a problem answer for its errors (plain JSON on the SMSGate and Twilio surfaces)', async () => {
     const doc = await documentOf();
     for (const [urlPath, operations] of Object.entries(doc.paths as Json)) {
-      const smsgate = urlPath.startsWith('/api/mobile/') || urlPath.startsWith('/api/3rdparty/');
-      const mediaType = smsgate ? 'application/json' : 'application/problem+json';
+      const plain = ['/api/mobile/', '/api/3rdparty/', '/2010-04-01/'].some((prefix) => urlPath.startsWith(prefix));
+      const mediaType = plain ? 'application/json' : 'application/problem+json';
       for (const op of Object.values(operations as Json)) {
         expect(op.responses['500']?.content?.[mediaType]).toBeDefined();
       }

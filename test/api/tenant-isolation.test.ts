@@ -1,4 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as twilioNumbers from '@/app/2010-04-01/Accounts/[accountSid]/IncomingPhoneNumbers.json/route';
+import * as twilioMessage from '@/app/2010-04-01/Accounts/[accountSid]/Messages/[messageSid]/route';
+import * as twilioMessages from '@/app/2010-04-01/Accounts/[accountSid]/Messages.json/route';
+import * as twilioAccount from '@/app/2010-04-01/Accounts/[accountSid]/route';
 import * as alertList from '@/app/api/v1/alerts/route';
 import * as apiKey from '@/app/api/v1/auth/api-keys/[id]/route';
 import * as apiKeys from '@/app/api/v1/auth/api-keys/route';
@@ -29,6 +33,7 @@ import * as phone from '@/app/api/v1/phones/[id]/route';
 import * as simCheckResend from '@/app/api/v1/phones/[id]/sim-check/resend/route';
 import * as simCheck from '@/app/api/v1/phones/[id]/sim-check/route';
 import * as phones from '@/app/api/v1/phones/route';
+import * as twilioToken from '@/app/api/v1/twilio/auth-token/route';
 import * as resend from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
 import * as delivery from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
 import * as deliveries from '@/app/api/v1/webhooks/[id]/deliveries/route';
@@ -39,6 +44,7 @@ import * as webhookTest from '@/app/api/v1/webhooks/[id]/test/route';
 import * as webhooks from '@/app/api/v1/webhooks/route';
 import { alerts } from '@/db/schema';
 import type { RouteHandler } from '@/lib/http/route';
+import { accountSidOf, messageSidOf, messagingServiceSidOf } from '@/lib/protocols/twilio/ids';
 import { createTestAccount, type TestAccount } from '../fixtures';
 import { type CallOptions, call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -468,5 +474,115 @@ describe('a second account walking the API with the first account’s ids', () =
     });
     const devices = (await call(phoneDevices.GET, { params: { id: owned.phoneId }, apiKey: a.apiKey })).body.data;
     expect(devices).toEqual([expect.objectContaining({ id: a.deviceId, status: 'activated', current: true })]);
+  });
+});
+
+describe('a second account on the Twilio-compatible API with the first account’s SIDs', () => {
+  let bBasic: string;
+  beforeAll(async () => {
+    await ok(twilioToken.POST, { method: 'POST', apiKey: a.apiKey });
+    const creds = await ok(twilioToken.POST, { method: 'POST', apiKey: b.apiKey });
+    bBasic = `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}`;
+  });
+
+  const form = (fields: Record<string, string>) => ({
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  const aSid = () => accountSidOf(a.accountId);
+  const bSid = () => accountSidOf(b.accountId);
+  const aMessage = () => `${messageSidOf(owned.messageId)}.json`;
+
+  const twilioProbes: Array<{
+    name: string;
+    handler: RouteHandler;
+    options: () => CallOptions;
+    expect: [number, number];
+  }> = [
+    {
+      name: 'GET A’s account',
+      handler: twilioAccount.GET,
+      options: () => ({ params: { accountSid: `${aSid()}.json` } }),
+      expect: [404, 20404],
+    },
+    {
+      name: 'GET A’s numbers',
+      handler: twilioNumbers.GET,
+      options: () => ({ params: { accountSid: aSid() } }),
+      expect: [404, 20404],
+    },
+    {
+      name: 'GET A’s messages',
+      handler: twilioMessages.GET,
+      options: () => ({ params: { accountSid: aSid() } }),
+      expect: [404, 20404],
+    },
+    {
+      name: 'POST a message under A’s SID',
+      handler: twilioMessages.POST,
+      options: () => ({
+        params: { accountSid: aSid() },
+        method: 'POST',
+        ...form({ To: '+14155550123', From: a.phone, Body: 'x' }),
+      }),
+      expect: [404, 20404],
+    },
+    {
+      name: 'POST a message from A’s phone',
+      handler: twilioMessages.POST,
+      options: () => ({
+        params: { accountSid: bSid() },
+        method: 'POST',
+        ...form({ To: '+14155550123', From: a.phone, Body: 'x' }),
+      }),
+      expect: [400, 21606],
+    },
+    {
+      name: 'POST a message through A’s group',
+      handler: twilioMessages.POST,
+      options: () => ({
+        params: { accountSid: bSid() },
+        method: 'POST',
+        ...form({ To: '+14155550123', MessagingServiceSid: messagingServiceSidOf(owned.groupId), Body: 'x' }),
+      }),
+      expect: [404, 21701],
+    },
+    {
+      name: 'GET A’s message',
+      handler: twilioMessage.GET,
+      options: () => ({ params: { accountSid: bSid(), messageSid: aMessage() } }),
+      expect: [404, 20404],
+    },
+    {
+      name: 'POST cancel of A’s message',
+      handler: twilioMessage.POST,
+      options: () => ({
+        params: { accountSid: bSid(), messageSid: aMessage() },
+        method: 'POST',
+        ...form({ Status: 'canceled' }),
+      }),
+      expect: [404, 20404],
+    },
+    {
+      name: 'DELETE A’s message',
+      handler: twilioMessage.DELETE,
+      options: () => ({ params: { accountSid: bSid(), messageSid: aMessage() }, method: 'DELETE' }),
+      expect: [404, 20404],
+    },
+  ];
+
+  for (const probe of twilioProbes) {
+    it(`${probe.name} answers ${probe.expect[0]} with Twilio code ${probe.expect[1]}`, async () => {
+      const options = probe.options();
+      const res = await call(probe.handler, { ...options, headers: { ...options.headers, authorization: bBasic } });
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: probe.expect[0], code: probe.expect[1] });
+    });
+  }
+
+  it('B’s list holds none of A’s messages, and A’s message is still queued', async () => {
+    const res = await call(twilioMessages.GET, { params: { accountSid: bSid() }, headers: { authorization: bBasic } });
+    expect(res.status).toBe(200);
+    expect(res.body.messages.map((m: { sid: string }) => m.sid)).not.toContain(messageSidOf(owned.messageId));
+    expect((await call(message.GET, { params: { id: owned.messageId }, apiKey: a.apiKey })).body.status).toBe('queued');
   });
 });

@@ -1,10 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import * as twilioMessage from '@/app/2010-04-01/Accounts/[accountSid]/Messages/[messageSid]/route';
+import * as twilioMessages from '@/app/2010-04-01/Accounts/[accountSid]/Messages.json/route';
 import { GET as listMessages, POST as send } from '@/app/api/v1/messages/route';
 import { creditLedger, messages, phoneGroups } from '@/db/schema';
 import type { RouteHandler } from '@/lib/http/route';
 import { openApiDocument } from '@/lib/openapi/document';
 import { ROUTES } from '@/lib/openapi/routes';
+import { createAuthToken } from '@/lib/protocols/twilio/credentials';
 import { sharedTestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -167,5 +170,84 @@ describe('POST /api/v1/messages with a field it does not take', () => {
   it('still ignores an unknown query parameter (query strings are not bodies)', async () => {
     const res = await call(listMessages, { path: '/api/v1/messages?unexpected_param=1', apiKey: account.apiKey });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('the Twilio-compatible API’s form bodies', () => {
+  const formOperations = Object.entries(doc.paths)
+    .filter(([path]) => path.startsWith('/2010-04-01/'))
+    .flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, op]) => op.requestBody?.content['application/x-www-form-urlencoded'])
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+
+  async function twilioCall(handler: RouteHandler, params: Record<string, string>, fields: string, method = 'POST') {
+    const creds = await createAuthToken(db(), account.accountId);
+    return call(handler, {
+      method,
+      params: { accountSid: creds.account_sid, ...params },
+      rawBody: fields,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    });
+  }
+
+  it('are the two message operations', () => {
+    expect(formOperations.sort()).toEqual([
+      'POST /2010-04-01/Accounts/{accountSid}/Messages.json',
+      'POST /2010-04-01/Accounts/{accountSid}/Messages/{messageSid}',
+    ]);
+  });
+
+  it('ignore a parameter they do not know, as Twilio does', async () => {
+    const to = testNumber();
+    const created = await twilioCall(
+      twilioMessages.POST,
+      {},
+      new URLSearchParams({
+        To: to,
+        From: account.phone,
+        Body: 'hi',
+        ProvideFeedback: 'true',
+        Unexpected: '1',
+      }).toString(),
+    );
+    expect(created.status, created.text).toBe(201);
+    const canceled = await twilioCall(
+      twilioMessage.POST,
+      { messageSid: `${created.body.sid}.json` },
+      new URLSearchParams({ Status: 'canceled', Unexpected: '1' }).toString(),
+    );
+    expect(canceled.status, canceled.text).toBe(200);
+    expect(canceled.body.status).toBe('canceled');
+  });
+
+  it('answer a parameter of the wrong type with Twilio’s error, not a 500', async () => {
+    for (const [fields, code] of [
+      [
+        `To=${encodeURIComponent(testNumber())}&To=%2B14155550100&From=${encodeURIComponent(account.phone)}&Body=x`,
+        21211,
+      ],
+      [
+        `To=${encodeURIComponent(testNumber())}&From=${encodeURIComponent(account.phone)}&Body=x&ValidityPeriod=soon`,
+        20400,
+      ],
+      [
+        `To=${encodeURIComponent(testNumber())}&From=${encodeURIComponent(account.phone)}&Body=x&SendAt=tomorrow&ScheduleType=fixed`,
+        20400,
+      ],
+      [
+        `To=${encodeURIComponent(testNumber())}&From=${encodeURIComponent(account.phone)}&Body=x&ScheduleType=sometime`,
+        20400,
+      ],
+      ['%%%', 21211],
+    ] as const) {
+      const res = await twilioCall(twilioMessages.POST, {}, fields);
+      expect({ status: res.status, code: res.body.code }, fields).toEqual({ status: 400, code });
+      expect(res.contentType).toBe('application/json');
+    }
   });
 });

@@ -14,6 +14,7 @@ describe('the labels of a request', () => {
     expect(surfaceOf('/api/mobile/v1/message')).toBe('mobile');
     expect(surfaceOf('/api/3rdparty/v1/message')).toBe('3rdparty');
     expect(surfaceOf('/3rdparty/v1/message')).toBe('3rdparty');
+    expect(surfaceOf('/2010-04-01/Accounts/[accountSid]/Messages.json')).toBe('twilio');
     for (const pathname of ['/api/health', '/api/auth/session', '/api/dev/inbox']) {
       expect(surfaceOf(pathname)).toBe('dashboard');
     }

@@ -1,0 +1,8 @@
+ALTER TABLE "audit_log" DROP CONSTRAINT "audit_log_action_check";--> statement-breakpoint
+ALTER TABLE "webhooks" DROP CONSTRAINT "webhooks_kind_check";--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "twilio_account_sid" text;--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "twilio_auth_token_encrypted" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "accounts_twilio_account_sid_key" ON "accounts" USING btree ("twilio_account_sid") WHERE "accounts"."twilio_account_sid" is not null;--> statement-breakpoint
+CREATE UNIQUE INDEX "webhooks_twilio_callback_url_key" ON "webhooks" USING btree ("account_id","url") WHERE "webhooks"."kind" = 'twilio_callback';--> statement-breakpoint
+ALTER TABLE "audit_log" ADD CONSTRAINT "audit_log_action_check" CHECK ("audit_log"."action" in ('api_key.created', 'api_key.revoked', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_revealed', 'webhook.secret_rotated', 'inbound_rule.created', 'inbound_rule.updated', 'inbound_rule.deleted', 'email_address.added', 'email_address.confirmed', 'email_address.removed', 'credits.transferred', 'credits.granted', 'plan.changed', 'phone.added', 'phone.removed', 'phone.paired', 'pairing_code.issued', 'phone.sim_verified', 'device.revoked', 'sending_settings.updated', 'alert_settings.updated', 'help_reply.updated', 'opt_out.added', 'opt_out.removed', 'smsgate_settings.updated', 'data_settings.updated', 'smsgate_signing_key.revealed', 'twilio_auth_token.created', 'twilio_auth_token.rotated', 'session.signed_in', 'session.sign_in_failed', 'session.ended_all'));--> statement-breakpoint
+ALTER TABLE "webhooks" ADD CONSTRAINT "webhooks_kind_check" CHECK ("webhooks"."kind" in ('endpoint', 'callback', 'smsgate', 'twilio', 'twilio_callback'));
