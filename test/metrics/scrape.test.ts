@@ -43,6 +43,8 @@ const CONTRACT: Record<string, { type: string; labels: string[] }> = {
   simgate_background_task_duration_seconds: { type: 'histogram', labels: ['task'] },
   simgate_db_pool_connections: { type: 'gauge', labels: ['state'] },
   simgate_build_info: { type: 'gauge', labels: ['version', 'node', 'database'] },
+  // Beyond the issue's table: what the retention sweep removed (issue 34).
+  simgate_retention_rows_removed_total: { type: 'counter', labels: ['kind'] },
 };
 
 /** Series a scrape may hold after the scenario: prom-client's own, and ours, bounded by their labels. */
