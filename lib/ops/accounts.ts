@@ -89,7 +89,9 @@ export async function showAccount(executor: Executor, reference: string) {
       .where(eq(apiKeys.accountId, account.id))
       .orderBy(desc(apiKeys.createdAt)),
   ]);
-  return { account, groups, phones: accountPhones, devices: accountDevices, keys };
+  // What an operator needs to know of the account itself: never a sealed column, nor settings' internals.
+  const { id, email, plan, createdAt } = account;
+  return { account: { id, email, plan, createdAt }, groups, phones: accountPhones, devices: accountDevices, keys };
 }
 
 export type AccountDetails = Awaited<ReturnType<typeof showAccount>>;
