@@ -235,11 +235,9 @@ export const tokenResponseSchema = z
     id: z.string().openapi({ description: 'The access token’s `jti`: DELETE /auth/token/{jti} revokes it.' }),
     token_type: z.literal('Bearer'),
     access_token: z.string(),
-    refresh_token: z
-      .string()
-      .openapi({
-        description: `POST /auth/token/refresh with it as Bearer (once; valid ${REFRESH_TTL_S / 86400} days).`,
-      }),
+    refresh_token: z.string().openapi({
+      description: `POST /auth/token/refresh with it as Bearer (once; valid ${REFRESH_TTL_S / 86400} days).`,
+    }),
     expires_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('SmsgateTokenResponse');
