@@ -11,8 +11,11 @@ type Link = { href: string; type: string };
  * document), its documentation and its readiness probe. SMSGate's integrator API is listed first,
  * as its reference server lists it (handlers/api_catalog.go); all are in the one OpenAPI document.
  */
-export function apiCatalog(requestUrl: string): { linkset: Array<Record<string, string | Link[]>> } {
-  const base = (config.appUrl ?? new URL(requestUrl).origin).replace(/\/+$/, '');
+export function apiCatalog(req: Request): { linkset: Array<Record<string, string | Link[]>> } {
+  // The name the client addressed (route() has checked it against the app's names), else APP_URL's.
+  const url = new URL(req.url);
+  const host = req.headers.get('host');
+  const base = (config.appUrl ?? (host ? `${url.protocol}//${host}` : url.origin)).replace(/\/+$/, '');
   const entry = (anchor: string, status: string) => ({
     anchor: `${base}${anchor}`,
     'service-desc': [{ href: `${base}/api/v1/openapi.json`, type: 'application/json' }],

@@ -29,7 +29,7 @@ export const GET = route(
     },
   },
   async ({ req }) =>
-    new Response(JSON.stringify(apiCatalog(req.url)), {
+    new Response(JSON.stringify(apiCatalog(req)), {
       headers: {
         'content-type': API_CATALOG_TYPE,
         link: API_CATALOG_LINK,
