@@ -21,7 +21,10 @@ export function proxy(request: NextRequest): Response {
   // Pages get a fresh nonce, handed to Next with the request (it stamps the page's scripts with
   // it); API answers, the hot path, a fixed policy and no request rewrite.
   const page =
-    !pathname.startsWith('/api/') && !pathname.startsWith('/3rdparty/') && !pathname.startsWith('/2010-04-01/');
+    !pathname.startsWith('/api/') &&
+    !pathname.startsWith('/3rdparty/') &&
+    !pathname.startsWith('/2010-04-01/') &&
+    pathname !== '/.well-known/api-catalog';
   const csp = page
     ? contentSecurityPolicy({
         nonce: randomBytes(16).toString('base64'),
@@ -51,6 +54,6 @@ function passOn(request: NextRequest, pageCsp: string | undefined): Response {
 // alone, and /metrics checks its clients itself (app/metrics/route.ts) (leftByProxy in lib/http/front-door.ts; test/api/front-door.test.ts holds the two together).
 export const config = {
   matcher: [
-    '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/health/live$|api/health/ready$|api/health/startup$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/|metrics$|2010-04-01/).*)',
+    '/((?!_next/static|_next/image|favicon.ico|api/v1/|api/health$|api/health/live$|api/health/ready$|api/health/startup$|api/mobile/v1/|api/3rdparty/v1/|api/bench/|3rdparty/v1/|metrics$|2010-04-01/|\\.well-known/api-catalog$).*)',
   ],
 };

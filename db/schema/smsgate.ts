@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { checkIn } from './check-in';
 import { phones } from './fleet';
+import { apiKeys } from './keys';
 import { bulkMessages } from './messages';
 
 /** One recipient of an SMSGate message: its Simgate message, or why it was refused. */
@@ -30,5 +32,36 @@ export const smsgateMessages = pgTable(
     uniqueIndex('smsgate_messages_account_ext_id_key').on(t.accountId, t.extId),
     index('smsgate_messages_account_created_idx').on(t.accountId, t.createdAt),
     index('smsgate_messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
+  ],
+);
+
+export const SMSGATE_TOKEN_USES = ['access', 'refresh'] as const;
+
+/**
+ * Every JWT issued to SMSGate's integrator API (lib/protocols/smsgate-api/jwt.ts): its `jti`, the
+ * API key it was issued under (revoking the key ends its tokens), and when it was revoked, if it
+ * was. A token is accepted only while its row is here unrevoked: this is the revocation list. A
+ * refresh token names the access token issued with it (`parent_jti`); revoking one revokes both.
+ */
+export const smsgateTokens = pgTable(
+  'smsgate_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    keyId: uuid('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    use: text('use', { enum: SMSGATE_TOKEN_USES }).notNull(),
+    parentJti: text('parent_jti'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('smsgate_tokens_account_expires_idx').on(t.accountId, t.expiresAt),
+    index('smsgate_tokens_parent_idx').on(t.parentJti).where(sql`${t.parentJti} is not null`),
+    checkIn('smsgate_tokens_use_check', t.use, SMSGATE_TOKEN_USES),
   ],
 );

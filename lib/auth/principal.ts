@@ -9,6 +9,11 @@ export type AccountPrincipal = {
   via: 'api_key' | 'session';
   /** The signed-in email, for a dashboard session (the audit log names it). */
   email?: string;
+  /**
+   * A JWT of SMSGate's integrator API (lib/protocols/smsgate-api/jwt.ts), issued under `keyId`:
+   * its id and the scopes it grants. Absent for a key or a session, which hold every scope.
+   */
+  token?: { jti: string; scopes: readonly string[]; originalScopes: readonly string[] };
 };
 
 export type DevicePrincipal = {

@@ -15,6 +15,9 @@ export function auditActorOf(principal: Principal | null, req: Request): AuditAc
   if (principal.kind === 'account' && principal.via === 'session') {
     return { kind: 'session', label: principal.email ?? null, ip };
   }
+  // A JWT of SMSGate's integrator API is named by its id (lib/protocols/smsgate-api/jwt.ts).
+  if (principal.kind === 'account' && principal.token)
+    return { kind: 'api_key', label: `jwt:${principal.token.jti}`, ip };
   // SMSGate's integrator clients send the key as the HTTP Basic password.
   const prefix = (presentedKey(req) ?? integratorKey(req))?.slice(0, KEY_PREFIX_LENGTH) ?? null;
   return { kind: principal.kind === 'device' ? 'device' : 'api_key', label: prefix, ip };

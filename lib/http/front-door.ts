@@ -14,11 +14,12 @@ import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers
 
 /**
  * The paths route() guards itself: our API, its health probes, SMSGate's surfaces (the app's,
- * the integrator API at both its paths) and the Twilio-compatible API (/2010-04-01/). Every module under them is built with it, including a
+ * the integrator API at both its paths), the Twilio-compatible API (/2010-04-01/) and the API catalog
+ * (/.well-known/api-catalog). Every module under them is built with it, including a
  * catch-all that answers paths naming no operation (test/api/front-door.test.ts).
  */
 const GUARDED_BY_ROUTE =
-  /^\/(api\/(v1\/|health(\/(live|ready|startup))?$|mobile\/v1\/|3rdparty\/v1\/)|3rdparty\/v1\/|2010-04-01\/)/;
+  /^\/(api\/(v1\/|health(\/(live|ready|startup))?$|mobile\/v1\/|3rdparty\/v1\/)|3rdparty\/v1\/|2010-04-01\/|\.well-known\/api-catalog$)/;
 
 export function guardedByRoute(pathname: string): boolean {
   return GUARDED_BY_ROUTE.test(pathname);

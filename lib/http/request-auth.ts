@@ -4,11 +4,12 @@ import type { AccountPrincipal, DevicePrincipal, Principal } from '@/lib/auth/pr
 import { sessionPrincipal } from '@/lib/auth/session';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
+import { looksLikeJwt, principalForJwt } from '@/lib/protocols/smsgate-api/jwt';
 import { authenticateTwilio } from '@/lib/protocols/twilio/credentials';
 import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
 
 /**
- * `integrator`: SMSGate's integrator API, an account key as HTTP Basic password or Bearer token, nothing else.
+ * `integrator`: SMSGate's integrator API, an account key as HTTP Basic password or Bearer token, or one of its JWTs as Bearer.
  * `twilio`: the Twilio-compatible API, HTTP Basic with the account's Account SID and Auth Token.
  */
 export type AuthMode = 'none' | 'account' | 'device' | 'any' | 'integrator' | 'twilio';
@@ -74,13 +75,24 @@ export function integratorKey(req: Request): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 }
 
-/** SMSGate's clients read 401 with a message: only an account key of ours (sk_…) opens this surface. */
+/**
+ * SMSGate's clients read 401 with a message: an account key of ours (sk_…) or a JWT issued by
+ * POST /3rdparty/v1/auth/token (as Bearer) opens this surface.
+ */
 async function authenticateIntegrator(db: Database, req: Request): Promise<AccountPrincipal> {
   const refuse = (detail: string) =>
     new DomainError('UNAUTHENTICATED', detail, { headers: { 'WWW-Authenticate': 'Basic realm="Simgate"' } });
   const key = integratorKey(req);
   if (!key)
-    throw refuse('Send your Simgate API key (sk_…) as the HTTP Basic password (any username) or as a Bearer token.');
+    throw refuse(
+      'Send your Simgate API key (sk_…) as the HTTP Basic password (any username) or as a Bearer token, or a JWT as Bearer.',
+    );
+  if (/^Bearer\s/i.test(req.headers.get('authorization') ?? '') && looksLikeJwt(key)) {
+    const holder = await principalForJwt(db, key);
+    if (!holder) throw refuse('The token is invalid, expired or revoked, or its API key is revoked.');
+    takeKeyToken(holder.keyId ?? holder.accountId);
+    return holder;
+  }
   const principal = await principalForKey(db, key);
   if (principal?.kind !== 'account') throw refuse('The API key is unknown or revoked, or is not an account key.');
   takeKeyToken(principal.keyId ?? principal.accountId);

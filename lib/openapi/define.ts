@@ -103,6 +103,8 @@ function documentedErrors(spec: DocumentedSpec): Array<{ code: ErrorCode; status
   const implied: ErrorCode[] = [];
   if (spec.auth !== 'none') implied.push('UNAUTHENTICATED', 'RATE_LIMITED');
   if (spec.auth === 'account' || spec.auth === 'device') implied.push('WRONG_KEY_KIND');
+  // A JWT without the operation's scope (lib/protocols/smsgate-api/scopes.ts).
+  if (spec.auth === 'integrator') implied.push('FORBIDDEN');
   if (spec.body || spec.query || spec.params || spec.doc.rawQuery) implied.push('VALIDATION_ERROR');
   if (spec.body || spec.doc.rawBody) implied.push('PAYLOAD_TOO_LARGE');
   if (spec.body) implied.push('UNSUPPORTED_MEDIA_TYPE');

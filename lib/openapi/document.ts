@@ -48,7 +48,8 @@ function registerSecuritySchemes(registry: OpenAPIRegistry): void {
   registry.registerComponent('securitySchemes', 'IntegratorBearer', {
     type: 'http',
     scheme: 'bearer',
-    description: 'SMSGate’s integrator API: a Simgate account key (`sk_…`) as the Bearer token.',
+    description:
+      'SMSGate’s integrator API: a Simgate account key (`sk_…`), or a JWT from POST /3rdparty/v1/auth/token (limited to its scopes, which each operation names), as the Bearer token.',
   });
   registry.registerComponent('securitySchemes', 'TwilioBasic', {
     type: 'http',

@@ -28,6 +28,7 @@ const routeModules = import.meta.glob<Record<string, RouteHandler>>(
     '/app/api/health/**/route.ts',
     '/app/api/dev/**/route.ts',
     '/app/2010-04-01/**/route.ts',
+    '/app/.well-known/**/route.ts',
   ],
   { eager: true },
 );

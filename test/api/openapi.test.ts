@@ -129,6 +129,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(without2xx.every(({ op }) => op.deprecated === true)).toBe(true);
     const without4xx = operationsIn(doc).filter(({ op }) => !Object.keys(op.responses).some((s) => s.startsWith('4')));
     expect(without4xx.map((o) => o.key).sort()).toEqual([
+      'get /.well-known/api-catalog',
       'get /api/3rdparty/v1/health',
       'get /api/3rdparty/v1/health/live',
       'get /api/3rdparty/v1/health/ready',

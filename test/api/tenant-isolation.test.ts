@@ -3,6 +3,13 @@ import * as twilioNumbers from '@/app/2010-04-01/Accounts/[accountSid]/IncomingP
 import * as twilioMessage from '@/app/2010-04-01/Accounts/[accountSid]/Messages/[messageSid]/route';
 import * as twilioMessages from '@/app/2010-04-01/Accounts/[accountSid]/Messages.json/route';
 import * as twilioAccount from '@/app/2010-04-01/Accounts/[accountSid]/route';
+import * as sgRevoke from '@/app/api/3rdparty/v1/auth/token/[jti]/route';
+import * as sgToken from '@/app/api/3rdparty/v1/auth/token/route';
+import * as sgInbox from '@/app/api/3rdparty/v1/inbox/route';
+import * as sgLogs from '@/app/api/3rdparty/v1/logs/route';
+import * as sgMessageOld from '@/app/api/3rdparty/v1/message/[id]/route';
+import * as sgMessage from '@/app/api/3rdparty/v1/messages/[id]/route';
+import * as sgMessages from '@/app/api/3rdparty/v1/messages/route';
 import * as alertList from '@/app/api/v1/alerts/route';
 import * as apiKey from '@/app/api/v1/auth/api-keys/[id]/route';
 import * as apiKeys from '@/app/api/v1/auth/api-keys/route';
@@ -14,6 +21,7 @@ import * as balanceHistory from '@/app/api/v1/credits/balance-history/route';
 import * as ledger from '@/app/api/v1/credits/ledger/route';
 import * as transfer from '@/app/api/v1/credits/transfer/route';
 import * as deviceStatus from '@/app/api/v1/device/messages/[id]/status/route';
+import * as deviceReceived from '@/app/api/v1/device/messages/received/route';
 import * as heartbeats from '@/app/api/v1/heartbeats/route';
 import * as inboundRule from '@/app/api/v1/inbound-rules/[id]/route';
 import * as inboundRules from '@/app/api/v1/inbound-rules/route';
@@ -584,5 +592,58 @@ describe('a second account on the Twilio-compatible API with the first account�
     expect(res.status).toBe(200);
     expect(res.body.messages.map((m: { sid: string }) => m.sid)).not.toContain(messageSidOf(owned.messageId));
     expect((await call(message.GET, { params: { id: owned.messageId }, apiKey: a.apiKey })).body.status).toBe('queued');
+  });
+});
+
+describe('a second account on SMSGate’s integrator API with the first account’s ids, by key and by JWT', () => {
+  const basicOf = (key: string) => `Basic ${Buffer.from(`login:${key}`).toString('base64')}`;
+  let aToken: { id: string; access_token: string };
+  let bToken: string;
+  let inboundId: string;
+  beforeAll(async () => {
+    const headers = { authorization: basicOf(a.apiKey) };
+    await ok(sgMessages.POST, { body: { id: 'a-sg', message: 'x', phoneNumbers: ['+14155550125'] }, headers });
+    const inbound = await ok(deviceReceived.POST, {
+      body: { from: '+14155550126', content: 'for A only', device_message_id: 'a-in-1' },
+      apiKey: a.deviceKey,
+    });
+    inboundId = inbound.id;
+    aToken = await ok(sgToken.POST, { body: { scopes: ['devices:list'] }, headers });
+    const all = ['messages:list', 'messages:read', 'messages:cancel', 'inbox:list', 'logs:read', 'tokens:manage'];
+    bToken = (await ok(sgToken.POST, { body: { scopes: all }, headers: { authorization: basicOf(b.apiKey) } }))
+      .access_token;
+  });
+
+  for (const [label, auth] of [
+    ['key', () => basicOf(b.apiKey)],
+    ['JWT', () => `Bearer ${bToken}`],
+  ] as const) {
+    it(`by ${label}: A’s message, its cancel and A’s token are 404; lists hold nothing of A’s`, async () => {
+      const headers = { authorization: auth() };
+      for (const [handler, options] of [
+        [sgMessage.GET, { params: { id: 'a-sg' } }],
+        [sgMessage.DELETE, { params: { id: 'a-sg' }, method: 'DELETE' }],
+        [sgMessageOld.DELETE, { params: { id: 'a-sg' }, method: 'DELETE' }],
+        [sgRevoke.DELETE, { params: { jti: aToken.id }, method: 'DELETE' }],
+      ] as const) {
+        const res = await call(handler, { ...options, headers });
+        expect(res.status, res.text).toBe(404);
+      }
+      for (const handler of [sgMessages.GET, sgInbox.GET, sgLogs.GET]) {
+        const res = await call(handler, { headers });
+        expect(res.status).toBe(200);
+        expect(res.text).not.toContain('a-sg');
+        expect(res.text).not.toContain(a.phone);
+        expect(res.text).not.toContain('+14155550126');
+        expect(res.text).not.toContain(inboundId);
+      }
+    });
+  }
+
+  it('left A’s message pending and A’s token valid', async () => {
+    const headers = { authorization: basicOf(a.apiKey) };
+    expect((await call(sgMessage.GET, { params: { id: 'a-sg' }, headers })).body.state).toBe('Pending');
+    const { GET: devices } = await import('@/app/api/3rdparty/v1/devices/route');
+    expect((await call(devices, { headers: { authorization: `Bearer ${aToken.access_token}` } })).status).toBe(200);
   });
 });

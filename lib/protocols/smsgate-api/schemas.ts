@@ -2,6 +2,8 @@ import { SIM_SLOTS } from '@/db/schema';
 import { MAX_CONTENT_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '@/lib/messages/limits';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
+import { ACCESS_TTL_DEFAULT_S, ACCESS_TTL_MAX_S, REFRESH_TTL_S } from './jwt';
+import { SMSGATE_SCOPES } from './scopes';
 
 /**
  * SMSGate's wire, as its reference server (android-sms-gateway/server, `smsgateway.*` in its
@@ -208,3 +210,85 @@ export const settingsDocument = z.record(z.string(), z.unknown()).openapi('Smsga
   description:
     'SMSGate’s settings document (`messages`, `webhooks`, `ping`, `logs`, …, snake_case keys). Mapped: `messages.limit_period`/`limit_value` (PerMinute, PerDay, Disabled) onto every phone’s pacing, `messages.work_hours_*` onto the account’s send window (UTC), `webhooks.signing_key` onto the key that signs SMSGate-format webhooks. Everything else is stored and echoed back.',
 });
+
+export const tokenRequestBody = z
+  .object({
+    scopes: z
+      .array(z.enum(SMSGATE_SCOPES))
+      .min(1)
+      .max(SMSGATE_SCOPES.length * 2)
+      .openapi({ description: 'What the token may do, one scope per operation kind (`messages:send`, …).' }),
+    ttl: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31)
+      .nullish()
+      .openapi({
+        description: `The access token’s lifetime in seconds: 0 or absent for ${ACCESS_TTL_DEFAULT_S}; longer than ${ACCESS_TTL_MAX_S} is cut to ${ACCESS_TTL_MAX_S}.`,
+      }),
+  })
+  .openapi('SmsgateTokenRequest');
+
+export const tokenResponseSchema = z
+  .object({
+    id: z.string().openapi({ description: 'The access token’s `jti`: DELETE /auth/token/{jti} revokes it.' }),
+    token_type: z.literal('Bearer'),
+    access_token: z.string(),
+    refresh_token: z.string().openapi({
+      description: `POST /auth/token/refresh with it as Bearer (once; valid ${REFRESH_TTL_S / 86400} days).`,
+    }),
+    expires_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('SmsgateTokenResponse');
+
+export const tokenParams = z.object({ jti: z.string().min(1).max(64) });
+
+/** SMSGate's kinds of received message (`smsgateway.IncomingMessageType`). */
+export const INCOMING_MESSAGE_TYPES = ['SMS', 'DATA_SMS', 'MMS', 'MMS_DOWNLOADED'] as const;
+export type IncomingMessageType = (typeof INCOMING_MESSAGE_TYPES)[number];
+
+export const inboxQuery = z.object({
+  type: z.enum(INCOMING_MESSAGE_TYPES).optional(),
+  from: timestamp.optional().openapi({ description: 'Received at or after this time.' }),
+  to: timestamp.optional().openapi({ description: 'Received before this time.' }),
+  deviceId: z.string().max(64).optional().openapi({ description: 'Only messages received by this phone.' }),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+export type InboxQuery = z.output<typeof inboxQuery>;
+
+export const incomingMessageSchema = z
+  .object({
+    id: z.string(),
+    type: z.enum(INCOMING_MESSAGE_TYPES),
+    sender: z.string(),
+    recipient: z.string().optional().openapi({ description: 'The number of the phone that received it.' }),
+    simNumber: z.number().int().optional(),
+    contentPreview: z.string().openapi({ description: 'The text as received (empty once retention purged it).' }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('SmsgateIncomingMessage');
+export type IncomingMessageWire = z.output<typeof incomingMessageSchema>;
+
+/** At most this many entries answer one GET /logs. */
+export const MAX_LOG_ENTRIES = 1000;
+
+export const logsQuery = z.object({
+  from: timestamp.optional().openapi({ description: 'Entries at or after this time (default: a day before `to`).' }),
+  to: timestamp.optional().openapi({ description: 'Entries before this time (default: now).' }),
+});
+
+export const LOG_PRIORITIES = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+export const logEntrySchema = z
+  .object({
+    id: z.number().int(),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    module: z.string(),
+    priority: z.enum(LOG_PRIORITIES),
+    message: z.string(),
+    context: z.record(z.string(), z.unknown()),
+  })
+  .openapi('SmsgateLogEntry');
+export type LogEntryWire = z.output<typeof logEntrySchema>;
