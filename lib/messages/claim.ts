@@ -39,6 +39,9 @@ export async function claimForDevice(
   return { claimed, cancel: cancelling.map((row) => row.id) };
 }
 
+/** Allowance for the clocks of instances: a cancel this much before a long-poll began still ends it. */
+const CANCEL_CLOCK_SKEW_MS = 1000;
+
 /** Most ids one claim answer asks the phone to drop; the rest come in the next answers. */
 export const CANCEL_LIST_MAX = 100;
 
@@ -84,7 +87,9 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
   const phone = await findDevicePhone(db, device);
   const signal = untilShutdown(options.signal);
   const deadline = performance.now() + options.waitMs;
-  for (let woken = false; ; woken = true) {
+  // Cancels asked from (about) now on end a long-poll: an earlier one was in an earlier answer.
+  const cancelsSince = new Date(Date.now() - CANCEL_CLOCK_SKEW_MS);
+  for (;;) {
     // Subscribed before looking, so a send committing in between still wakes this claim.
     const subscription = options.waitMs > 0 ? await subscribeOutbox(phone.id) : undefined;
     try {
@@ -93,9 +98,9 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       if (claimed.length > 0 || !subscription || remaining <= 0 || signal.aborted) {
         return claimed;
       }
-      // A cancel wakes the phone's claims too: a woken long-poll answers at once when the phone
-      // holds a message to drop (the answer's `cancel` list).
-      if (woken && (await awaitingCancel(db, phone.id, { limit: 1 })).length > 0) return claimed;
+      // A cancel wakes the phone's claims too: a long-poll answers at once when the phone was
+      // asked to drop a message it holds while it waited (the answer's `cancel` list).
+      if ((await awaitingCancel(db, phone.id, { limit: 1, since: cancelsSince })).length > 0) return claimed;
       await subscription.wait(Math.min(remaining, retryInMs ?? remaining), signal);
     } finally {
       subscription?.cancel();

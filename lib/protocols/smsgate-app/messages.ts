@@ -84,6 +84,9 @@ const MOVES: Record<AppState, MessageStatus[]> = {
   Cancelled: ['cancelled', 'failed'],
 };
 
+/** The app cancels only a message it has not sent (MessagesService.cancelMessage: Pending only). */
+const FROM: Partial<Record<AppState, readonly MessageStatus[]>> = { Cancelled: ['dispatched', 'cancelling'] };
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -105,7 +108,12 @@ export async function applyAppState(
         ? 'Cancelled on the phone'
         : undefined;
   await withTransaction(executor, (tx) =>
-    applyPhoneReport(tx, phone, report.id, { moves: MOVES[report.state], error, mode: 'lenient' }),
+    applyPhoneReport(tx, phone, report.id, {
+      moves: MOVES[report.state],
+      error,
+      mode: 'lenient',
+      from: FROM[report.state],
+    }),
   ).catch((caught: unknown) => {
     if (!(caught instanceof DomainError && caught.code === 'INVALID_TRANSITION')) throw caught;
   });
