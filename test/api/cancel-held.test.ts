@@ -28,7 +28,7 @@ import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as cancel } from '@/app/api/v1/messages/[id]/cancel/route';
 import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { POST as send } from '@/app/api/v1/messages/route';
-import { creditLedger, events as eventsTable, messages } from '@/db/schema';
+import { creditLedger, events as eventsTable, messages, phones } from '@/db/schema';
 import { expireMessages } from '@/lib/messages/expire';
 import { onRealPostgres } from '../database';
 import { balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
@@ -285,6 +285,7 @@ describe('the device API (the simulator): cancelling a message it holds', () => 
     'the phone’s cancelled, repeated, racing the expiry sweep: each message ends once, refunded exactly once',
     async () => {
       const account = await createTestAccount(db(), { credits: 100 });
+      await db().update(phones).set({ messagesPerMinute: 60 }).where(eq(phones.id, account.phoneId));
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push((await sendFrom(account)).id);
       const claimed = (await call(claim, { body: { limit: 20 }, apiKey: account.deviceKey })).body.data;
