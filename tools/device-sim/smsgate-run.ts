@@ -317,7 +317,10 @@ class SimulatedApp {
   }
 
   private take(message: PulledMessage): void {
-    if (message.state === 'Cancelling' && this.seen.has(message.id)) return this.cancel(message.id);
+    if (message.state === 'Cancelling' && this.seen.has(message.id)) {
+      this.cancel(message.id);
+      return;
+    }
     if (this.seen.has(message.id) || SETTLED_STATES.has(message.state ?? '')) return;
     this.seen.add(message.id);
     if (message.state === 'Cancelling') {
