@@ -30,6 +30,7 @@ import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { creditLedger, events as eventsTable, messages, phones } from '@/db/schema';
 import { expireMessages } from '@/lib/messages/expire';
+import { metrics } from '@/lib/metrics/registry';
 import { onRealPostgres } from '../database';
 import { balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
@@ -225,6 +226,11 @@ describe('the SMSGate app: cancelling a message it holds', () => {
   });
 });
 
+async function transitionsTo(to: string): Promise<number> {
+  const { values } = await metrics.transitions.get();
+  return values.find((value) => value.labels.to === to)?.value ?? 0;
+}
+
 describe('the device API (the simulator): cancelling a message it holds', () => {
   function claimAs(account: TestAccount, wait = 0) {
     return call(claim, {
@@ -248,6 +254,7 @@ describe('the device API (the simulator): cancelling a message it holds', () => 
     expect(unasked.status).toBe(409);
     expect(unasked.body.code).toBe('INVALID_TRANSITION');
 
+    const countedBefore = await transitionsTo('cancelling');
     // A long-poll waiting when the cancel commits answers with it.
     const waiting = claimAs(account, 20);
     await until(async () => {
@@ -257,6 +264,8 @@ describe('the device API (the simulator): cancelling a message it holds', () => 
     const woken = await waiting;
     expect(woken.status).toBe(200);
     expect(woken.body).toEqual({ data: [], cancel: [message.id] });
+    // Counted as every move is, through its history row (lib/metrics/record.ts messagesMoved).
+    expect(await transitionsTo('cancelling')).toBe(countedBefore + 1);
     expect((await claimAs(account)).body.cancel).toEqual([message.id]);
 
     const reported = await reportAs(account, message.id, 'cancelled');
