@@ -63,3 +63,53 @@ test('message control: quiet hours, retries and allowed countries set in Setting
   await expect(page.getByTestId('secret-value')).toHaveText(/^whsec_/);
   await check(page, 'webhooks-callback-secret');
 });
+
+test('cancel a message a phone holds from the dashboard: cancelling until the phone drops it, then cancelled', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  test.setTimeout(90_000);
+  const email = `held-${Date.now()}@example.test`;
+  const device = await activatePhone(baseURL!, email);
+  const headers = { 'x-api-key': device.apiKey };
+  const sent = await request.post('/api/v1/messages', {
+    headers,
+    data: { from: device.phone, to: '+14155550143', content: 'Held by the phone' },
+  });
+  expect(sent.status()).toBe(201);
+  const { id } = await sent.json();
+  // The phone takes it (the device API's claim, as the simulator does).
+  const claimed = await request.post('/api/v1/device/outbox/claim', {
+    headers: { 'x-api-key': device.deviceKey },
+    data: { limit: 10 },
+  });
+  expect((await claimed.json()).data.map((m: { id: string }) => m.id)).toContain(id);
+
+  await signIn(page, baseURL!, email);
+  await navigate(page, 'Messages');
+  const row = page.getByRole('row', { name: /Held by the phone/ });
+  await expect(row.getByRole('cell', { name: 'dispatched' })).toBeVisible();
+  await row.getByRole('button', { name: 'Cancel message to +14155550143' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Cancel the message to +14155550143?' });
+  await expect(dialog).toContainText('the phone is told to drop it');
+  await dialog.getByRole('button', { name: 'Cancel message' }).click();
+  await expect(row.getByRole('cell', { name: 'cancelling' })).toBeVisible();
+  await check(page, 'messages-cancelling');
+
+  // The phone finds it in its next claim answer's `cancel` and reports it dropped.
+  const next = await request.post('/api/v1/device/outbox/claim', {
+    headers: { 'x-api-key': device.deviceKey },
+    data: { limit: 10 },
+  });
+  expect((await next.json()).cancel).toEqual([id]);
+  const reported = await request.post(`/api/v1/device/messages/${id}/status`, {
+    headers: { 'x-api-key': device.deviceKey },
+    data: { status: 'cancelled' },
+  });
+  expect(reported.status()).toBe(200);
+  await page.reload();
+  await expect(
+    page.getByRole('row', { name: /Held by the phone/ }).getByRole('cell', { name: 'cancelled' }),
+  ).toBeVisible();
+});

@@ -144,6 +144,7 @@ type RunCommandOptions = {
   sims: number;
   failureRate: number;
   delayMs: number;
+  holdMs: number;
   wait: number;
   limit: number;
   heartbeatS: number;
@@ -162,6 +163,12 @@ program
   .option('--sims <n>', 'SIM cards the phone reports (smsgate: at pairing; simgate: with heartbeats)', number(1, 2), 1)
   .option('--failure-rate <rate>', 'share of messages that fail (0..1)', number(0, 1), 0)
   .option('--delay-ms <ms>', 'pause before each report', number(0, 600_000), 500)
+  .option(
+    '--hold-ms <ms>',
+    'how long a message waits on the phone before it is sent (a cancel drops it)',
+    number(0, 600_000),
+    0,
+  )
   .option('--wait <seconds>', 'simgate: long-poll wait of each claim', number(0, 30), 25)
   .option('--limit <n>', 'simgate: messages per claim', number(1, 100), 10)
   .option(
@@ -184,6 +191,7 @@ program
         phone: options.phone,
         failureRate: options.failureRate,
         delayMs: options.delayMs,
+        holdMs: options.holdMs,
         pingIntervalMs: pingSet ? options.heartbeatS * 1000 : undefined,
         battery: options.battery,
         signal: controller.signal,
@@ -198,6 +206,7 @@ program
       phone: options.phone,
       failureRate: options.failureRate,
       delayMs: options.delayMs,
+      holdMs: options.holdMs,
       waitSeconds: options.wait,
       limit: options.limit,
       heartbeatIntervalMs: options.heartbeatS * 1000,

@@ -8,6 +8,7 @@ import { GET as events } from '@/app/api/mobile/v1/events/route';
 import { PATCH as patchMessages, GET as pull } from '@/app/api/mobile/v1/message/route';
 import { GET as settings } from '@/app/api/mobile/v1/settings/route';
 import { GET as webhooks } from '@/app/api/mobile/v1/webhooks/route';
+import { POST as cancelMessage } from '@/app/api/v1/messages/[id]/cancel/route';
 import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { GET as listMessages, POST as send } from '@/app/api/v1/messages/route';
 import { POST as pairingCode } from '@/app/api/v1/phones/[id]/pairing-code/route';
@@ -154,6 +155,38 @@ describe('the SMSGate app simulator', () => {
     expect(stats).toMatchObject({ pulled: 2, delivered: 2, failed: 0, loopbacks: 1, pings: 1 });
     expect(stats.connections).toBeGreaterThanOrEqual(1);
     expect(lines.filter((line) => line.startsWith('error'))).toEqual([]);
+  });
+
+  it('drops a message it holds when told (MessageCancelled, or Cancelling in a pull) and PATCHes Cancelled', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    const verified = await verifiedApp(account);
+    await verified.stop();
+    // The same app again, now keeping what it pulls in its queue (Pending) for a minute.
+    const { stop, lines } = run(verified.client, account, { holdMs: 60_000 });
+    const sent = await sendFrom(account);
+    await until(async () => {
+      const read = await call(readMessage, { params: { id: sent.body.id }, apiKey: account.apiKey });
+      return read.body.status === 'dispatched' ? true : undefined;
+    });
+    const cancelled = await call(cancelMessage, {
+      method: 'POST',
+      params: { id: sent.body.id },
+      apiKey: account.apiKey,
+    });
+    expect(cancelled.status).toBe(202);
+    const message = await until(async () => {
+      const read = await call(readMessage, { params: { id: sent.body.id }, apiKey: account.apiKey });
+      return read.body.status === 'cancelled' ? read.body : undefined;
+    });
+    expect(message.history.map((h: { status: string }) => h.status)).toEqual([
+      'queued',
+      'dispatched',
+      'cancelling',
+      'cancelled',
+    ]);
+    const stats = await stop();
+    expect(stats).toMatchObject({ pulled: 1, cancelled: 1, delivered: 0 });
+    expect(lines).toContain(`cancelled: ${sent.body.id}`);
   });
 
   it('reports a failed send with the app’s error text', async () => {

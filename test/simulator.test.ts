@@ -8,6 +8,7 @@ import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/r
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as heartbeats } from '@/app/api/v1/heartbeats/route';
+import { POST as cancelMessage } from '@/app/api/v1/messages/[id]/cancel/route';
 import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { POST as registerDevice } from '@/app/api/v1/phones/register-device/route';
@@ -100,6 +101,23 @@ describe('the device simulator', () => {
     ]);
     const [phone] = await db().select().from(phones).where(eq(phones.id, account.phoneId));
     expect(phone).toMatchObject({ status: 'online', battery: 80 });
+  });
+
+  it('drops a message it holds when the claim answer lists it in `cancel`, and reports it cancelled', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    const controller = new AbortController();
+    const running = runDevice(simulatorFor(account), runOptions(account, controller.signal, { holdMs: 60_000 }));
+    const sent = await sendFrom(account);
+    await until(async () => ((await statusOf(sent.body.id)) === 'dispatched' ? true : undefined));
+    const cancelled = await call(cancelMessage, {
+      method: 'POST',
+      params: { id: sent.body.id },
+      apiKey: account.apiKey,
+    });
+    expect(cancelled.status).toBe(202);
+    await until(async () => ((await statusOf(sent.body.id)) === 'cancelled' ? true : undefined));
+    controller.abort();
+    expect(await running).toMatchObject({ claimed: 1, delivered: 0, cancelled: 1 });
   });
 
   it('with --sims 2 reports two SIMs, sends for SIM 2, and a third slot is refused', async () => {

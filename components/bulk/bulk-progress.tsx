@@ -93,7 +93,8 @@ export function BulkProgress({ bulkId }: { bulkId: string }) {
         onConfirm={() => cancel.mutate()}
         onCancel={() => setConfirming(false)}
       >
-        They will not be sent and their credits go back. Messages a phone already took still go out.
+        They will not be sent and their credits go back. Phones holding messages of this bulk are told to drop them too
+        (refunded once a phone confirms); those already sent stay sent.
         {cancel.error && <ErrorState error={cancel.error} />}
       </ConfirmDialog>
       <p className="mt-4 text-sm">

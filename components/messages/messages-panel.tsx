@@ -62,7 +62,9 @@ export function MessagesPanel() {
         onConfirm={() => cancelling && cancel.mutate(cancelling.id)}
         onCancel={() => setCancelling(null)}
       >
-        It will not be sent, and its credit goes back to its group. A phone that already took it cannot be stopped.
+        {cancelling?.status === 'dispatched'
+          ? 'Its phone already holds it: the phone is told to drop it, and its credit goes back once the phone confirms. If the phone sent it already, it stays sent.'
+          : 'It will not be sent, and its credit goes back to its group.'}
         {cancel.error && <ErrorState error={cancel.error} />}
       </ConfirmDialog>
     </Section>

@@ -35,7 +35,7 @@ export function MessagesTable({ items, onCancel }: { items: Message[]; onCancel:
             {m.priority === 'high' && <span className="block text-xs font-semibold text-amber-900">high</span>}
           </td>
           <td className="text-right">
-            {m.status === 'queued' && (
+            {(m.status === 'queued' || m.status === 'dispatched') && (
               <Button variant="secondary" onClick={() => onCancel(m)} aria-label={`Cancel message to ${m.to}`}>
                 Cancel
               </Button>

@@ -4,6 +4,7 @@ import type { Message } from '@/components/wire';
 export const MESSAGE_STATUS_STYLE: Record<Message['status'], string> = {
   queued: 'bg-slate-200 text-slate-800',
   dispatched: 'bg-sky-100 text-sky-900',
+  cancelling: 'bg-orange-100 text-orange-900',
   sent: 'bg-indigo-100 text-indigo-900',
   delivered: 'bg-green-100 text-green-900',
   failed: 'bg-red-100 text-red-900',

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'message.delivered',
   'message.failed',
   'message.expired',
+  'message.cancelling',
   'message.cancelled',
   'message.rerouted',
   'recipient.opted_out',

@@ -3,6 +3,7 @@
 export const MESSAGE_STATUSES = [
   'queued',
   'dispatched',
+  'cancelling',
   'sent',
   'delivered',
   'failed',

@@ -120,7 +120,7 @@ export const messages = pgTable(
     uniqueIndex('messages_origin_key').on(t.originMessageId, t.originKey).where(sql`${t.originMessageId} is not null`),
     index('messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
     // Expiry sweep over live outbound messages only.
-    index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched')`),
+    index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched', 'cancelling')`),
     // Pacing counts what a phone was handed recently.
     index('messages_phone_updated_idx').on(t.phoneId, t.updatedAt).where(sql`${t.direction} = 'outbound'`),
     // Search by content: messages_content_trgm_idx, a pg_trgm GIN index (hand-written migration 0009).

@@ -150,9 +150,16 @@ export const EVENT_CATALOGUE = {
     schema: messageEventData,
     sample: sampleMessage({ status: 'expired' }),
   },
+  'message.cancelling': {
+    description:
+      'A message a phone already holds was asked to be cancelled through the API or the dashboard; the phone is told. `message.cancelled` follows (refunded) when the phone confirms it dropped it; `message.sent` instead when it had sent it already; `message.expired` when it answers neither within the time to live.',
+    subscribable: true,
+    schema: messageEventData,
+    sample: sampleMessage({ status: 'cancelling' }),
+  },
   'message.cancelled': {
     description:
-      'A queued message (scheduled or not) was cancelled through the API or the dashboard before a phone was handed it; its credit is refunded.',
+      'A queued message (scheduled or not) was cancelled through the API or the dashboard, or a phone confirmed it dropped a message it held (after `message.cancelling`); its credit is refunded.',
     subscribable: true,
     schema: messageEventData,
     sample: sampleMessage({ status: 'cancelled' }),

@@ -166,7 +166,11 @@ export async function getBulk(executor: Executor, accountId: string, bulkId: str
     .where(and(eq(messages.bulkId, bulkId), eq(messages.accountId, accountId)))
     .groupBy(messages.status);
   const counts = Object.fromEntries(COUNTED.map((status) => [status, 0])) as Record<(typeof COUNTED)[number], number>;
-  for (const row of rows) if (row.status in counts) counts[row.status as keyof typeof counts] = Number(row.count);
+  for (const row of rows) {
+    // A message the phone was asked to drop is still on the phone until it answers.
+    const status = row.status === 'cancelling' ? 'dispatched' : row.status;
+    if (status in counts) counts[status as keyof typeof counts] += Number(row.count);
+  }
   return {
     id: bulk.id,
     from: bulk.from,

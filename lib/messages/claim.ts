@@ -10,6 +10,7 @@ import { untilShutdown } from '@/lib/server/lifecycle';
 import { effectiveSending } from '@/lib/settings/settings';
 import { msUntilOpen } from '@/lib/settings/window';
 import { withTransaction } from '@/lib/transactions';
+import { awaitingCancel } from './cancelling';
 import { type DevicePhone, findDevicePhone } from './device-phone';
 import { pacingOf } from './pacing';
 import type { MessageRow } from './present';
@@ -22,6 +23,27 @@ export type ClaimOptions = {
   /** Which due messages go first when there are more than `limit`: the oldest (default) or the newest. */
   order?: 'oldest' | 'newest';
 };
+
+/**
+ * The device API's claim: the messages claimed, and the ids of those the phone holds and was asked
+ * to drop (`cancelling`), to report `cancelled` once dropped (or `sent`, if too late).
+ */
+export async function claimForDevice(
+  db: Database,
+  device: DevicePrincipal,
+  options: ClaimOptions,
+): Promise<{ claimed: MessageRow[]; cancel: string[] }> {
+  const claimed = await claimOutbox(db, device, options);
+  const phone = await findDevicePhone(db, device);
+  const cancelling = await awaitingCancel(db, phone.id, { limit: CANCEL_LIST_MAX });
+  return { claimed, cancel: cancelling.map((row) => row.id) };
+}
+
+/** Allowance for the clocks of instances: a cancel this much before a long-poll began still ends it. */
+const CANCEL_CLOCK_SKEW_MS = 1000;
+
+/** Most ids one claim answer asks the phone to drop; the rest come in the next answers. */
+export const CANCEL_LIST_MAX = 100;
 
 /** The phone's messages handed out to it and not yet reported on (sent, failed, …). */
 export function handedOutTo(phoneId: string): SQL | undefined {
@@ -65,6 +87,8 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
   const phone = await findDevicePhone(db, device);
   const signal = untilShutdown(options.signal);
   const deadline = performance.now() + options.waitMs;
+  // Cancels asked from (about) now on end a long-poll: an earlier one was in an earlier answer.
+  const cancelsSince = new Date(Date.now() - CANCEL_CLOCK_SKEW_MS);
   for (;;) {
     // Subscribed before looking, so a send committing in between still wakes this claim.
     const subscription = options.waitMs > 0 ? await subscribeOutbox(phone.id) : undefined;
@@ -74,6 +98,9 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       if (claimed.length > 0 || !subscription || remaining <= 0 || signal.aborted) {
         return claimed;
       }
+      // A cancel wakes the phone's claims too: a long-poll answers at once when the phone was
+      // asked to drop a message it holds while it waited (the answer's `cancel` list).
+      if ((await awaitingCancel(db, phone.id, { limit: 1, since: cancelsSince })).length > 0) return claimed;
       await subscription.wait(Math.min(remaining, retryInMs ?? remaining), signal);
     } finally {
       subscription?.cancel();

@@ -3,8 +3,10 @@ import { MAX_CONTENT_LENGTH, MAX_RENDERED_TOTAL } from './limits';
 /** The delivery state machine, for every operation that shows or moves a message's state. */
 export const STATES =
   'Delivery states: `queued` → `dispatched` (claimed by the phone) → `sent` (handed to the carrier) → ' +
-  '`delivered` | `failed`; `queued`/`dispatched` → `expired` after the TTL; `queued`/`dispatched`/`sent` → ' +
-  '`failed`; `queued` → `cancelled` (POST …/cancel). `delivered`, `failed`, `expired` and `cancelled` are final; ' +
+  '`delivered` | `failed`; `queued`/`dispatched`/`cancelling` → `expired` after the TTL; ' +
+  '`queued`/`dispatched`/`cancelling`/`sent` → `failed`; `queued` → `cancelled` (POST …/cancel); `dispatched` → ' +
+  '`cancelling` (POST …/cancel on a message a phone holds: the phone is told) → `cancelled` when the phone ' +
+  'confirms, or `sent` when it had sent it. `delivered`, `failed`, `expired` and `cancelled` are final; ' +
   'a failed, expired or cancelled message is refunded. A failure a retry may fix (`error_code`) queues the ' +
   'message again after a backoff, up to `max_attempts` (a `retrying` history entry each); it is charged once. ' +
   'Inbound messages are `received`.';
@@ -47,9 +49,12 @@ export const CLAIM_OUTBOX =
   'Pacing holds: never more than the phone’s `messages_per_minute` in a rolling minute, nor past its ' +
   '`daily_cap` per UTC day. `high`-priority messages come first. Outside the send window of the phone’s group ' +
   '(or account) only `high` ones are handed out, and a long-poll sleeps until the window opens. The body is optional. ' +
-  'A long-poll whose device is revoked (or whose phone is removed) while it waits ends at once with 401.';
+  'A long-poll whose device is revoked (or whose phone is removed) while it waits ends at once with 401. ' +
+  '`cancel` lists the messages this phone holds that were cancelled since it was handed them (`cancelling`): ' +
+  'the phone drops each one not sent yet and reports `cancelled` (or `sent` when it already went); a long-poll ' +
+  'answers at once when a cancel arrives while it waits.';
 
-export const REPORT_STATUS = `Moves a message of this phone to \`sent\`, \`delivered\` or \`failed\`. ${STATES}`;
+export const REPORT_STATUS = `Moves a message of this phone to \`sent\`, \`delivered\` or \`failed\`, or a message it was asked to drop (\`cancelling\`, listed in the claim answer's \`cancel\`) to \`cancelled\` (refunded). ${STATES}`;
 
 export const RECORD_RECEIVED =
   'Creates an inbound message (`received`) and emits `message.received`. A retry with the same ' +

@@ -28,6 +28,8 @@ export type PhoneReport = {
    * `lenient` (the SMSGate app, which repeats its reports): both change nothing.
    */
   mode: 'strict' | 'lenient';
+  /** The states the report applies to, when not all: in any other the message stays as it is. */
+  from?: readonly MessageStatus[];
 };
 
 /**
@@ -52,6 +54,7 @@ export async function applyPhoneReport(
     if (report.mode === 'strict') throw notFound('Message');
     return undefined;
   }
+  if (report.from && !report.from.includes(message.status)) return message;
   for (const to of report.moves) {
     if (report.mode === 'lenient' && !canMove(message.status, to)) continue;
     message =

@@ -220,7 +220,7 @@ export const claimQuery = z.object({
     .openapi({ description: 'Seconds to wait for a message when none is queued (0 to 30).' }),
 });
 
-export const DEVICE_REPORTED_STATUSES = ['sent', 'delivered', 'failed'] as const;
+export const DEVICE_REPORTED_STATUSES = ['sent', 'delivered', 'failed', 'cancelled'] as const;
 
 export const statusReportBody = z
   .strictObject({
@@ -356,12 +356,24 @@ export const bulkSchema = z
   })
   .openapi('BulkMessage');
 
-export const claimAnswerSchema = z.object({ data: z.array(messageSchema) }).openapi('ClaimAnswer');
+export const claimAnswerSchema = z
+  .object({
+    data: z.array(messageSchema),
+    cancel: z.array(z.uuid()).openapi({
+      description:
+        'Ids of messages this phone holds that were cancelled (`cancelling`): drop each if not sent yet and report `cancelled`, or report `sent` if it already went. Repeated in every answer until reported (at most 100 at a time).',
+    }),
+  })
+  .openapi('ClaimAnswer');
 
 export const bulkCancelledSchema = z
   .object({
     id: z.uuid(),
-    cancelled: z.number().int().openapi({ description: 'Messages cancelled by this call.' }),
-    not_cancellable: z.number().int().openapi({ description: 'Messages already on a phone or done.' }),
+    cancelled: z.number().int().openapi({ description: 'Queued messages cancelled by this call.' }),
+    cancelling: z
+      .number()
+      .int()
+      .openapi({ description: 'Messages a phone holds, now `cancelling`: their phones are told to drop them.' }),
+    not_cancellable: z.number().int().openapi({ description: 'Messages already sent or done.' }),
   })
   .openapi('BulkCancelled');

@@ -14,7 +14,9 @@ import { type MessageRow, presentMessage } from './present';
  */
 const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
   queued: ['dispatched', 'expired', 'failed', 'cancelled'],
-  dispatched: ['sent', 'expired', 'failed'],
+  dispatched: ['sent', 'expired', 'failed', 'cancelling'],
+  // Asked to cancel while a phone holds it: the phone's `cancelled` ends it, or its sent/failed wins.
+  cancelling: ['cancelled', 'sent', 'expired', 'failed'],
   sent: ['delivered', 'failed'],
   delivered: [],
   failed: [],
@@ -29,6 +31,7 @@ const EVENT_OF: Partial<Record<MessageStatus, EventType>> = {
   failed: 'message.failed',
   expired: 'message.expired',
   cancelled: 'message.cancelled',
+  cancelling: 'message.cancelling',
   received: 'message.received',
 };
 

@@ -50,7 +50,7 @@ function define(registry: Registry) {
     }),
     transitions: new Counter({
       name: 'simgate_message_transitions_total',
-      help: 'Messages entering a state (a history row): queued, dispatched, sent, delivered, failed, expired, cancelled, received, retrying, rerouted.',
+      help: 'Messages entering a state (a history row): queued, dispatched, cancelling, sent, delivered, failed, expired, cancelled, received, retrying, rerouted.',
       labelNames: ['to'] as const,
       registers,
     }),

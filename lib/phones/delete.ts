@@ -46,7 +46,7 @@ export async function deletePhone(executor: Executor, accountId: string, phoneId
 }
 
 /**
- * Moves the phone's outbound messages not sent yet (queued or dispatched) to `failed`, locked so a
+ * Moves the phone's outbound messages not sent yet (queued, dispatched or cancelling) to `failed`, locked so a
  * claim or an expiry sweep cannot move them meanwhile: the state machine refunds each and emits its
  * event while the message still exists.
  */
@@ -55,7 +55,7 @@ async function failUnsent(tx: Transaction, phoneId: string): Promise<void> {
   const unsent = and(
     eq(messages.phoneId, phoneId),
     eq(messages.direction, 'outbound'),
-    inArray(messages.status, ['queued', 'dispatched']),
+    inArray(messages.status, ['queued', 'dispatched', 'cancelling']),
   );
   const picked = tx.select({ id: messages.id }).from(messages).where(unsent).for('update');
   const failed = await tx

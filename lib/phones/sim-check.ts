@@ -84,7 +84,7 @@ export async function startSimCheck(tx: Transaction, phone: CheckedPhone, device
         eq(messages.accountId, phone.accountId),
         eq(messages.to, phone.phone),
         eq(messages.kind, 'sim_check'),
-        inArray(messages.status, ['queued', 'dispatched']),
+        inArray(messages.status, ['queued', 'dispatched', 'cancelling']),
       ),
     );
   const { code } = await issueCode(tx, { purpose: 'verify_sim', deviceId });

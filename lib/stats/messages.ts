@@ -11,7 +11,7 @@ type Day = MessageStats['daily'][number];
 /** The state buckets of the overview: what a message counts as, by its state now. */
 const BUCKET = sql`case
   when direction = 'inbound' then 'received'
-  when status in ('queued', 'dispatched') then 'queued'
+  when status in ('queued', 'dispatched', 'cancelling') then 'queued'
   when status = 'sent' then 'sent'
   when status = 'delivered' then 'delivered'
   else 'failed' end`;

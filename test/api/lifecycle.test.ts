@@ -57,6 +57,11 @@ describe('the delivery state machine', () => {
       'dispatched>sent',
       'dispatched>expired',
       'dispatched>failed',
+      'dispatched>cancelling',
+      'cancelling>cancelled',
+      'cancelling>sent',
+      'cancelling>expired',
+      'cancelling>failed',
       'sent>delivered',
       'sent>failed',
     ]);

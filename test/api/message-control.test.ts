@@ -85,20 +85,21 @@ describe('cancel', () => {
     expect((await claimAs(account)).body.data).toEqual([]);
   });
 
-  it('a message a phone holds answers 409 MESSAGE_NOT_CANCELLABLE with its state; another account’s is 404', async () => {
+  it('a message already sent answers 409 MESSAGE_NOT_CANCELLABLE with its state; another account’s is 404', async () => {
     const account = await createTestAccount(db(), { credits: 5 });
     const other = await createTestAccount(db());
     const sent = await sendAs(account);
     await claimAs(account);
+    await call(reportStatus, { params: { id: sent.body.id }, body: { status: 'sent' }, apiKey: account.deviceKey });
     const res = await call(cancel, { method: 'POST', params: { id: sent.body.id }, apiKey: account.apiKey });
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ code: 'MESSAGE_NOT_CANCELLABLE', current_status: 'dispatched' });
+    expect(res.body).toMatchObject({ code: 'MESSAGE_NOT_CANCELLABLE', current_status: 'sent' });
     const foreign = await call(cancel, { method: 'POST', params: { id: sent.body.id }, apiKey: other.apiKey });
     expect(foreign.status).toBe(404);
     expect(await ledgerKinds(sent.body.id)).toEqual(['message_charge']);
   });
 
-  it('cancels what is still queued of a bulk and counts the rest', async () => {
+  it('cancels what is still queued of a bulk, asks the phone to drop what it holds, and counts the rest', async () => {
     const account = await createTestAccount(db(), { credits: 10 });
     const bulk = await call(sendBulk, {
       body: { from: account.phone, recipients: [testNumber(), testNumber(), testNumber()], content: 'x' },
@@ -107,10 +108,10 @@ describe('cancel', () => {
     await claimAs(account, 1);
     const res = await call(cancelBulk, { method: 'POST', params: { id: bulk.body.id }, apiKey: account.apiKey });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: bulk.body.id, cancelled: 2, not_cancellable: 1 });
+    expect(res.body).toEqual({ id: bulk.body.id, cancelled: 2, cancelling: 1, not_cancellable: 0 });
     expect(await balanceOf(db(), account.defaultGroupId)).toBe(9);
     const again = await call(cancelBulk, { method: 'POST', params: { id: bulk.body.id }, apiKey: account.apiKey });
-    expect(again.body).toEqual({ id: bulk.body.id, cancelled: 0, not_cancellable: 1 });
+    expect(again.body).toEqual({ id: bulk.body.id, cancelled: 0, cancelling: 0, not_cancellable: 0 });
     const other = await createTestAccount(db());
     expect(
       (await call(cancelBulk, { method: 'POST', params: { id: bulk.body.id }, apiKey: other.apiKey })).status,
@@ -140,7 +141,9 @@ describe('cancel', () => {
       await claiming;
       const rows = await db().select().from(messages).where(inArray(messages.id, bulk.body.message_ids));
       const countOf = (status: string) => rows.filter((row) => row.status === status).length;
-      expect(countOf('dispatched')).toBe(claimed);
+      // Claimed before the cancel: the phone is asked to drop it (`cancelling`); after: still handed out.
+      expect(countOf('dispatched') + countOf('cancelling')).toBe(claimed);
+      expect(countOf('cancelling')).toBe(cancelled.body.cancelling);
       expect(countOf('cancelled')).toBe(cancelled.body.cancelled);
       expect(claimed + cancelled.body.cancelled).toBe(200);
       const refunds = await db()

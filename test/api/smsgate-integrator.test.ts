@@ -359,6 +359,26 @@ describe('messages', () => {
     expect(late.status).toBe(409);
     expect(late.body.message).toMatch(/Pending/);
   });
+
+  // android-sms-gateway/server 22074dd modules/messages/service.go CancelMessage: Pending → Cancelling,
+  // the device told by MessageCancelled; handlers/messages/3rdparty.go `delete` answers 200 with the state.
+  it('a message its phone holds becomes Cancelling; the phone’s cancelled makes it Cancelled, refunded', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    const held = await send(account, { id: 'h1', message: 'x', phoneNumbers: [testNumber()] });
+    const handed = (await call(claim, { body: {}, apiKey: account.deviceKey })).body.data[0].id;
+    const cancelling = await as(account, messageRoute.DELETE, { params: { id: 'h1' }, method: 'DELETE' });
+    expect(cancelling.status).toBe(200);
+    expect(cancelling.body).toMatchObject({
+      id: held.body.id,
+      state: 'Cancelling',
+      recipients: [{ state: 'Cancelling' }],
+    });
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(4);
+    await call(reportStatus, { params: { id: handed }, body: { status: 'cancelled' }, apiKey: account.deviceKey });
+    const read = await as(account, messageRoute.GET, { params: { id: 'h1' } });
+    expect(read.body).toMatchObject({ state: 'Cancelled', recipients: [{ state: 'Cancelled' }] });
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(5);
+  });
 });
 
 describe('devices', () => {

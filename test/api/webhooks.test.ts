@@ -330,6 +330,7 @@ describe('GET /api/v1/webhooks/events', () => {
       'message.delivered',
       'message.failed',
       'message.expired',
+      'message.cancelling',
       'message.cancelled',
       'message.rerouted',
       'recipient.opted_out',

@@ -87,15 +87,19 @@ export class DeviceClient {
   }
 
   async claim(options: { limit: number; waitSeconds: number; signal?: AbortSignal }): Promise<WireMessage[]> {
-    const answer = await this.request<{ data: WireMessage[] }>(
+    return (await this.claimWithCancels(options)).data;
+  }
+
+  /** The claim's whole answer: the messages claimed, and `cancel`, the ids of held ones to drop. */
+  claimWithCancels(options: { limit: number; waitSeconds: number; signal?: AbortSignal }) {
+    return this.request<{ data: WireMessage[]; cancel: string[] }>(
       'POST',
       `/api/v1/device/outbox/claim?wait=${options.waitSeconds}`,
       { body: { limit: options.limit }, signal: options.signal },
     );
-    return answer.data;
   }
 
-  reportStatus(messageId: string, status: 'sent' | 'delivered' | 'failed', error?: string) {
+  reportStatus(messageId: string, status: 'sent' | 'delivered' | 'failed' | 'cancelled', error?: string) {
     return this.request<WireMessage>('POST', `/api/v1/device/messages/${encodeURIComponent(messageId)}/status`, {
       body: { status, error },
     });

@@ -6,6 +6,11 @@ export type RunOptions = {
   failureRate: number;
   /** Pause before each report, as a real phone and carrier take time. */
   delayMs: number;
+  /**
+   * How long a claimed message waits on the phone before it is sent: a cancel arriving in that time
+   * (the claim answer's `cancel`) drops it and reports `cancelled`.
+   */
+  holdMs?: number;
   /** Long-poll wait of each claim, seconds (0..30). */
   waitSeconds: number;
   limit: number;
@@ -19,7 +24,7 @@ export type RunOptions = {
   log?: (line: string) => void;
 };
 
-export type RunStats = { claimed: number; delivered: number; failed: number; heartbeats: number };
+export type RunStats = { claimed: number; delivered: number; failed: number; cancelled: number; heartbeats: number };
 
 /** Waits `ms`, or less when `signal` aborts: the simulated phone's pauses. */
 export const sleep = (ms: number, signal: AbortSignal) =>
@@ -59,7 +64,10 @@ export async function deliver(
  */
 export async function runDevice(client: DeviceClient, options: RunOptions): Promise<RunStats> {
   const log = options.log ?? (() => {});
-  const stats: RunStats = { claimed: 0, delivered: 0, failed: 0, heartbeats: 0 };
+  const stats: RunStats = { claimed: 0, delivered: 0, failed: 0, cancelled: 0, heartbeats: 0 };
+  const holdMs = options.holdMs ?? 0;
+  /** Claimed and not sent yet, with when each may go. */
+  const held: Array<{ message: WireMessage; sendAt: number }> = [];
   let battery = options.battery;
   let nextHeartbeat = 0;
   while (!options.signal.aborted) {
@@ -71,10 +79,32 @@ export async function runDevice(client: DeviceClient, options: RunOptions): Prom
         battery = battery <= 15 ? 100 : battery - 1;
         nextHeartbeat = Date.now() + options.heartbeatIntervalMs;
       }
-      const waitSeconds = Math.max(0, Math.min(options.waitSeconds, Math.floor((nextHeartbeat - Date.now()) / 1000)));
-      const messages = await client.claim({ limit: options.limit, waitSeconds, signal: options.signal });
-      stats.claimed += messages.length;
-      for (const message of messages) {
+      const nextSend = held.length > 0 ? Math.min(...held.map((entry) => entry.sendAt)) : Number.POSITIVE_INFINITY;
+      const waitSeconds = Math.max(
+        0,
+        Math.min(options.waitSeconds, Math.floor((Math.min(nextHeartbeat, nextSend) - Date.now()) / 1000)),
+      );
+      const answer = await client.claimWithCancels({ limit: options.limit, waitSeconds, signal: options.signal });
+      stats.claimed += answer.data.length;
+      for (const id of answer.cancel) {
+        const index = held.findIndex((entry) => entry.message.id === id);
+        if (index < 0) continue; // already sent: its own reports follow
+        held.splice(index, 1);
+        await client.reportStatus(id, 'cancelled');
+        stats.cancelled += 1;
+        log(`cancelled: ${id}`);
+      }
+      const now = Date.now();
+      // A message handed out again (its claim's answer was lost) is held once.
+      const fresh = answer.data.filter((message) => !held.some((entry) => entry.message.id === message.id));
+      held.push(...fresh.map((message) => ({ message, sendAt: now + holdMs })));
+      const due = held.filter((entry) => entry.sendAt <= Date.now());
+      if (due.length === 0 && held.length > 0) await sleep(Math.min(250, holdMs), options.signal);
+      for (const { message } of due) {
+        held.splice(
+          held.findIndex((entry) => entry.message.id === message.id),
+          1,
+        );
         const outcome = await deliver(client, message, options);
         stats[outcome] += 1;
         log(`${outcome}: ${message.id} to ${message.to}${message.sim ? ` from SIM ${message.sim}` : ''}`);

@@ -17,6 +17,11 @@ export type SmsGateRunOptions = {
   failureRate: number;
   /** Pause before each report, as a real phone and carrier take time. */
   delayMs: number;
+  /**
+   * How long a pulled message waits in the app's queue (`Pending`) before it is sent: a cancel
+   * (`MessageCancelled`, or `Cancelling` in a pull) in that time drops it and reports `Cancelled`.
+   */
+  holdMs?: number;
   /** Overrides the server's `ping.interval_seconds`; with neither, no `system:ping` is sent. */
   pingIntervalMs?: number;
   /** Starting battery level; it drains one point per ping and recharges at 15. */
@@ -40,6 +45,8 @@ export type SmsGateRunStats = {
   loopbacks: number;
   pings: number;
   connections: number;
+  /** Messages it held and dropped when the server cancelled them. */
+  cancelled: number;
 };
 
 const GENERIC_FAILURE = 'Send result: RESULT_ERROR_GENERIC_FAILURE (Generic failure cause)';
@@ -169,12 +176,15 @@ class SimulatedApp {
     loopbacks: 0,
     pings: 0,
     connections: 0,
+    cancelled: 0,
   };
   private readonly signal: AbortSignal;
   private readonly log: (line: string) => void;
   private readonly retryMs: number;
   /** Ids the app holds: like its local database, a pulled id is sent once however often it is pulled. */
   private readonly seen = new Set<string>();
+  /** Ids pulled and not yet being sent (`Pending` in the app's database): the ones a cancel drops. */
+  private readonly pending = new Map<string, PulledMessage>();
   private readonly reports: SerialQueue;
   private readonly webhooks: SerialQueue;
   private readonly sending: SerialQueue;
@@ -232,9 +242,38 @@ class SimulatedApp {
     if (event.type === 'MessageEnqueued') this.pull();
     else if (event.type === 'WebhooksUpdated') this.track(() => this.refresh('webhooks'));
     else if (event.type === 'SettingsUpdated') this.track(() => this.refresh('settings'));
-    else if (event.type === 'MessageCancelled' || event.type === 'MessagesExportRequested') {
+    else if (event.type === 'MessageCancelled') this.onMessageCancelled(event.data);
+    else if (event.type === 'MessagesExportRequested') {
       this.log(`event ${event.type} ${event.data}: not simulated`);
     } else this.log(`Unknown event type: ${event.type}`);
+  }
+
+  /** `EventsReceiver`: MessageCancelledEvent.withPayload(`{"messageId": …}`); an unknown id is ignored. */
+  private onMessageCancelled(data: string): void {
+    let messageId: unknown;
+    try {
+      messageId = (JSON.parse(data) as { messageId?: unknown } | null)?.messageId;
+    } catch {
+      messageId = undefined;
+    }
+    if (typeof messageId !== 'string') {
+      this.log(`error: MessageCancelled without a messageId: ${data}`);
+      return;
+    }
+    this.cancel(messageId);
+  }
+
+  /**
+   * `MessagesService.cancelMessage`: only a Pending message is cancelled (and `Cancelled` reported);
+   * one already being sent, or sent, stays as it is, and its own reports follow.
+   */
+  private cancel(messageId: string): void {
+    const message = this.pending.get(messageId);
+    if (!message) return;
+    this.pending.delete(messageId);
+    this.stats.cancelled += 1;
+    this.report(message, 'Cancelled', { Cancelled: appDate(new Date()) });
+    this.log(`cancelled: ${messageId}`);
   }
 
   private async refresh(what: 'settings' | 'webhooks'): Promise<void> {
@@ -278,19 +317,28 @@ class SimulatedApp {
   }
 
   private take(message: PulledMessage): void {
+    if (message.state === 'Cancelling' && this.seen.has(message.id)) {
+      this.cancel(message.id);
+      return;
+    }
     if (this.seen.has(message.id) || SETTLED_STATES.has(message.state ?? '')) return;
     this.seen.add(message.id);
     if (message.state === 'Cancelling') {
-      // Never seen before, so not sent: the app answers Cancelled at once.
+      // GatewayService.processMessage: not found locally, so never sent: Cancelled at once.
       this.report(message, 'Cancelled', { Cancelled: appDate(new Date()) });
+      this.stats.cancelled += 1;
       this.log(`cancelled: ${message.id}`);
       return;
     }
     this.stats.pulled += 1;
+    this.pending.set(message.id, message);
     this.sending.push(`send ${message.id}`, 1, () => this.send(message));
   }
 
   private async send(message: PulledMessage): Promise<void> {
+    await sleep(this.options.holdMs ?? 0, this.signal);
+    // Cancelled while it waited, or the run stopped.
+    if (!this.pending.delete(message.id) || this.signal.aborted) return;
     const text = textOf(message);
     if (text === undefined && !message.dataMessage) {
       this.log(`error: ${message.id}: Invalid message content`);

@@ -142,7 +142,14 @@ export async function sendSmsgateMessage(
   });
 }
 
-/** DELETE /messages/{id}: cancels a message that is still Pending (409 otherwise). */
+const CANCELLABLE_STATES: ReadonlySet<string> = new Set(['Pending', 'Processed']);
+
+/**
+ * DELETE /messages/{id}: cancels a message not sent yet, Pending or Processed (Simgate's Processed is
+ * a message its phone holds, which the reference server still calls Pending): its queued recipients
+ * are cancelled and refunded, those a phone holds become Cancelling and the phone is told
+ * (lib/messages/cancel.ts `cancelBulk`). Any other state answers 409.
+ */
 export async function cancelSmsgateMessage(
   executor: Executor,
   accountId: string,
@@ -152,10 +159,10 @@ export async function cancelSmsgateMessage(
     const row = await findByExtId(tx, accountId, extId);
     if (!row) throw notFound('Message');
     const current = await stateOf(tx, accountId, extId);
-    if (current.state !== 'Pending' || !row.bulkId) {
+    if (!CANCELLABLE_STATES.has(current.state) || !row.bulkId) {
       throw new DomainError(
         'MESSAGE_NOT_CANCELLABLE',
-        `Message ${extId} is ${current.state}; only a Pending message can be cancelled.`,
+        `Message ${extId} is ${current.state}; only a Pending (or Processed, not yet sent) message can be cancelled.`,
         {
           extra: { current_state: current.state },
         },

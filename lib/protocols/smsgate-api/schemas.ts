@@ -12,7 +12,15 @@ import { SMSGATE_SCOPES } from './scopes';
  */
 
 /** SMSGate's message states; a value outside them breaks its Python client. */
-export const PROCESSING_STATES = ['Pending', 'Processed', 'Sent', 'Delivered', 'Failed', 'Cancelled'] as const;
+export const PROCESSING_STATES = [
+  'Pending',
+  'Processed',
+  'Cancelling',
+  'Sent',
+  'Delivered',
+  'Failed',
+  'Cancelled',
+] as const;
 export type ProcessingState = (typeof PROCESSING_STATES)[number];
 
 /** `priority` at or above this goes out in Simgate's `high` lane (never past credits or pacing). */

@@ -6,6 +6,7 @@ import type { ProcessingState } from './schemas';
 export const STATE_OF: Record<MessageStatus, ProcessingState> = {
   queued: 'Pending',
   dispatched: 'Processed',
+  cancelling: 'Cancelling',
   sent: 'Sent',
   delivered: 'Delivered',
   failed: 'Failed',
@@ -20,7 +21,7 @@ export function stateOfHistory(status: HistoryStatus): ProcessingState | undefin
 }
 
 /** The order a message moves through: the whole message is as far as its slowest live recipient. */
-const PROGRESS: ProcessingState[] = ['Pending', 'Processed', 'Sent', 'Delivered'];
+const PROGRESS: ProcessingState[] = ['Pending', 'Processed', 'Cancelling', 'Sent', 'Delivered'];
 
 /** `status` (a messages.status expression) as SMSGate's state, in SQL. */
 export function stateSql(status: SQL): SQL {

@@ -4,9 +4,11 @@ import { config } from '@/lib/config';
 import { type DeviceSession, liveDevices, openDeviceSession } from '@/lib/devices/sessions';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
+import { awaitingCancel } from '@/lib/messages/cancelling';
 import { findDevicePhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
 import { shutdownSignal } from '@/lib/server/lifecycle';
+import { MAX_PULL } from './messages';
 
 /** Comment lines keep proxies from closing an idle stream (the reference sends one every 15 s). */
 export const KEEPALIVE_INTERVAL_MS = 15_000;
@@ -20,10 +22,20 @@ export function sseEvent(name: string): string {
 }
 
 /**
+ * `MessageCancelled` with the reference server's payload (`events.go` NewMessageCancelledEvent:
+ * `{"messageId": …}`), which the app's EventsRouter hands to MessageCancelledEvent.withPayload.
+ */
+export function messageCancelledEvent(messageId: string): string {
+  return `event: MessageCancelled\ndata: ${JSON.stringify({ messageId })}\n\n`;
+}
+
+/**
  * GET /events: the app's notification channel when it runs "SSE only". It first tells the app to
  * fetch its webhooks and settings (its own first fetch races its registration), then sends
  * `MessageEnqueued` on every wake-up of its phone's outbox, the same cross-instance wake-up
- * (LISTEN/NOTIFY) that long-polling claims use. An open stream is the app's presence: it counts
+ * (LISTEN/NOTIFY) that long-polling claims use, and `MessageCancelled` once per message of its
+ * phone asked to be cancelled (`cancelling`: at the stream's start and on each wake-up, which a
+ * cancel makes). An open stream is the app's presence: it counts
  * as an online heartbeat when it opens and every half HEARTBEAT_TIMEOUT_S while it stays open,
  * each tick after checking that the device still speaks for its phone.
  * Streams are capped (lib/devices/sessions.ts): MAX_STREAMS_PER_DEVICE per device (a newer one
@@ -73,7 +85,30 @@ async function streamAppEvents(
   // A second stream of the same device here finds its presence already kept.
   if (!session.hasSibling()) await record();
   let send: (chunk: string) => void = () => {};
-  const unwatch = await watchOutbox(phone.id, () => send(sseEvent('MessageEnqueued')));
+  // Each cancel is told once per stream; the lookups run one after another.
+  const told = new Set<string>();
+  let telling = Promise.resolve();
+  const tellCancels = () => {
+    telling = telling.then(async () => {
+      if (session.signal.aborted) return;
+      const rows = await awaitingCancel(db, phone.id, { limit: MAX_PULL }).catch((error: unknown) => {
+        log.warn({ err: error, deviceId: device.deviceId }, 'could not look for cancelled messages');
+        return undefined;
+      });
+      if (!rows) return;
+      const current = new Set(rows.map((row) => row.id));
+      for (const id of told) if (!current.has(id)) told.delete(id);
+      for (const id of current) {
+        if (told.has(id)) continue;
+        told.add(id);
+        send(messageCancelledEvent(id));
+      }
+    });
+  };
+  const unwatch = await watchOutbox(phone.id, () => {
+    send(sseEvent('MessageEnqueued'));
+    tellCancels();
+  });
   let stop = () => {
     unwatch();
     session.release();
@@ -121,6 +156,7 @@ async function streamAppEvents(
       shutdown.addEventListener('abort', closeForShutdown, { once: true });
       send(sseEvent('WebhooksUpdated'));
       send(sseEvent('SettingsUpdated'));
+      tellCancels();
     },
     cancel() {
       stop();

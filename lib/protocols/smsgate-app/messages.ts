@@ -3,6 +3,7 @@ import type { Database, Executor } from '@/db';
 import { type MessageStatus, messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
+import { awaitingCancel } from '@/lib/messages/cancelling';
 import { claimOutbox, handedOutTo } from '@/lib/messages/claim';
 import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
 import type { MessageRow } from '@/lib/messages/present';
@@ -25,22 +26,29 @@ export function presentForApp(row: MessageRow) {
     isEncrypted: false as const,
     validUntil: (row.expiresAt ?? new Date(row.sendAt.getTime() + 86_400_000)).toISOString(),
     createdAt: row.createdAt.toISOString(),
-    state: 'Pending' as const,
+    // A message asked to be cancelled: the app drops it if not sent yet and PATCHes `Cancelled`.
+    state: row.status === 'cancelling' ? ('Cancelling' as const) : ('Pending' as const),
   };
 }
 
 /**
- * GET /message: the phone's due queued messages, claimed exactly as the device outbox claim does
- * (pacing, one phone only, now `dispatched`), plus those it was handed before and has not
- * reported on: a pull the app never received hands them out again, and the app skips ids it holds.
+ * GET /message: first the messages the phone holds and was asked to drop (`state: Cancelling`, as
+ * the reference server lists Pending and Cancelling together), then the phone's due queued messages,
+ * claimed exactly as the device outbox claim does (pacing, one phone only, now `dispatched`), plus
+ * those it was handed before and has not reported on: a pull the app never received hands them out
+ * again, and the app skips ids it holds.
  */
 export async function pullForApp(db: Database, device: DevicePrincipal, order: 'lifo' | 'fifo') {
-  const claimed = await claimOutbox(db, device, {
-    limit: MAX_PULL,
-    waitMs: 0,
-    order: order === 'lifo' ? 'newest' : 'oldest',
-  });
   const phone = await findDevicePhone(db, device);
+  const cancelling = await awaitingCancel(db, phone.id, { limit: MAX_PULL });
+  const claimed =
+    cancelling.length < MAX_PULL
+      ? await claimOutbox(db, device, {
+          limit: MAX_PULL - cancelling.length,
+          waitMs: 0,
+          order: order === 'lifo' ? 'newest' : 'oldest',
+        })
+      : [];
   const handedBefore = await db
     .select()
     .from(messages)
@@ -56,11 +64,16 @@ export async function pullForApp(db: Database, device: DevicePrincipal, order: '
       ),
     )
     .orderBy(asc(messages.updatedAt))
-    .limit(Math.max(0, MAX_PULL - claimed.length));
-  return [...claimed, ...handedBefore].map(presentForApp);
+    .limit(Math.max(0, MAX_PULL - cancelling.length - claimed.length));
+  return [...cancelling, ...claimed, ...handedBefore].map(presentForApp);
 }
 
-/** Our moves for a state the app reports; Processed and Pending say the phone holds it (no change). */
+/**
+ * Our moves for a state the app reports; Processed and Pending say the phone holds it (no change).
+ * `Cancelled` ends a message asked to be cancelled (`cancelling`, refunded); the app cancelling one
+ * on its own (its local API) fails it, since nothing here asked (the lenient report skips the move
+ * the state machine forbids).
+ */
 const MOVES: Record<AppState, MessageStatus[]> = {
   Pending: [],
   Processed: [],
@@ -68,8 +81,11 @@ const MOVES: Record<AppState, MessageStatus[]> = {
   Sent: ['sent'],
   Delivered: ['sent', 'delivered'],
   Failed: ['failed'],
-  Cancelled: ['failed'],
+  Cancelled: ['cancelled', 'failed'],
 };
+
+/** The app cancels only a message it has not sent (MessagesService.cancelMessage: Pending only). */
+const FROM: Partial<Record<AppState, readonly MessageStatus[]>> = { Cancelled: ['dispatched', 'cancelling'] };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -92,7 +108,12 @@ export async function applyAppState(
         ? 'Cancelled on the phone'
         : undefined;
   await withTransaction(executor, (tx) =>
-    applyPhoneReport(tx, phone, report.id, { moves: MOVES[report.state], error, mode: 'lenient' }),
+    applyPhoneReport(tx, phone, report.id, {
+      moves: MOVES[report.state],
+      error,
+      mode: 'lenient',
+      from: FROM[report.state],
+    }),
   ).catch((caught: unknown) => {
     if (!(caught instanceof DomainError && caught.code === 'INVALID_TRANSITION')) throw caught;
   });

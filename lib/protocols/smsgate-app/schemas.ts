@@ -127,7 +127,10 @@ export const appMessage = z
     isEncrypted: z.literal(false),
     validUntil: z.string().openapi({ format: 'date-time' }),
     createdAt: z.string().openapi({ format: 'date-time' }),
-    state: z.literal('Pending'),
+    state: z.enum(['Pending', 'Cancelling']).openapi({
+      description:
+        '`Cancelling`: a message the phone holds was cancelled; the app drops it if not sent yet and PATCHes `Cancelled`.',
+    }),
   })
   .openapi('SmsGateMessage');
 

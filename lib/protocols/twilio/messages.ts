@@ -36,6 +36,7 @@ export function twilioStatusOf(row: Pick<MessageRow, 'status' | 'sendAt' | 'erro
     case 'queued':
       return row.sendAt.getTime() > now.getTime() ? 'scheduled' : 'queued';
     case 'dispatched':
+    case 'cancelling':
       return 'sending';
     case 'cancelled':
       return 'canceled';
@@ -239,7 +240,15 @@ export async function cancelTwilioMessage(
   accountId: string,
   messageId: string,
 ): Promise<MessageResource> {
-  await fetchTwilioMessage(executor, accountId, messageId);
+  const current = await fetchTwilioMessage(executor, accountId, messageId);
+  // Twilio cancels only what has not left for the carrier: a message a phone holds is `sending`.
+  if (current.status === 'sending') {
+    throw twilioError(
+      'MESSAGE_NOT_CANCELLABLE',
+      30409,
+      `Message ${messageId} is sending. Only a queued or scheduled message can be canceled.`,
+    );
+  }
   try {
     await cancelMessage(executor, accountId, messageId);
   } catch (error) {

@@ -26,7 +26,8 @@ export const DELETE = integratorRoute(
     doc: {
       operationId: 'smsgateCancelMessage',
       summary: 'Cancel a pending message (SMSGate)',
-      description: 'Cancels (and refunds) every recipient still queued; a message no longer Pending answers 409.',
+      description:
+        'Cancels (and refunds) every recipient still queued; recipients a phone holds become Cancelling and the phone is told to drop them (Cancelled and refunded once it confirms, Sent if it was too late). A message already Sent, Delivered, Failed or Cancelled answers 409.',
       tags: ['SMSGate integrator API'],
       response: { description: 'The state after cancelling.', schema: messageStateSchema },
       errors: ['NOT_FOUND', 'MESSAGE_NOT_CANCELLABLE'],

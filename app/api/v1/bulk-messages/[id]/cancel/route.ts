@@ -8,9 +8,9 @@ export const POST = route(
     params: bulkIdParams,
     doc: {
       operationId: 'cancelBulkMessage',
-      summary: 'Cancel what is still queued of a bulk',
+      summary: 'Cancel what is not sent yet of a bulk',
       description:
-        'Every message of the bulk that is still `queued` becomes `cancelled` (refunded, `message.cancelled` each); the answer counts them and the messages already on a phone or done. Safe to repeat.',
+        'Every message of the bulk that is still `queued` becomes `cancelled` (refunded, `message.cancelled` each); every one a phone holds becomes `cancelling` (`message.cancelling` each) and its phone is told to drop it, as POST /api/v1/messages/{id}/cancel does. The answer counts them and the messages already sent or done. Safe to repeat.',
       tags: ['Messages'],
       response: { description: 'The counts.', schema: bulkCancelledSchema },
       errors: ['NOT_FOUND'],

@@ -1,5 +1,5 @@
 import { route } from '@/lib/http/route';
-import { claimOutbox } from '@/lib/messages/claim';
+import { claimForDevice } from '@/lib/messages/claim';
 import { CLAIM_OUTBOX } from '@/lib/messages/docs';
 import { presentForDevice } from '@/lib/messages/present';
 import { claimAnswerSchema, claimBody, claimQuery } from '@/lib/messages/schemas';
@@ -21,9 +21,12 @@ export const POST = route(
       errors: ['DEVICE_NOT_ACTIVATED', 'FORBIDDEN'],
     },
   },
-  async ({ db, principal, body, query, req }) => ({
-    data: (await claimOutbox(db, principal, { limit: body.limit, waitMs: query.wait * 1000, signal: req.signal })).map(
-      presentForDevice,
-    ),
-  }),
+  async ({ db, principal, body, query, req }) => {
+    const { claimed, cancel } = await claimForDevice(db, principal, {
+      limit: body.limit,
+      waitMs: query.wait * 1000,
+      signal: req.signal,
+    });
+    return { data: claimed.map(presentForDevice), cancel };
+  },
 );

@@ -1,0 +1,12 @@
+ALTER TABLE "events" DROP CONSTRAINT "events_type_check";--> statement-breakpoint
+ALTER TABLE "message_status_history" DROP CONSTRAINT "message_status_history_status_check";--> statement-breakpoint
+ALTER TABLE "messages" DROP CONSTRAINT "messages_status_check";--> statement-breakpoint
+ALTER TABLE "webhook_deliveries" DROP CONSTRAINT "webhook_deliveries_event_type_check";--> statement-breakpoint
+ALTER TABLE "webhooks" DROP CONSTRAINT "webhooks_events_check";--> statement-breakpoint
+DROP INDEX "messages_expiry_idx";--> statement-breakpoint
+CREATE INDEX "messages_expiry_idx" ON "messages" USING btree ("expires_at") WHERE "messages"."status" in ('queued', 'dispatched', 'cancelling');--> statement-breakpoint
+ALTER TABLE "events" ADD CONSTRAINT "events_type_check" CHECK ("events"."type" in ('message.received', 'message.sent', 'message.delivered', 'message.failed', 'message.expired', 'message.cancelling', 'message.cancelled', 'message.rerouted', 'recipient.opted_out', 'recipient.opted_in', 'phone.online', 'phone.offline', 'phone.ping', 'alert.raised', 'alert.resolved', 'webhook.test'));--> statement-breakpoint
+ALTER TABLE "message_status_history" ADD CONSTRAINT "message_status_history_status_check" CHECK ("message_status_history"."status" in ('queued', 'dispatched', 'cancelling', 'sent', 'delivered', 'failed', 'expired', 'cancelled', 'received', 'rerouted', 'retrying'));--> statement-breakpoint
+ALTER TABLE "messages" ADD CONSTRAINT "messages_status_check" CHECK ("messages"."status" in ('queued', 'dispatched', 'cancelling', 'sent', 'delivered', 'failed', 'expired', 'cancelled', 'received'));--> statement-breakpoint
+ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_event_type_check" CHECK ("webhook_deliveries"."event_type" in ('message.received', 'message.sent', 'message.delivered', 'message.failed', 'message.expired', 'message.cancelling', 'message.cancelled', 'message.rerouted', 'recipient.opted_out', 'recipient.opted_in', 'phone.online', 'phone.offline', 'phone.ping', 'alert.raised', 'alert.resolved', 'webhook.test'));--> statement-breakpoint
+ALTER TABLE "webhooks" ADD CONSTRAINT "webhooks_events_check" CHECK ("webhooks"."events" <@ array['message.received', 'message.sent', 'message.delivered', 'message.failed', 'message.expired', 'message.cancelling', 'message.cancelled', 'message.rerouted', 'recipient.opted_out', 'recipient.opted_in', 'phone.online', 'phone.offline', 'phone.ping', 'alert.raised', 'alert.resolved', 'webhook.test']::text[]);
