@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { phones } from './fleet';
 import { bulkMessages } from './messages';
@@ -31,4 +31,29 @@ export const smsgateMessages = pgTable(
     index('smsgate_messages_account_created_idx').on(t.accountId, t.createdAt),
     index('smsgate_messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
   ],
+);
+
+/**
+ * A request to an SMSGate-app phone to send again what its inbox received in a period
+ * (`MessagesExportRequested`). The app's re-sent `sms:received` calls that land within the
+ * request's window and period count here: `recovered` became new messages, `repeated` were known.
+ */
+export const smsgateInboxExports = pgTable(
+  'smsgate_inbox_exports',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    phoneId: uuid('phone_id')
+      .notNull()
+      .references(() => phones.id, { onDelete: 'cascade' }),
+    since: timestamp('since', { withTimezone: true, precision: 3 }).notNull(),
+    until: timestamp('until', { withTimezone: true, precision: 3 }).notNull(),
+    messageTypes: text('message_types').notNull().default('SMS'),
+    recovered: integer('recovered').notNull().default(0),
+    repeated: integer('repeated').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('smsgate_inbox_exports_phone_created_idx').on(t.phoneId, t.createdAt)],
 );

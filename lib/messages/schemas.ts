@@ -280,7 +280,7 @@ export const messageSchema = z
     id: z.uuid(),
     kind: z.enum(MESSAGE_KINDS).openapi({
       description:
-        '`message` for everything sent or received; `sim_check` for the free SMS that checks the SIM of a phone paired with the SMSGate app, texted by the phone itself (loopback) or by another verified phone of the account (its text, which holds the code, is shown only to the sending phone).',
+        '`message` for a text SMS sent or received; `data` for a binary (data) SMS, its bytes in base64 as `content` and its port as `data_port`; `mms` for an MMS an SMSGate-app phone reported (its text as `content`, the rest in `details`); `sim_check` for the free SMS that checks the SIM of a phone paired with the SMSGate app, texted by the phone itself (loopback) or by another verified phone of the account (its text, which holds the code, is shown only to the sending phone).',
     }),
     direction: z.enum(MESSAGE_DIRECTIONS),
     from: z.string(),
@@ -313,6 +313,26 @@ export const messageSchema = z
       description:
         'On an inbound message: what the inbound rules, the HELP responder and webhook replies did about it, in order. Null when nothing was tried.',
     }),
+    data_port: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'A `data` message: the port it goes to or came to; null for every other.' }),
+    details: z
+      .object({
+        event: z.string().optional(),
+        subject: z.string().nullable().optional(),
+        size: z.number().nullable().optional(),
+        content_class: z.string().nullable().optional(),
+        transaction_id: z.string().nullable().optional(),
+        attachment_count: z.number().int().optional(),
+        attachment_types: z.array(z.string()).optional(),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'An inbound `data` or `mms` message: what the SMSGate app reported (`event` it came by; for an MMS `subject`, `size` in bytes, `content_class`, `transaction_id`, `attachment_count` and `attachment_types`). Attachment bytes are not kept. Null for every other.',
+      }),
     content_purged_at: z.string().nullable().openapi({
       format: 'date-time',
       description:

@@ -208,3 +208,21 @@ export const settingsDocument = z.record(z.string(), z.unknown()).openapi('Smsga
   description:
     'SMSGate’s settings document (`messages`, `webhooks`, `ping`, `logs`, …, snake_case keys). Mapped: `messages.limit_period`/`limit_value` (PerMinute, PerDay, Disabled) onto every phone’s pacing, `messages.work_hours_*` onto the account’s send window (UTC), `webhooks.signing_key` onto the key that signs SMSGate-format webhooks. Everything else is stored and echoed back.',
 });
+
+/** smsgateway.InboxRefreshRequest (the reference's OpenAPI document, internal/sms-gateway/openapi/docs.go). */
+export const inboxRefreshBody = z
+  .object({
+    deviceId: z.string().max(64).nullish().openapi({
+      description: 'The phone (its id in GET /devices); without it every phone of the account connected over SSE.',
+    }),
+    since: timestamp,
+    until: timestamp,
+    messageTypes: z
+      .array(z.enum(['SMS', 'DATA_SMS', 'MMS', 'MMS_DOWNLOADED']))
+      .min(1)
+      .max(4)
+      .nullish(),
+    triggerWebhooks: z.boolean().nullish(),
+    webhookDelivery: z.enum(['Disabled', 'Individual', 'Batch']).nullish(),
+  })
+  .openapi('SmsGateInboxRefreshRequest');
