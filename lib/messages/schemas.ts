@@ -21,6 +21,7 @@ import {
   MAX_TTL_SECONDS,
   MIN_TTL_SECONDS,
 } from './limits';
+import { DATA_SMS_MAX_BYTES, dataSmsBytes, dataSmsPort } from './data-sms';
 
 const content = z
   .string()
@@ -92,7 +93,13 @@ export const sendMessageBody = z
     from_group: fromGroup,
     require_online: requireOnline,
     to: e164,
-    content,
+    content: content.optional().openapi({
+      description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters; required unless \`data\` is given.`,
+    }),
+    data: dataSmsBytes.optional().openapi({
+      description: `A data (binary) SMS instead of text: its bytes in base64, 1 to ${DATA_SMS_MAX_BYTES} bytes, with \`port\`. Only from a phone paired with the SMSGate app (\`from\`, not \`from_group\`); any other phone answers 400.`,
+    }),
+    port: dataSmsPort.optional().openapi({ description: 'With `data`: the destination port, 0 to 65535.' }),
     request_id: z
       .string()
       .min(1)
@@ -105,6 +112,17 @@ export const sendMessageBody = z
     priority,
     status_callback_url: statusCallbackUrl,
     dry_run: dryRun,
+  })
+  .superRefine((body, ctx) => {
+    if ((body.content === undefined) === (body.data === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['content'], message: 'give exactly one of content and data' });
+    }
+    if ((body.data === undefined) !== (body.port === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['port'], message: 'port goes with data, and data with port' });
+    }
+    if (body.data !== undefined && body.dry_run) {
+      ctx.addIssue({ code: 'custom', path: ['dry_run'], message: 'not available for a data SMS' });
+    }
   })
   .openapi('SendMessage');
 

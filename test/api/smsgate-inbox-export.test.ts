@@ -2,15 +2,17 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { POST as exportInbox } from '@/app/api/3rdparty/v1/inbox/export/route';
 import { POST as refreshInbox } from '@/app/api/3rdparty/v1/inbox/refresh/route';
+import { POST as integratorSend } from '@/app/api/3rdparty/v1/messages/route';
 import { GET as events } from '@/app/api/mobile/v1/events/route';
 import { GET as webhooksList } from '@/app/api/mobile/v1/webhooks/route';
+import { POST as sendRoute } from '@/app/api/v1/messages/route';
 import { GET as listExports, POST as requestExport } from '@/app/api/v1/phones/[id]/inbox-export/route';
 import { GET as getPhone } from '@/app/api/v1/phones/[id]/route';
 import { events as eventsTable, messages } from '@/db/schema';
 import { createTestAccount, type TestAccount } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
-import { bearer, type PairedApp, pairVerifiedApp, signedCallback } from '../smsgate-app';
+import { bearer, type PairedApp, pairVerifiedApp, pullAs, signedCallback } from '../smsgate-app';
 
 // Wire shapes, from the app at 0cdc5d8 and the reference server at 22074dd:
 // - the SSE event and its data: app modules/events/ExternalEventType.kt (`MessagesExportRequested`),
@@ -410,5 +412,65 @@ describe('data SMS, MMS and app:started from the app', () => {
       cancelledAt: new Date().toISOString(),
     });
     expect(cancelled.status).toBe(200);
+  });
+});
+
+describe('outbound data SMS', () => {
+  // The app's pull item: GatewayApi.Message `dataMessage: { data, port }` (MessageContent.Data, port a UShort),
+  // read before textMessage (GatewayApi.kt, Message.content); the integrator's `dataMessage` the same shape
+  // (client-go smsgateway.DataMessage, as the app's localserver/domain/messages/DataMessage.kt).
+  it('POST /api/v1/messages with data and port hands the app a dataMessage only', async () => {
+    const account = await createTestAccount(db());
+    const app = await pairVerifiedApp(account);
+    const res = await call(sendRoute, {
+      body: { from: account.phone, to: '+14155550180', data: 'AQID', port: 2948 },
+      apiKey: account.apiKey,
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ kind: 'data', content: 'AQID', data_port: 2948, segments: 1 });
+    const pulled = { body: (await pullAs(app)) as unknown as Record<string, any>[] };
+    const item = pulled.body.find((message) => message.id === res.body.id) ?? {};
+    expect(item.dataMessage).toEqual({ data: 'AQID', port: 2948 });
+    expect(item).not.toHaveProperty('textMessage');
+    expect(item).not.toHaveProperty('message');
+  });
+
+  it('refuses a data SMS from a simulator phone, without port, with content too, or over 140 bytes', async () => {
+    const account = await createTestAccount(db());
+    const simulator = await call(sendRoute, {
+      body: { from: account.phone, to: '+14155550181', data: 'AQID', port: 2948 },
+      apiKey: account.apiKey,
+    });
+    expect(simulator.status).toBe(400);
+    expect(simulator.body.detail ?? JSON.stringify(simulator.body)).toMatch(/SMSGate app/);
+    for (const body of [
+      { from: account.phone, to: '+14155550181', data: 'AQID' },
+      { from: account.phone, to: '+14155550181', data: 'AQID', port: 1, content: 'hi' },
+      { from: account.phone, to: '+14155550181', data: Buffer.alloc(141).toString('base64'), port: 1 },
+      { from: account.phone, to: '+14155550181', data: 'not base64!', port: 1 },
+    ]) {
+      const res = await call(sendRoute, { body, apiKey: account.apiKey });
+      expect(res.status).toBe(400);
+    }
+  });
+
+  it('the integrator API’s dataMessage reaches the app the same way', async () => {
+    const account = await createTestAccount(db());
+    const app = await pairVerifiedApp(account);
+    const res = await call(integratorSend, {
+      body: { deviceId: account.phoneId, phoneNumbers: ['+14155550182'], dataMessage: { data: 'BAUG', port: 16001 } },
+      headers: basic(account.apiKey),
+    });
+    expect(res.status).toBe(202);
+    const pulled = { body: (await pullAs(app)) as unknown as Record<string, any>[] };
+    expect(pulled.body.map((message: { dataMessage?: unknown }) => message.dataMessage)).toContainEqual({
+      data: 'BAUG',
+      port: 16001,
+    });
+    const noDevice = await call(integratorSend, {
+      body: { phoneNumbers: ['+14155550182'], dataMessage: { data: 'BAUG', port: 16001 } },
+      headers: basic(account.apiKey),
+    });
+    expect(noDevice.status).toBe(400);
   });
 });

@@ -1,5 +1,6 @@
 import { SIM_SLOTS } from '@/db/schema';
 import { MAX_CONTENT_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '@/lib/messages/limits';
+import { dataSmsBytes, dataSmsPort } from '@/lib/messages/data-sms';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
 
@@ -35,7 +36,13 @@ export const sendMessageBody = z
       .max(MAX_CONTENT_LENGTH)
       .nullish()
       .openapi({ description: 'The older form of `textMessage.text`.' }),
-    dataMessage: z.unknown().optional().openapi({ description: 'Not supported: answers 400.' }),
+    dataMessage: z
+      .object({ data: dataSmsBytes, port: dataSmsPort })
+      .nullish()
+      .openapi({
+        description:
+          'A data SMS instead of text (the app’s DataMessage): `data` in base64 (at most 140 bytes) to `port`. Only from a `deviceId` paired with the SMSGate app; any other phone, or no `deviceId`, answers 400.',
+      }),
     phoneNumbers: z
       .array(e164)
       .min(1)
@@ -75,10 +82,7 @@ export const sendMessageBody = z
         message: 'encrypted messages are not supported by Simgate',
       });
     }
-    if (body.dataMessage !== undefined && body.dataMessage !== null) {
-      ctx.addIssue({ code: 'custom', path: ['dataMessage'], message: 'data messages are not supported by Simgate' });
-    }
-    if (!body.textMessage && !body.message) {
+    if (!body.textMessage && !body.message && !body.dataMessage) {
       ctx.addIssue({ code: 'custom', path: ['textMessage'], message: 'No message content provided' });
     }
     if (body.ttl != null && body.validUntil != null) {

@@ -173,8 +173,12 @@ export const registeredDevice = z
 export const appMessage = z
   .object({
     id: z.string(),
-    message: z.string().openapi({ description: 'The text again, for older app versions.' }),
-    textMessage: z.object({ text: z.string() }),
+    message: z.string().optional().openapi({ description: 'The text again, for older app versions.' }),
+    textMessage: z.object({ text: z.string() }).optional().openapi({ description: 'A text SMS.' }),
+    dataMessage: z
+      .object({ data: z.string(), port: z.number().int() })
+      .optional()
+      .openapi({ description: 'A data SMS instead: its bytes in base64 and the destination port.' }),
     phoneNumbers: z.array(z.string()),
     withDeliveryReport: z.boolean(),
     isEncrypted: z.literal(false),
