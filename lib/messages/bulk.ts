@@ -9,6 +9,7 @@ import { notifyOutbox } from '@/lib/notify/outbox';
 import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
+import { checkDataSender } from './data-sms';
 import {
   nothingToSend,
   type OutboundPlanInput,
@@ -16,7 +17,6 @@ import {
   planOutbound,
   type RejectedRecipient,
 } from './plan';
-import { checkDataSender } from './data-sms';
 import { scheduleOf } from './schedule';
 import type { Encoding } from './segments';
 

@@ -17,7 +17,12 @@ export const dataSmsBytes = z
   .openapi({ description: `The bytes in base64, 1 to ${DATA_SMS_MAX_BYTES} bytes.`, example: 'AQID' });
 
 /** The port a data SMS goes to (the app's `port`, an unsigned 16-bit number). */
-export const dataSmsPort = z.number().int().min(0).max(65_535).openapi({ description: 'Destination port, 0 to 65535.' });
+export const dataSmsPort = z
+  .number()
+  .int()
+  .min(0)
+  .max(65_535)
+  .openapi({ description: 'Destination port, 0 to 65535.' });
 
 /**
  * A data SMS goes out only through a phone paired with the SMSGate app (its pull hands it over as

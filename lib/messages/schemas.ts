@@ -13,6 +13,7 @@ import { e164 } from '@/lib/phone-number';
 import { queryPhone, queryTimestamp, timestamp } from '@/lib/query-params';
 import { webhookUrl } from '@/lib/webhooks/url';
 import { z } from '@/lib/zod';
+import { DATA_SMS_MAX_BYTES, dataSmsBytes, dataSmsPort } from './data-sms';
 import { RETRYABLE_ERRORS } from './failures';
 import {
   MAX_BULK_RECIPIENTS,
@@ -21,7 +22,6 @@ import {
   MAX_TTL_SECONDS,
   MIN_TTL_SECONDS,
 } from './limits';
-import { DATA_SMS_MAX_BYTES, dataSmsBytes, dataSmsPort } from './data-sms';
 
 const content = z
   .string()

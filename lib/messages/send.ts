@@ -11,11 +11,11 @@ import { isTransaction, isUniqueViolation } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { acceptInBatch, type BatchedSend } from './accept-batch';
 import { chooseGroupPhones, noOnlinePhone } from './assign';
+import { checkDataSender } from './data-sms';
 import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, messageRowOf, presentMessage } from './present';
 import { scheduleOf } from './schedule';
-import { checkDataSender } from './data-sms';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
 

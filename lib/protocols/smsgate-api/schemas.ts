@@ -1,6 +1,6 @@
 import { SIM_SLOTS } from '@/db/schema';
-import { MAX_CONTENT_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '@/lib/messages/limits';
 import { dataSmsBytes, dataSmsPort } from '@/lib/messages/data-sms';
+import { MAX_CONTENT_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '@/lib/messages/limits';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
 
@@ -36,13 +36,10 @@ export const sendMessageBody = z
       .max(MAX_CONTENT_LENGTH)
       .nullish()
       .openapi({ description: 'The older form of `textMessage.text`.' }),
-    dataMessage: z
-      .object({ data: dataSmsBytes, port: dataSmsPort })
-      .nullish()
-      .openapi({
-        description:
-          'A data SMS instead of text (the app’s DataMessage): `data` in base64 (at most 140 bytes) to `port`. Only from a `deviceId` paired with the SMSGate app; any other phone, or no `deviceId`, answers 400.',
-      }),
+    dataMessage: z.object({ data: dataSmsBytes, port: dataSmsPort }).nullish().openapi({
+      description:
+        'A data SMS instead of text (the app’s DataMessage): `data` in base64 (at most 140 bytes) to `port`. Only from a `deviceId` paired with the SMSGate app; any other phone, or no `deviceId`, answers 400.',
+    }),
     phoneNumbers: z
       .array(e164)
       .min(1)
