@@ -92,7 +92,7 @@ export async function requestInboxExport(
         .from(devices)
         .where(eq(devices.id, phone.deviceId))
     : [];
-  if (!device || device.kind !== 'app' || device.status !== 'activated') {
+  if (device?.kind !== 'app' || device.status !== 'activated') {
     throw new DomainError(
       'PHONE_NOT_CONNECTED',
       'Only a phone paired with the SMSGate app can send its inbox again; this phone is not.',
