@@ -27,6 +27,8 @@ export type BulkInput = OutboundPlanInput & {
   statusCallbackUrl?: string;
   /** Data SMS: `content` is their bytes in base64, sent to this port, from one app-paired phone (lib/messages/data-sms.ts). */
   dataPort?: number;
+  /** The request's field that carried the data, named when a phone cannot send it (default `data`). */
+  dataField?: string;
   /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
   via?: 'v1' | '3rdparty';
 };
@@ -49,7 +51,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
   const schedule = scheduleOf(input);
   if (input.dataPort !== undefined) {
     if (input.from === undefined) throw validationError('from', 'a data SMS is sent from one phone, not a group');
-    await checkDataSender(executor, accountId, input.from);
+    await checkDataSender(executor, accountId, input.from, input.dataField);
   }
   return withTransaction(executor, async (tx) => {
     // The phones before the group (lib/phones/delete.ts): a deletion under way is waited for, not deadlocked with.

@@ -29,7 +29,12 @@ export const dataSmsPort = z
  * `dataMessage`); the device simulator's API has no way to send one, so a send from any other
  * phone is refused with 400 before anything is charged.
  */
-export async function checkDataSender(executor: Executor, accountId: string, phone: string): Promise<void> {
+export async function checkDataSender(
+  executor: Executor,
+  accountId: string,
+  phone: string,
+  field = 'data',
+): Promise<void> {
   const [row] = await executor
     .select({ kind: devices.kind })
     .from(phones)
@@ -37,7 +42,7 @@ export async function checkDataSender(executor: Executor, accountId: string, pho
     .where(and(eq(phones.accountId, accountId), eq(phones.phone, phone)));
   if (row && row.kind !== 'app') {
     throw validationError(
-      'data',
+      field,
       'A data SMS needs a phone paired with the SMSGate app; this phone is driven through the device API (a simulator), which cannot send one.',
     );
   }

@@ -87,7 +87,7 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
         ? { kind: row.originKind, rule_id: row.originRuleId, inbound_message_id: row.originMessageId }
         : null,
     automation: row.automation ?? null,
-    data_port: row.dataPort,
+    data_port: row.dataPort ?? null,
     details: row.details ?? null,
     content_purged_at: iso(row.contentPurgedAt),
     created_at: iso(row.createdAt),

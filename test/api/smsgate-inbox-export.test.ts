@@ -472,5 +472,16 @@ describe('outbound data SMS', () => {
       headers: basic(account.apiKey),
     });
     expect(noDevice.status).toBe(400);
+    const simulatorAccount = await createTestAccount(db());
+    const simulator = await call(integratorSend, {
+      body: {
+        deviceId: simulatorAccount.phoneId,
+        phoneNumbers: ['+14155550182'],
+        dataMessage: { data: 'BAUG', port: 16001 },
+      },
+      headers: basic(simulatorAccount.apiKey),
+    });
+    expect(simulator.status).toBe(400);
+    expect(simulator.text).toMatch(/SMSGate app/);
   });
 });

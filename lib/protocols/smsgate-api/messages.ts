@@ -126,6 +126,7 @@ export async function sendSmsgateMessage(
       recipients: body.phoneNumbers,
       content,
       dataPort: body.dataMessage?.port,
+      dataField: 'dataMessage',
       sim: body.simNumber ?? undefined,
       sendAt,
       ttlSeconds: Math.min(ttlSeconds, 7 * 24 * 3600),
