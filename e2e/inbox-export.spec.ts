@@ -54,6 +54,7 @@ test('recover three SMS a simulated SMSGate phone received while disconnected, w
   await signIn(page, baseURL!, email);
   await navigate(page, 'Phones');
   await page.getByRole('link', { name: phone, exact: true }).click();
+  await expect(page.getByRole('heading', { name: phone })).toBeVisible();
   const phoneId = page.url().split('/').pop();
   const connect = page.getByRole('region', { name: 'Connect an Android phone' });
   await connect.getByRole('button', { name: 'Get a pairing code' }).click();
