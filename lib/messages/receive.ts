@@ -74,6 +74,8 @@ export async function receiveMessage(
     }
     const eventIds = await afterTransition(tx, [message], { at: receivedAt });
     await confirmSimByLoopback(tx, message);
+    // A data SMS's content is bytes in base64: no word or rule reads it.
+    if (message.kind === 'data') return { created: true, message: presentMessage(message) };
     // Opt-out words first: a message that was one is answered by nothing else.
     const automation =
       (await handleOptOutWord(tx, message)) === null
