@@ -1,4 +1,4 @@
-import { refreshSmsgateInbox } from '@/lib/protocols/smsgate-api/inbox';
+import { refreshSmsgateInbox } from '@/lib/protocols/smsgate-api/inbox-refresh';
 import { integratorRoute } from '@/lib/protocols/smsgate-api/route';
 import { inboxRefreshBody } from '@/lib/protocols/smsgate-api/schemas';
 
