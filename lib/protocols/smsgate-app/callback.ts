@@ -88,8 +88,9 @@ function parsed<T>(
  * `mms:received` / `mms:downloaded` → an inbound message of kind `mms` each (subject, size,
  * attachment count and types in `details`; no attachment bytes kept), `app:started` → an online
  * heartbeat. `sms:received` also counts toward an open inbox export (inbox-export.ts). Events
- * Simgate does not read (`sms:cancelled` among them) are accepted and ignored. A call id already processed for the device within
- * CALLBACK_ID_RETENTION_SECONDS is answered 2xx and changes nothing (replays, lost answers).
+ * Simgate does not read (`sms:cancelled` among them) are accepted and ignored. A call id already
+ * processed for the device within CALLBACK_ID_RETENTION_SECONDS is answered 2xx and changes
+ * nothing (replays, lost answers).
  */
 export async function handleAppCallback(
   db: Database,
