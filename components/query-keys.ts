@@ -11,6 +11,7 @@ export const queryKeys = {
     one: (id: string) => ['phones', 'one', id],
     devices: (id: string) => ['phones', 'one', id, 'devices'],
     heartbeats: (id: string) => ['phones', 'one', id, 'heartbeats'],
+    inboxExports: (id: string) => ['phones', 'one', id, 'inbox-exports'],
   },
   groups: {
     root: ['groups'],

@@ -23,6 +23,7 @@ import type { groupSchema } from '@/lib/groups/schemas';
 import type { heartbeatEntrySchema } from '@/lib/heartbeats/schemas';
 import type { bulkSchema, messageSchema } from '@/lib/messages/schemas';
 import type { phoneSchema } from '@/lib/phones/schemas';
+import type { inboxExportSchema } from '@/lib/protocols/smsgate-app/schemas';
 import type { messageStatsSchema } from '@/lib/stats/schemas';
 import type { createdWebhookSchema, deliveryDetailSchema, deliverySchema, webhookSchema } from '@/lib/webhooks/schemas';
 import type { z } from '@/lib/zod';
@@ -51,3 +52,5 @@ export type InboundRule = z.output<typeof ruleSchema>;
 export type RuleAction = z.output<typeof ruleActionSchema>;
 export type RulesTestResult = z.output<typeof testRuleAnswerSchema>;
 export type AutomationSettings = z.output<typeof automationSettingsSchema>;
+
+export type InboxExport = z.output<typeof inboxExportSchema>;

@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   INVALID_TRANSITION: { status: 409, title: 'Invalid transition' },
   NO_ONLINE_PHONE: { status: 409, title: 'No online phone in the group' },
   MESSAGE_NOT_CANCELLABLE: { status: 409, title: 'Message not cancellable' },
+  PHONE_NOT_CONNECTED: { status: 409, title: 'Phone not connected' },
   RECIPIENT_OPTED_OUT: { status: 422, title: 'Recipient opted out' },
   RECIPIENT_COUNTRY_NOT_ALLOWED: { status: 422, title: 'Recipient country not allowed' },
   MISDIRECTED_REQUEST: { status: 421, title: 'Misdirected request' },

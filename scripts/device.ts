@@ -7,12 +7,13 @@
  *   npm run device -- run --protocol smsgate --phone +14155550100 --code 12345678
  *   npm run device -- inject --protocol smsgate --phone +14155550100 --from +14155550123 --text "Hello"
  */
+import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { activateDevice } from '@/tools/device-sim/activate';
 import { DeviceClient } from '@/tools/device-sim/client';
 import { runDevice } from '@/tools/device-sim/run';
 import { type SimCardInfo, SmsGateClient } from '@/tools/device-sim/smsgate-client';
-import { inject, runSmsGateApp } from '@/tools/device-sim/smsgate-run';
+import { type InboxSms, inject, runSmsGateApp } from '@/tools/device-sim/smsgate-run';
 import { defaultStatePath, findState, loadState, saveState } from '@/tools/device-sim/state';
 
 const say = (line: string) => console.log(`[device] ${line}`);
@@ -149,7 +150,27 @@ type RunCommandOptions = {
   limit: number;
   heartbeatS: number;
   battery: number;
+  inbox?: string;
 };
+
+/**
+ * `--inbox`: a JSON array of `{ from, text, receivedAt }`, the SMS the phone's inbox holds without
+ * ever having sent them (received while the server could not be reached); the app sends them
+ * again when the server asks (MessagesExportRequested).
+ */
+function readInbox(file: string | undefined): InboxSms[] | undefined {
+  if (!file) return undefined;
+  const raw: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+  if (!Array.isArray(raw)) throw new Error(`${file}: expected a JSON array of { from, text, receivedAt }`);
+  return raw.map((item, index) => {
+    const { from, text, receivedAt } = (item ?? {}) as Record<string, unknown>;
+    const date = new Date(String(receivedAt));
+    if (typeof from !== 'string' || typeof text !== 'string' || Number.isNaN(date.getTime())) {
+      throw new Error(`${file}: item ${index} needs from, text and receivedAt (RFC 3339)`);
+    }
+    return { from, text, receivedAt: date };
+  });
+}
 
 program
   .command('run')
@@ -178,6 +199,7 @@ program
     30,
   )
   .option('--battery <percent>', 'starting battery level', number(0, 100), 100)
+  .option('--inbox <file>', 'smsgate: JSON [{ from, text, receivedAt }] the inbox holds unsent, sent again on export')
   .action(async (options: RunCommandOptions, command: Command) => {
     const controller = new AbortController();
     const stop = () => controller.abort();
@@ -194,6 +216,7 @@ program
         holdMs: options.holdMs,
         pingIntervalMs: pingSet ? options.heartbeatS * 1000 : undefined,
         battery: options.battery,
+        inbox: readInbox(options.inbox),
         signal: controller.signal,
         log: say,
       });

@@ -11,6 +11,7 @@ import { GET as webhooks } from '@/app/api/mobile/v1/webhooks/route';
 import { POST as cancelMessage } from '@/app/api/v1/messages/[id]/cancel/route';
 import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { GET as listMessages, POST as send } from '@/app/api/v1/messages/route';
+import { GET as listExports, POST as requestExport } from '@/app/api/v1/phones/[id]/inbox-export/route';
 import { POST as pairingCode } from '@/app/api/v1/phones/[id]/pairing-code/route';
 import { GET as readPhone } from '@/app/api/v1/phones/[id]/route';
 import type { RouteHandler } from '@/lib/http/route';
@@ -291,5 +292,66 @@ describe('the SMSGate app wire', () => {
     expect(gsonJson({ a: "<b>&c='d'", skip: null, keep: [1, null] })).toBe(
       '{"a":"\\u003cb\\u003e\\u0026c\\u003d\\u0027d\\u0027","keep":[1,null]}',
     );
+  });
+});
+
+describe('the SMSGate app simulator: inbox export and data SMS', () => {
+  // The export: app modules/receiver/events/MessagesExportRequestedEvent.kt (the event's data) and
+  // modules/receiver/ReceiverService.kt (`export`: each SMS of the period again as sms:received).
+  it('recovers three SMS received while disconnected; the one the server had is not doubled', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    const hour = 3_600_000;
+    const inbox = [
+      { from: '+14155550191', text: 'known before the outage', receivedAt: new Date(Date.now() - 5 * hour) },
+    ];
+    const { client, stop } = await verifiedApp(account, { inbox });
+    await inject(client, { phone: account.phone, ...inbox[0]! });
+    // What arrived while the phone could not reach the server: in its inbox, never sent.
+    for (const [index, hoursAgo] of [3, 2, 1].entries()) {
+      inbox.push({
+        from: '+14155550192',
+        text: `missed ${index + 1}`,
+        receivedAt: new Date(Date.now() - hoursAgo * hour),
+      });
+    }
+    const inboundTexts = async () => {
+      const list = await call(listMessages, {
+        path: `/api/v1/messages?direction=inbound&phone=${encodeURIComponent(account.phone)}`,
+        apiKey: account.apiKey,
+      });
+      return (list.body.data as { content: string; from: string }[])
+        .filter((message) => message.from !== account.phone)
+        .map((message) => message.content)
+        .sort();
+    };
+    await until(async () => ((await inboundTexts()).length === 1 ? true : undefined));
+    const requested = await call(requestExport, {
+      method: 'POST',
+      params: { id: account.phoneId },
+      body: { since: new Date(Date.now() - 6 * hour).toISOString(), until: new Date().toISOString() },
+      apiKey: account.apiKey,
+    });
+    expect(requested.status).toBe(202);
+    const counted = await until(async () => {
+      const [latest] = (await call(listExports, { params: { id: account.phoneId }, apiKey: account.apiKey })).body;
+      return latest.recovered + latest.repeated === 4 ? latest : undefined;
+    });
+    expect(counted).toMatchObject({ id: requested.body.id, recovered: 3, repeated: 1 });
+    expect(await inboundTexts()).toEqual(['known before the outage', 'missed 1', 'missed 2', 'missed 3']);
+    const stats = await stop();
+    expect(stats.exported).toBe(4);
+  });
+
+  // The pull item's `dataMessage` (GatewayApi.kt, MessageContent.Data): sent like a text, reported the same.
+  it('sends a data SMS handed to it as dataMessage and reports it delivered', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    const { stop } = await verifiedApp(account);
+    const sent = await call(send, {
+      body: { from: account.phone, to: testNumber(), data: 'AQIDBA==', port: 2948 },
+      apiKey: account.apiKey,
+    });
+    expect(sent.status).toBe(201);
+    expect(await messageOnceSettled(account, sent.body.id)).toMatchObject({ kind: 'data', status: 'delivered' });
+    await stop();
   });
 });

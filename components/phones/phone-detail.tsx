@@ -13,6 +13,7 @@ import { SimBadge, StatusBadge } from './badges';
 import { BatterySection } from './battery-section';
 import { ConnectPanel } from './connect-panel';
 import { DevicesSection } from './devices-section';
+import { InboxRecovery } from './inbox-recovery';
 import { PhoneMessages } from './phone-messages';
 import { PhoneSettings } from './phone-settings';
 import { usePhone } from './queries';
@@ -113,6 +114,7 @@ function PhoneView({ phone }: { phone: Phone }) {
       <BatterySection phoneId={phone.id} />
       {phone.sim_verification === 'pending' && <SimCheckPanel phone={phone} />}
       <PhoneMessages phone={phone} />
+      {phone.device_connected && <InboxRecovery phone={phone} />}
       <PhoneSettings key={phone.id} phone={phone} />
       <ConnectPanel phone={phone} />
       <DevicesSection phone={phone} />

@@ -22,9 +22,27 @@ import { webhooks } from './webhooks';
 export { FINAL_MESSAGE_STATUSES, MESSAGE_STATUSES, type MessageStatus } from './message-states';
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
-/** `sim_check`: the free loopback SMS that proves an app-paired phone's SIM (its code is never shown). */
-export const MESSAGE_KINDS = ['message', 'sim_check'] as const;
+/**
+ * `sim_check`: the free loopback SMS that proves an app-paired phone's SIM (its code is never shown).
+ * `data`: a binary (data) SMS to or from a port, its bytes in base64 as `content`.
+ * `mms`: an MMS the SMSGate app reported (its text as `content`, what it said about it in `details`).
+ */
+export const MESSAGE_KINDS = ['message', 'sim_check', 'data', 'mms'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
+
+/**
+ * What the SMSGate app reported about a data SMS or an MMS it received, as it reported it
+ * (`sms:data-received`, `mms:received`, `mms:downloaded`); no attachment bytes are kept.
+ */
+export type MessageDetails = {
+  event?: string;
+  subject?: string | null;
+  size?: number | null;
+  content_class?: string | null;
+  transaction_id?: string | null;
+  attachment_count?: number;
+  attachment_types?: string[];
+};
 /**
  * A history row is a state the message entered; `rerouted`: a message sent through a group
  * (`from_group`) moved from one phone of the group to another (its from_phone and to_phone);
@@ -83,6 +101,10 @@ export const messages = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
     error: text('error'),
     kind: text('kind', { enum: MESSAGE_KINDS }).notNull().default('message'),
+    // A data SMS: the port it goes to (outbound) or came to (inbound, when the app says).
+    dataPort: integer('data_port'),
+    // An inbound data SMS or MMS: what the app reported about it (MessageDetails).
+    details: jsonb('details').$type<MessageDetails>(),
     // The SIM slot the phone should send from (null: the phone's default).
     sim: smallint('sim'),
     // Set when sent through a group: the message may move to another phone of that group.

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 import { phones } from './fleet';
@@ -64,4 +64,29 @@ export const smsgateTokens = pgTable(
     index('smsgate_tokens_parent_idx').on(t.parentJti).where(sql`${t.parentJti} is not null`),
     checkIn('smsgate_tokens_use_check', t.use, SMSGATE_TOKEN_USES),
   ],
+);
+
+/**
+ * A request to an SMSGate-app phone to send again what its inbox received in a period
+ * (`MessagesExportRequested`). The app's re-sent `sms:received` calls that land within the
+ * request's window and period count here: `recovered` became new messages, `repeated` were known.
+ */
+export const smsgateInboxExports = pgTable(
+  'smsgate_inbox_exports',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    phoneId: uuid('phone_id')
+      .notNull()
+      .references(() => phones.id, { onDelete: 'cascade' }),
+    since: timestamp('since', { withTimezone: true, precision: 3 }).notNull(),
+    until: timestamp('until', { withTimezone: true, precision: 3 }).notNull(),
+    messageTypes: text('message_types').notNull().default('SMS'),
+    recovered: integer('recovered').notNull().default(0),
+    repeated: integer('repeated').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('smsgate_inbox_exports_phone_created_idx').on(t.phoneId, t.createdAt)],
 );

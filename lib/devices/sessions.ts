@@ -26,6 +26,8 @@ export type DeviceSession = {
   reason: () => 'revoked' | 'replaced' | undefined;
   /** Whether another stream of the device is open here (its presence is already kept). */
   hasSibling: () => boolean;
+  /** A stream's writer of SSE events (`pushToDevice` reaches the device through it). */
+  setPush: (push: (name: string, data: string) => void) => void;
   release: () => void;
 };
 
@@ -35,6 +37,7 @@ type Entry = {
   kind: SessionKind;
   controller: AbortController;
   reason?: 'revoked' | 'replaced';
+  push?: (name: string, data: string) => void;
 };
 
 type Registry = { byDevice: Map<string, Entry[]>; streamsByAccount: Map<string, number>; streams: number };
@@ -125,8 +128,32 @@ export async function openDeviceSession(device: DevicePrincipal, kind: SessionKi
     reason: () => entry.reason,
     hasSibling: () =>
       (registry.byDevice.get(device.deviceId) ?? []).some((other) => other !== entry && other.kind === 'stream'),
+    setPush: (push) => {
+      entry.push = push;
+    },
     release: () => remove(entry),
   };
+}
+
+/** Whether the device holds an event stream open in this process. */
+export function hasOpenStream(deviceId: string): boolean {
+  return (registry.byDevice.get(deviceId) ?? []).some(
+    (entry) => entry.kind === 'stream' && entry.push !== undefined && !entry.controller.signal.aborted,
+  );
+}
+
+/**
+ * Sends one SSE event (`event: <name>`, `data: <data>`) on every open event stream of the device
+ * in this process; answers how many streams took it (0: the device has no stream open here).
+ */
+export function pushToDevice(deviceId: string, name: string, data: string): number {
+  let sent = 0;
+  for (const entry of registry.byDevice.get(deviceId) ?? []) {
+    if (entry.kind !== 'stream' || !entry.push || entry.controller.signal.aborted) continue;
+    entry.push(name, data);
+    sent++;
+  }
+  return sent;
 }
 
 /** Open streams in this process, in all and of one account (for tests and health). */

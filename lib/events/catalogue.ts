@@ -86,6 +86,8 @@ function sampleMessage(overrides: Record<string, unknown>): Record<string, unkno
     error: null,
     origin: null,
     automation: null,
+    data_port: null,
+    details: null,
     content_purged_at: null,
     created_at: SAMPLE_TIME,
     updated_at: SAMPLE_TIME,
@@ -114,7 +116,8 @@ type CatalogueEntry = {
 
 export const EVENT_CATALOGUE = {
   'message.received': {
-    description: 'An SMS arrived on one of your phones. Phone filters match the receiving phone (`to`).',
+    description:
+      'An SMS arrived on one of your phones (`kind` `message`; `data` for a data SMS, `mms` for an MMS an SMSGate-app phone reported). Phone filters match the receiving phone (`to`).',
     subscribable: true,
     schema: messageEventData,
     sample: sampleMessage({

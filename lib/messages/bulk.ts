@@ -3,12 +3,13 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { bulkMessages, type MessagePriority, messages, phones } from '@/db/schema';
 import { chargeMessages } from '@/lib/credits/ledger';
-import { notFound } from '@/lib/errors';
+import { notFound, validationError } from '@/lib/errors';
 import { messagesAccepted } from '@/lib/metrics/record';
 import { notifyOutbox } from '@/lib/notify/outbox';
 import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
+import { checkDataSender } from './data-sms';
 import {
   nothingToSend,
   type OutboundPlanInput,
@@ -24,6 +25,10 @@ export type BulkInput = OutboundPlanInput & {
   ttlSeconds?: number;
   priority?: MessagePriority;
   statusCallbackUrl?: string;
+  /** Data SMS: `content` is their bytes in base64, sent to this port, from one app-paired phone (lib/messages/data-sms.ts). */
+  dataPort?: number;
+  /** The request's field that carried the data, named when a phone cannot send it (default `data`). */
+  dataField?: string;
   /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
   via?: 'v1' | '3rdparty';
 };
@@ -44,6 +49,10 @@ export type BulkCreated = {
  */
 export async function sendBulk(executor: Executor, accountId: string, input: BulkInput): Promise<BulkCreated> {
   const schedule = scheduleOf(input);
+  if (input.dataPort !== undefined) {
+    if (input.from === undefined) throw validationError('from', 'a data SMS is sent from one phone, not a group');
+    await checkDataSender(executor, accountId, input.from, input.dataField);
+  }
   return withTransaction(executor, async (tx) => {
     // The phones before the group (lib/phones/delete.ts): a deletion under way is waited for, not deadlocked with.
     const plan = await planOutbound(tx, accountId, input, { lock: true });
@@ -75,6 +84,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
       priority: input.priority ?? 'normal',
       callbackWebhookId,
       fromGroup: input.fromGroup ?? null,
+      dataPort: input.dataPort ?? null,
       ...schedule,
       at: bulk.createdAt,
     });
@@ -111,6 +121,7 @@ async function insertQueued(
     priority: MessagePriority;
     callbackWebhookId: string | null;
     fromGroup: number | null;
+    dataPort: number | null;
     sendAt: Date;
     expiresAt: Date;
     at: Date;
@@ -123,20 +134,22 @@ async function insertQueued(
       from: message.phone.phone,
       to: message.to,
       content: message.content,
-      segments: message.segments,
-      encoding: message.encoding,
+      segments: batch.dataPort === null ? message.segments : 1,
+      encoding: batch.dataPort === null ? message.encoding : 'GSM-7',
     })),
   );
   const at = batch.at.toISOString();
   await tx.execute(sql`
     with message as (
       insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
-        encoding, bulk_id, sim, priority, callback_webhook_id, from_group, send_at, expires_at, created_at, updated_at)
+        encoding, bulk_id, sim, priority, callback_webhook_id, from_group, send_at, expires_at, created_at, updated_at,
+        kind, data_port)
       select i.id, ${batch.accountId}::uuid, i.phone_id, ${batch.groupId}::int, 'outbound', i."from", i."to",
         i.content, 'queued', i.segments, i.encoding, ${batch.bulkId}::uuid, ${batch.sim}::smallint,
         ${batch.priority}, ${batch.callbackWebhookId}::uuid, ${batch.fromGroup}::int,
         ${batch.sendAt.toISOString()}::timestamptz, ${batch.expiresAt.toISOString()}::timestamptz,
-        ${at}::timestamptz, ${at}::timestamptz
+        ${at}::timestamptz, ${at}::timestamptz, ${batch.dataPort === null ? 'message' : 'data'}::text,
+        ${batch.dataPort}::int
       from jsonb_to_recordset(${input}::jsonb) as i(id uuid, phone_id uuid, "from" text, "to" text, content text,
         segments int, encoding text)
       returning id, status, created_at

@@ -1,5 +1,5 @@
 import { getTableColumns } from 'drizzle-orm';
-import { type AutomationEntry, type MessageOriginKind, messages } from '@/db/schema';
+import { type AutomationEntry, type MessageDetails, type MessageOriginKind, messages } from '@/db/schema';
 import { iso } from '@/lib/wire';
 
 export type MessageRow = typeof messages.$inferSelect;
@@ -44,6 +44,10 @@ export type MessageWire = {
   origin: { kind: MessageOriginKind; rule_id: string | null; inbound_message_id: string } | null;
   /** An inbound message: what automation did about it; null when nothing ran (and for outbound messages). */
   automation: AutomationEntry[] | null;
+  /** A data SMS: its port; null for every other. */
+  data_port: number | null;
+  /** An inbound data SMS or MMS: what the SMSGate app reported about it; null for every other. */
+  details: MessageDetails | null;
   /** When retention removed the content (then `content` is its SHA-256 in hex, or empty); null while it is kept. */
   content_purged_at: string | null;
   created_at: string | null;
@@ -83,6 +87,8 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
         ? { kind: row.originKind, rule_id: row.originRuleId, inbound_message_id: row.originMessageId }
         : null,
     automation: row.automation ?? null,
+    data_port: row.dataPort ?? null,
+    details: row.details ?? null,
     content_purged_at: iso(row.contentPurgedAt),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),

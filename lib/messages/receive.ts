@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { messages } from '@/db/schema';
+import { type MessageDetails, type MessageKind, messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { runInboundAutomation } from '@/lib/automation/run';
 import { validationError } from '@/lib/errors';
@@ -13,7 +13,15 @@ import { type MessageWire, presentMessage } from './present';
 import { countSegments } from './segments';
 import { afterTransition } from './state-machine';
 
-export type ReceivedInput = { from: string; content: string; receivedAt?: Date; deviceMessageId?: string };
+export type ReceivedInput = {
+  from: string;
+  content: string;
+  receivedAt?: Date;
+  deviceMessageId?: string;
+  /** `data` or `mms` from an SMSGate-app phone; a text SMS by default. */
+  kind?: Extract<MessageKind, 'message' | 'data' | 'mms'>;
+  details?: MessageDetails;
+};
 
 /**
  * An SMS the phone received. Idempotent on the phone's own message id
@@ -30,7 +38,10 @@ export async function receiveMessage(
   if (receivedAt.getTime() > now.getTime() + SEND_AT_PAST_TOLERANCE_MS) {
     throw validationError('received_at', 'must not be in the future');
   }
-  const { encoding, segments } = countSegments(input.content);
+  const { encoding, segments } =
+    input.kind === 'data' || input.kind === 'mms'
+      ? { encoding: 'GSM-7' as const, segments: 1 }
+      : countSegments(input.content);
   return withTransaction(executor, async (tx) => {
     const [message] = await tx
       .insert(messages)
@@ -45,6 +56,8 @@ export async function receiveMessage(
         segments,
         encoding,
         deviceMessageId: input.deviceMessageId,
+        ...(input.kind ? { kind: input.kind } : {}),
+        ...(input.details ? { details: input.details } : {}),
         sendAt: receivedAt,
         createdAt: receivedAt,
         updatedAt: now,
@@ -61,6 +74,8 @@ export async function receiveMessage(
     }
     const eventIds = await afterTransition(tx, [message], { at: receivedAt });
     await confirmSimByLoopback(tx, message);
+    // A data SMS's content is bytes in base64: no word or rule reads it.
+    if (message.kind === 'data') return { created: true, message: presentMessage(message) };
     // Opt-out words first: a message that was one is answered by nothing else.
     const automation =
       (await handleOptOutWord(tx, message)) === null

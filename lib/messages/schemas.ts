@@ -13,6 +13,7 @@ import { e164 } from '@/lib/phone-number';
 import { queryPhone, queryTimestamp, timestamp } from '@/lib/query-params';
 import { webhookUrl } from '@/lib/webhooks/url';
 import { z } from '@/lib/zod';
+import { DATA_SMS_MAX_BYTES, dataSmsBytes, dataSmsPort } from './data-sms';
 import { RETRYABLE_ERRORS } from './failures';
 import {
   MAX_BULK_RECIPIENTS,
@@ -92,7 +93,13 @@ export const sendMessageBody = z
     from_group: fromGroup,
     require_online: requireOnline,
     to: e164,
-    content,
+    content: content.optional().openapi({
+      description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters; required unless \`data\` is given.`,
+    }),
+    data: dataSmsBytes.optional().openapi({
+      description: `A data (binary) SMS instead of text: its bytes in base64, 1 to ${DATA_SMS_MAX_BYTES} bytes, with \`port\`. Only from a phone paired with the SMSGate app (\`from\`, not \`from_group\`); any other phone answers 400.`,
+    }),
+    port: dataSmsPort.optional().openapi({ description: 'With `data`: the destination port, 0 to 65535.' }),
     request_id: z
       .string()
       .min(1)
@@ -105,6 +112,17 @@ export const sendMessageBody = z
     priority,
     status_callback_url: statusCallbackUrl,
     dry_run: dryRun,
+  })
+  .superRefine((body, ctx) => {
+    if ((body.content === undefined) === (body.data === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['content'], message: 'give exactly one of content and data' });
+    }
+    if ((body.data === undefined) !== (body.port === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['port'], message: 'port goes with data, and data with port' });
+    }
+    if (body.data !== undefined && body.dry_run) {
+      ctx.addIssue({ code: 'custom', path: ['dry_run'], message: 'not available for a data SMS' });
+    }
   })
   .openapi('SendMessage');
 
@@ -280,7 +298,7 @@ export const messageSchema = z
     id: z.uuid(),
     kind: z.enum(MESSAGE_KINDS).openapi({
       description:
-        '`message` for everything sent or received; `sim_check` for the free SMS that checks the SIM of a phone paired with the SMSGate app, texted by the phone itself (loopback) or by another verified phone of the account (its text, which holds the code, is shown only to the sending phone).',
+        '`message` for a text SMS sent or received; `data` for a binary (data) SMS, its bytes in base64 as `content` and its port as `data_port`; `mms` for an MMS an SMSGate-app phone reported (its text as `content`, the rest in `details`); `sim_check` for the free SMS that checks the SIM of a phone paired with the SMSGate app, texted by the phone itself (loopback) or by another verified phone of the account (its text, which holds the code, is shown only to the sending phone).',
     }),
     direction: z.enum(MESSAGE_DIRECTIONS),
     from: z.string(),
@@ -313,6 +331,26 @@ export const messageSchema = z
       description:
         'On an inbound message: what the inbound rules, the HELP responder and webhook replies did about it, in order. Null when nothing was tried.',
     }),
+    data_port: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'A `data` message: the port it goes to or came to; null for every other.' }),
+    details: z
+      .object({
+        event: z.string().optional(),
+        subject: z.string().nullable().optional(),
+        size: z.number().nullable().optional(),
+        content_class: z.string().nullable().optional(),
+        transaction_id: z.string().nullable().optional(),
+        attachment_count: z.number().int().optional(),
+        attachment_types: z.array(z.string()).optional(),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'An inbound `data` or `mms` message: what the SMSGate app reported (`event` it came by; for an MMS `subject`, `size` in bytes, `content_class`, `transaction_id`, `attachment_count` and `attachment_types`). Attachment bytes are not kept. Null for every other.',
+      }),
     content_purged_at: z.string().nullable().openapi({
       format: 'date-time',
       description:

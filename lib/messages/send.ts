@@ -11,6 +11,7 @@ import { isTransaction, isUniqueViolation } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { acceptInBatch, type BatchedSend } from './accept-batch';
 import { chooseGroupPhones, noOnlinePhone } from './assign';
+import { checkDataSender } from './data-sms';
 import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { type MessageRow, type MessageWire, messageRowOf, presentMessage } from './present';
@@ -41,6 +42,8 @@ export type SendInput = {
   ignoreOptOut?: boolean;
   /** An automatic message (lib/automation): once per inbound message and `key` (messages_origin_key). */
   origin?: { kind: MessageOriginKind; ruleId: string | null; inboundMessageId: string; key: string };
+  /** A data SMS: `content` is its bytes in base64, sent to this port (lib/messages/data-sms.ts). */
+  dataPort?: number;
   /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
   via?: 'v1' | '3rdparty' | 'twilio';
 };
@@ -53,6 +56,9 @@ function checkInput(input: SendInput): { from: string | undefined; to: string } 
   if (input.from !== undefined && !from) throw validationError('from', 'not a valid E.164 phone number');
   const to = toE164(input.to);
   if (!to) throw validationError('to', 'not a valid E.164 phone number');
+  if (input.dataPort !== undefined && input.from === undefined) {
+    throw validationError('from', 'a data SMS is sent from one phone: give from, not from_group');
+  }
   if (input.content.length < 1 || input.content.length > MAX_CONTENT_LENGTH) {
     throw validationError('content', `must be 1 to ${MAX_CONTENT_LENGTH} characters`);
   }
@@ -71,6 +77,7 @@ type Accepted = Omit<BatchedSend, 'country' | 'priority' | 'encoding'> & {
   encoding: MessageRow['encoding'];
   ignoreOptOut: boolean;
   origin: SendInput['origin'] | null;
+  dataPort: number | null;
 };
 
 /**
@@ -81,7 +88,9 @@ type Accepted = Omit<BatchedSend, 'country' | 'priority' | 'encoding'> & {
 export async function sendMessage(executor: Executor, accountId: string, input: SendInput): Promise<MessageWire> {
   const { from, to } = checkInput(input);
   const schedule = scheduleOf(input);
-  const { encoding, segments } = countSegments(input.content);
+  const { encoding, segments } =
+    input.dataPort === undefined ? countSegments(input.content) : { encoding: 'GSM-7' as const, segments: 1 };
+  if (input.dataPort !== undefined && from) await checkDataSender(executor, accountId, from);
   const accepted: Accepted = {
     id: randomUUID(),
     accountId,
@@ -94,6 +103,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
       (input.statusCallbackUrl ? await callbackTarget(executor, accountId, input.statusCallbackUrl) : null),
     ignoreOptOut: input.ignoreOptOut === true,
     origin: input.origin ?? null,
+    dataPort: input.dataPort ?? null,
     to,
     content: input.content,
     requestId: input.requestId ?? null,
@@ -146,8 +156,8 @@ type Outcome = {
 } & Record<string, unknown>;
 
 async function acceptMessage(executor: Executor, message: Accepted): Promise<MessageWire> {
-  // Automatic messages and opt-out confirmations (rare, with their own rules) always go alone.
-  if (message.origin === null && !message.ignoreOptOut) {
+  // Automatic messages, opt-out confirmations and data SMS (rare, with their own rules) always go alone.
+  if (message.origin === null && !message.ignoreOptOut && message.dataPort === null) {
     const batched = await acceptInBatch(executor, { ...message, country: countryOf(message.to) ?? null });
     if (batched) return presentMessage(batched);
   }
@@ -233,13 +243,14 @@ function acceptStatement(message: Accepted): SQL {
     message as (
       insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
         encoding, request_id, send_at, expires_at, sim, from_group, priority, callback_webhook_id,
-        origin_kind, origin_rule_id, origin_message_id, origin_key)
+        origin_kind, origin_rule_id, origin_message_id, origin_key, kind, data_port)
       select ${message.id}::uuid, ${accountId}::uuid, sender.id, sender.group_id, 'outbound', ${message.from}::text,
         ${message.to}::text, ${message.content}::text, 'queued', ${message.segments}::int, ${message.encoding}::text,
         ${requestId}::text, ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz,
         ${message.sim}::smallint, ${message.fromGroup}::int, ${message.priority}::text,
         ${message.callbackWebhookId}::uuid, ${message.origin?.kind ?? null}::text, ${message.origin?.ruleId ?? null}::uuid,
-        ${message.origin?.inboundMessageId ?? null}::uuid, ${message.origin?.key ?? null}::text
+        ${message.origin?.inboundMessageId ?? null}::uuid, ${message.origin?.key ?? null}::text,
+        ${message.dataPort === null ? 'message' : 'data'}::text, ${message.dataPort}::int
       from sender, charged
       where charged.balance_after is not null
       returning *

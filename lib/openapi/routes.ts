@@ -14,11 +14,11 @@ import * as route10 from '@/app/api/3rdparty/v1/health/live/route';
 import * as route11 from '@/app/api/3rdparty/v1/health/ready/route';
 import * as route12 from '@/app/api/3rdparty/v1/health/route';
 import * as route13 from '@/app/api/3rdparty/v1/health/startup/route';
-import * as route14 from '@/app/api/3rdparty/v1/inbox/export/route';
-import * as route15 from '@/app/api/3rdparty/v1/inbox/refresh/route';
-import * as route16 from '@/app/api/3rdparty/v1/inbox/route';
-import * as route17 from '@/app/api/3rdparty/v1/logs/route';
-import * as route18 from '@/app/api/3rdparty/v1/messages/[id]/route';
+import * as route14 from '@/app/api/3rdparty/v1/inbox/refresh/route';
+import * as route15 from '@/app/api/3rdparty/v1/inbox/route';
+import * as route16 from '@/app/api/3rdparty/v1/logs/route';
+import * as route17 from '@/app/api/3rdparty/v1/messages/[id]/route';
+import * as route18 from '@/app/api/3rdparty/v1/messages/inbox/export/route';
 import * as route19 from '@/app/api/3rdparty/v1/messages/route';
 import * as route20 from '@/app/api/3rdparty/v1/settings/route';
 import * as route21 from '@/app/api/3rdparty/v1/webhooks/[id]/route';
@@ -74,29 +74,30 @@ import * as route70 from '@/app/api/v1/phone-groups/route';
 import * as route71 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
 import * as route72 from '@/app/api/v1/phones/[id]/devices/route';
 import * as route73 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route74 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route75 from '@/app/api/v1/phones/[id]/route';
-import * as route76 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route77 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route78 from '@/app/api/v1/phones/register-device/route';
-import * as route79 from '@/app/api/v1/phones/route';
-import * as route80 from '@/app/api/v1/phones/verify-sim/route';
-import * as route81 from '@/app/api/v1/settings/alerts/route';
-import * as route82 from '@/app/api/v1/settings/data/route';
-import * as route83 from '@/app/api/v1/settings/sending/route';
-import * as route84 from '@/app/api/v1/stats/messages/route';
-import * as route85 from '@/app/api/v1/twilio/auth-token/route';
-import * as route86 from '@/app/api/v1/twilio/route';
-import * as route87 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route88 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route89 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route90 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route91 from '@/app/api/v1/webhooks/[id]/route';
-import * as route92 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route93 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route94 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route95 from '@/app/api/v1/webhooks/events/route';
-import * as route96 from '@/app/api/v1/webhooks/route';
+import * as route74 from '@/app/api/v1/phones/[id]/inbox-export/route';
+import * as route75 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route76 from '@/app/api/v1/phones/[id]/route';
+import * as route77 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route78 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route79 from '@/app/api/v1/phones/register-device/route';
+import * as route80 from '@/app/api/v1/phones/route';
+import * as route81 from '@/app/api/v1/phones/verify-sim/route';
+import * as route82 from '@/app/api/v1/settings/alerts/route';
+import * as route83 from '@/app/api/v1/settings/data/route';
+import * as route84 from '@/app/api/v1/settings/sending/route';
+import * as route85 from '@/app/api/v1/stats/messages/route';
+import * as route86 from '@/app/api/v1/twilio/auth-token/route';
+import * as route87 from '@/app/api/v1/twilio/route';
+import * as route88 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route89 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route90 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route91 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route92 from '@/app/api/v1/webhooks/[id]/route';
+import * as route93 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route94 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route95 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route96 from '@/app/api/v1/webhooks/events/route';
+import * as route97 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -114,11 +115,11 @@ export const ROUTES: RouteIndex = [
   { path: '/api/3rdparty/v1/health/ready', module: route11 },
   { path: '/api/3rdparty/v1/health', module: route12 },
   { path: '/api/3rdparty/v1/health/startup', module: route13 },
-  { path: '/api/3rdparty/v1/inbox/export', module: route14 },
-  { path: '/api/3rdparty/v1/inbox/refresh', module: route15 },
-  { path: '/api/3rdparty/v1/inbox', module: route16 },
-  { path: '/api/3rdparty/v1/logs', module: route17 },
-  { path: '/api/3rdparty/v1/messages/{id}', module: route18 },
+  { path: '/api/3rdparty/v1/inbox/refresh', module: route14 },
+  { path: '/api/3rdparty/v1/inbox', module: route15 },
+  { path: '/api/3rdparty/v1/logs', module: route16 },
+  { path: '/api/3rdparty/v1/messages/{id}', module: route17 },
+  { path: '/api/3rdparty/v1/messages/inbox/export', module: route18 },
   { path: '/api/3rdparty/v1/messages', module: route19 },
   { path: '/api/3rdparty/v1/settings', module: route20 },
   { path: '/api/3rdparty/v1/webhooks/{id}', module: route21 },
@@ -174,27 +175,28 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/phones/{id}/devices/{device_id}', module: route71 },
   { path: '/api/v1/phones/{id}/devices', module: route72 },
   { path: '/api/v1/phones/{id}/heartbeats', module: route73 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route74 },
-  { path: '/api/v1/phones/{id}', module: route75 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route76 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route77 },
-  { path: '/api/v1/phones/register-device', module: route78 },
-  { path: '/api/v1/phones', module: route79 },
-  { path: '/api/v1/phones/verify-sim', module: route80 },
-  { path: '/api/v1/settings/alerts', module: route81 },
-  { path: '/api/v1/settings/data', module: route82 },
-  { path: '/api/v1/settings/sending', module: route83 },
-  { path: '/api/v1/stats/messages', module: route84 },
-  { path: '/api/v1/twilio/auth-token', module: route85 },
-  { path: '/api/v1/twilio', module: route86 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route87 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route88 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route89 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route90 },
-  { path: '/api/v1/webhooks/{id}', module: route91 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route92 },
-  { path: '/api/v1/webhooks/{id}/test', module: route93 },
-  { path: '/api/v1/webhooks/callback-secret', module: route94 },
-  { path: '/api/v1/webhooks/events', module: route95 },
-  { path: '/api/v1/webhooks', module: route96 },
+  { path: '/api/v1/phones/{id}/inbox-export', module: route74 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route75 },
+  { path: '/api/v1/phones/{id}', module: route76 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route77 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route78 },
+  { path: '/api/v1/phones/register-device', module: route79 },
+  { path: '/api/v1/phones', module: route80 },
+  { path: '/api/v1/phones/verify-sim', module: route81 },
+  { path: '/api/v1/settings/alerts', module: route82 },
+  { path: '/api/v1/settings/data', module: route83 },
+  { path: '/api/v1/settings/sending', module: route84 },
+  { path: '/api/v1/stats/messages', module: route85 },
+  { path: '/api/v1/twilio/auth-token', module: route86 },
+  { path: '/api/v1/twilio', module: route87 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route88 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route89 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route90 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route91 },
+  { path: '/api/v1/webhooks/{id}', module: route92 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route93 },
+  { path: '/api/v1/webhooks/{id}/test', module: route94 },
+  { path: '/api/v1/webhooks/callback-secret', module: route95 },
+  { path: '/api/v1/webhooks/events', module: route96 },
+  { path: '/api/v1/webhooks', module: route97 },
 ];

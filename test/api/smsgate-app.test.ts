@@ -354,14 +354,20 @@ describe('the app’s documents: settings, webhooks, device', () => {
   it('GET /webhooks: one distinct id per event, all at this device’s signed callback', async () => {
     const res = await call(webhooksList, { headers: { ...bearer(app), host: 'sms.example.test' } });
     expect(res.status).toBe(200);
+    // The events of the app's WebHookEvent.kt that Simgate reads.
     expect(res.body.map((w: { event: string }) => w.event).sort()).toEqual([
+      'app:started',
+      'mms:downloaded',
+      'mms:received',
+      'sms:cancelled',
+      'sms:data-received',
       'sms:delivered',
       'sms:failed',
       'sms:received',
       'sms:sent',
       'system:ping',
     ]);
-    expect(new Set(res.body.map((w: { id: string }) => w.id)).size).toBe(5);
+    expect(new Set(res.body.map((w: { id: string }) => w.id)).size).toBe(10);
     for (const hook of res.body) {
       expect(hook.url).toBe(`http://sms.example.test/api/mobile/v1/callback/${app.deviceId}`);
     }

@@ -26,6 +26,12 @@ export type SmsGateRunOptions = {
   pingIntervalMs?: number;
   /** Starting battery level; it drains one point per ping and recharges at 15. */
   battery: number;
+  /**
+   * The phone's SMS inbox: what `MessagesExportRequested` sends again (each SMS within the
+   * request's period as `sms:received`, as ReceiverService.export does). An SMS added here and
+   * never emitted is one "received while the server could not be reached".
+   */
+  inbox?: InboxSms[];
   /** The app's `messages.processing_order`. */
   order?: 'lifo' | 'fifo';
   /** Pause before reconnecting the event stream or retrying a failed call (the app waits 5 s to 60 s). */
@@ -34,6 +40,9 @@ export type SmsGateRunOptions = {
   random?: () => number;
   log?: (line: string) => void;
 };
+
+/** One SMS of the phone's inbox. */
+export type InboxSms = { from: string; text: string; receivedAt: Date };
 
 export type SmsGateRunStats = {
   pulled: number;
@@ -47,6 +56,8 @@ export type SmsGateRunStats = {
   connections: number;
   /** Messages it held and dropped when the server cancelled them. */
   cancelled: number;
+  /** SMS sent again for `MessagesExportRequested`. */
+  exported: number;
 };
 
 const GENERIC_FAILURE = 'Send result: RESULT_ERROR_GENERIC_FAILURE (Generic failure cause)';
@@ -177,6 +188,7 @@ class SimulatedApp {
     pings: 0,
     connections: 0,
     cancelled: 0,
+    exported: 0,
   };
   private readonly signal: AbortSignal;
   private readonly log: (line: string) => void;
@@ -243,9 +255,8 @@ class SimulatedApp {
     else if (event.type === 'WebhooksUpdated') this.track(() => this.refresh('webhooks'));
     else if (event.type === 'SettingsUpdated') this.track(() => this.refresh('settings'));
     else if (event.type === 'MessageCancelled') this.onMessageCancelled(event.data);
-    else if (event.type === 'MessagesExportRequested') {
-      this.log(`event ${event.type} ${event.data}: not simulated`);
-    } else this.log(`Unknown event type: ${event.type}`);
+    else if (event.type === 'MessagesExportRequested') this.exportInbox(event.data);
+    else this.log(`Unknown event type: ${event.type}`);
   }
 
   /** `EventsReceiver`: MessageCancelledEvent.withPayload(`{"messageId": …}`); an unknown id is ignored. */
@@ -274,6 +285,39 @@ class SimulatedApp {
     this.stats.cancelled += 1;
     this.report(message, 'Cancelled', { Cancelled: appDate(new Date()) });
     this.log(`cancelled: ${messageId}`);
+  }
+
+  /**
+   * `ReceiverService.export`: every SMS of the inbox received within [since, until] again as
+   * `sms:received` (with the same `messageId`), when `messageTypes` holds SMS and
+   * `triggerWebhooks` is on; the data as MessagesExportRequestedEvent.Payload reads it.
+   */
+  private exportInbox(data: string): void {
+    let request: { since?: string; until?: string; messageTypes?: string; triggerWebhooks?: boolean };
+    try {
+      request = JSON.parse(data);
+    } catch {
+      this.log(`error: MessagesExportRequested: data is not JSON: ${data}`);
+      return;
+    }
+    const since = new Date(request.since ?? '');
+    const until = new Date(request.until ?? '');
+    if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime())) {
+      this.log(`error: MessagesExportRequested: no since/until in ${data}`);
+      return;
+    }
+    const types = (request.messageTypes ?? 'SMS').split(',');
+    if (!types.includes('SMS') || request.triggerWebhooks === false) {
+      this.log(`export: nothing to send for ${data}`);
+      return;
+    }
+    const { phone } = this.options;
+    for (const sms of this.options.inbox ?? []) {
+      if (sms.receivedAt < since || sms.receivedAt > until) continue;
+      this.emit('sms:received', receivedPayload({ phone, from: sms.from, text: sms.text, receivedAt: sms.receivedAt }));
+      this.stats.exported += 1;
+    }
+    this.log(`export: ${this.stats.exported} SMS sent again so far`);
   }
 
   private async refresh(what: 'settings' | 'webhooks'): Promise<void> {

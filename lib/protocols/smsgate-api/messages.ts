@@ -103,7 +103,10 @@ export async function sendSmsgateMessage(
   body: SendMessageBody,
 ): Promise<MessageStateWire> {
   const extId = body.id ?? randomUUID();
-  const content = body.textMessage?.text ?? body.message ?? '';
+  const content = body.dataMessage?.data ?? body.textMessage?.text ?? body.message ?? '';
+  if (body.dataMessage && !body.deviceId) {
+    throw validationError('deviceId', 'a data message is sent from one device: give deviceId');
+  }
   const sendAt = body.scheduleAt ? new Date(body.scheduleAt) : undefined;
   const ttlSeconds = body.validUntil
     ? Math.floor((new Date(body.validUntil).getTime() - (sendAt ?? new Date()).getTime()) / 1000)
@@ -122,6 +125,8 @@ export async function sendSmsgateMessage(
       ...sender,
       recipients: body.phoneNumbers,
       content,
+      dataPort: body.dataMessage?.port,
+      dataField: 'dataMessage',
       sim: body.simNumber ?? undefined,
       sendAt,
       ttlSeconds: Math.min(ttlSeconds, 7 * 24 * 3600),

@@ -1,6 +1,8 @@
 import { SIM_SLOTS } from '@/db/schema';
+import { dataSmsBytes, dataSmsPort } from '@/lib/messages/data-sms';
 import { MAX_CONTENT_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '@/lib/messages/limits';
 import { e164 } from '@/lib/phone-number';
+import { INBOX_MESSAGE_TYPES } from '@/lib/protocols/smsgate-app/schemas';
 import { z } from '@/lib/zod';
 import { ACCESS_TTL_DEFAULT_S, ACCESS_TTL_MAX_S, REFRESH_TTL_S } from './jwt';
 import { SMSGATE_SCOPES } from './scopes';
@@ -45,7 +47,10 @@ export const sendMessageBody = z
       .max(MAX_CONTENT_LENGTH)
       .nullish()
       .openapi({ description: 'The older form of `textMessage.text`.' }),
-    dataMessage: z.unknown().optional().openapi({ description: 'Not supported: answers 400.' }),
+    dataMessage: z.object({ data: dataSmsBytes, port: dataSmsPort }).nullish().openapi({
+      description:
+        'A data SMS instead of text (the app’s DataMessage): `data` in base64 (at most 140 bytes) to `port`. Only from a `deviceId` paired with the SMSGate app; any other phone, or no `deviceId`, answers 400.',
+    }),
     phoneNumbers: z
       .array(e164)
       .min(1)
@@ -85,10 +90,7 @@ export const sendMessageBody = z
         message: 'encrypted messages are not supported by Simgate',
       });
     }
-    if (body.dataMessage !== undefined && body.dataMessage !== null) {
-      ctx.addIssue({ code: 'custom', path: ['dataMessage'], message: 'data messages are not supported by Simgate' });
-    }
-    if (!body.textMessage && !body.message) {
+    if (!body.textMessage && !body.message && !body.dataMessage) {
       ctx.addIssue({ code: 'custom', path: ['textMessage'], message: 'No message content provided' });
     }
     if (body.ttl != null && body.validUntil != null) {
@@ -252,8 +254,8 @@ export const tokenResponseSchema = z
 
 export const tokenParams = z.object({ jti: z.string().min(1).max(64) });
 
-/** SMSGate's kinds of received message (`smsgateway.IncomingMessageType`). */
-export const INCOMING_MESSAGE_TYPES = ['SMS', 'DATA_SMS', 'MMS', 'MMS_DOWNLOADED'] as const;
+/** SMSGate's kinds of received message (`smsgateway.IncomingMessageType`): the app's own list. */
+export const INCOMING_MESSAGE_TYPES = INBOX_MESSAGE_TYPES;
 export type IncomingMessageType = (typeof INCOMING_MESSAGE_TYPES)[number];
 
 export const inboxQuery = z.object({
@@ -300,3 +302,17 @@ export const logEntrySchema = z
   })
   .openapi('SmsgateLogEntry');
 export type LogEntryWire = z.output<typeof logEntrySchema>;
+
+/** smsgateway.InboxRefreshRequest (the reference's OpenAPI document, internal/sms-gateway/openapi/docs.go). */
+export const inboxRefreshBody = z
+  .object({
+    deviceId: z.string().max(64).nullish().openapi({
+      description: 'The phone (its id in GET /devices); without it every phone of the account connected over SSE.',
+    }),
+    since: timestamp,
+    until: timestamp,
+    messageTypes: z.array(z.enum(INCOMING_MESSAGE_TYPES)).min(1).max(4).nullish(),
+    triggerWebhooks: z.boolean().nullish(),
+    webhookDelivery: z.enum(['Disabled', 'Individual', 'Batch']).nullish(),
+  })
+  .openapi('SmsGateInboxRefreshRequest');

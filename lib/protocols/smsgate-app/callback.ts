@@ -13,8 +13,17 @@ import { inboundSender } from '@/lib/messages/schemas';
 import { senderAsStored, toE164 } from '@/lib/phone-number';
 import { withTransaction } from '@/lib/transactions';
 import type { z } from '@/lib/zod';
+import { countExportedInbound } from './inbox-export';
 import { applyAppState } from './messages';
-import { callbackEnvelope, pingPayload, receivedPayload, statusPayload } from './schemas';
+import {
+  callbackEnvelope,
+  dataReceivedPayload,
+  mmsDownloadedPayload,
+  mmsReceivedPayload,
+  pingPayload,
+  receivedPayload,
+  statusPayload,
+} from './schemas';
 import { checkAppSignature, SIGNATURE_TOLERANCE_SECONDS } from './signature';
 
 /**
@@ -74,9 +83,14 @@ function parsed<T>(
  * mapped onto what a simulator's device key does: `sms:received` → an inbound message
  * (idempotent on the payload's `messageId`, a hash of the SMS the app sends again on retries;
  * its sender checked as the device API checks one), `sms:sent|delivered|failed` → state reports
- * (a repeat changes nothing), `system:ping` → a heartbeat with the battery level. Events Simgate
- * does not read are accepted and ignored. A call id already processed for the device within
- * CALLBACK_ID_RETENTION_SECONDS is answered 2xx and changes nothing (replays, lost answers).
+ * (a repeat changes nothing), `system:ping` → a heartbeat with the battery level,
+ * `sms:data-received` → an inbound message of kind `data` (its base64 bytes as content),
+ * `mms:received` / `mms:downloaded` → an inbound message of kind `mms` each (subject, size,
+ * attachment count and types in `details`; no attachment bytes kept), `app:started` → an online
+ * heartbeat. `sms:received` also counts toward an open inbox export (inbox-export.ts). Events
+ * Simgate does not read (`sms:cancelled` among them) are accepted and ignored. A call id already
+ * processed for the device within CALLBACK_ID_RETENTION_SECONDS is answered 2xx and changes
+ * nothing (replays, lost answers).
  */
 export async function handleAppCallback(
   db: Database,
@@ -145,15 +159,74 @@ async function applyCallback(
       const raw = sms.sender ?? sms.phoneNumber;
       if (!raw) throw validationError('payload.sender', 'required');
       const from = senderOf(raw, phone.phone);
-      await receiveMessage(tx, principal, {
+      const { created } = await receiveMessage(tx, principal, {
         from,
         content: sms.message,
         receivedAt: sms.receivedAt ?? undefined,
         // The raw sender, as before: the key of an SMS received before this check stays the same.
         deviceMessageId: inboundId(sms.messageId, raw, sms.message),
       });
+      await countExportedInbound(tx, phone.id, sms.receivedAt ?? undefined, created);
       return;
     }
+    case 'sms:data-received': {
+      const sms = parsed(dataReceivedPayload, envelope.payload, envelope.event);
+      const raw = sms.sender ?? sms.phoneNumber;
+      if (!raw) throw validationError('payload.sender', 'required');
+      await receiveMessage(tx, principal, {
+        from: senderOf(raw, phone.phone),
+        content: sms.data,
+        receivedAt: sms.receivedAt ?? undefined,
+        kind: 'data',
+        details: { event: envelope.event },
+        deviceMessageId: `data:${inboundId(sms.messageId, raw, sms.data)}`,
+      });
+      return;
+    }
+    case 'mms:received': {
+      const mms = parsed(mmsReceivedPayload, envelope.payload, envelope.event);
+      const raw = mms.sender ?? mms.phoneNumber;
+      if (!raw) throw validationError('payload.sender', 'required');
+      await receiveMessage(tx, principal, {
+        from: senderOf(raw, phone.phone),
+        content: mms.subject ?? '',
+        receivedAt: mms.receivedAt ?? undefined,
+        kind: 'mms',
+        details: {
+          event: envelope.event,
+          subject: mms.subject ?? null,
+          size: mms.size ?? null,
+          content_class: mms.contentClass ?? null,
+          transaction_id: mms.transactionId ?? null,
+        },
+        deviceMessageId: `mms-received:${mms.messageId}`,
+      });
+      return;
+    }
+    case 'mms:downloaded': {
+      const mms = parsed(mmsDownloadedPayload, envelope.payload, envelope.event);
+      const raw = mms.sender ?? mms.phoneNumber;
+      if (!raw) throw validationError('payload.sender', 'required');
+      const attachments = mms.attachments ?? [];
+      await receiveMessage(tx, principal, {
+        from: senderOf(raw, phone.phone),
+        content: mms.body ?? mms.subject ?? '',
+        receivedAt: mms.receivedAt ?? undefined,
+        kind: 'mms',
+        details: {
+          event: envelope.event,
+          subject: mms.subject ?? null,
+          size: attachments.reduce((sum, part) => sum + (part.size ?? 0), 0),
+          attachment_count: attachments.length,
+          attachment_types: attachments.map((part) => part.contentType ?? 'application/octet-stream'),
+        },
+        deviceMessageId: `mms-downloaded:${mms.messageId}`,
+      });
+      return;
+    }
+    case 'app:started':
+      await recordHeartbeat(tx, principal, { phone: phone.phone, status: 'online' });
+      return;
     case 'sms:sent':
     case 'sms:delivered':
     case 'sms:failed': {

@@ -1,6 +1,7 @@
 import { MAX_STREAMS_PER_DEVICE, STREAM_CAP_RETRY_AFTER_S } from '@/lib/devices/sessions';
 import { CALLBACK_ID_RETENTION_SECONDS } from './callback';
 import { KEEPALIVE_INTERVAL_MS } from './events';
+import { INBOX_EXPORT_COUNT_MINUTES, INBOX_EXPORT_MAX_DAYS } from './inbox-export';
 import { MAX_PULL } from './messages';
 import { SIGNATURE_TOLERANCE_SECONDS } from './signature';
 
@@ -70,4 +71,15 @@ export const APP_CALLBACK = [
   `${CALLBACK_ID_RETENTION_SECONDS} s answers 200 and changes nothing (a replay, or a retry whose answer was lost). The`,
   '`sender` of `sms:received` must be a phone number (E.164, or national in the phone’s country), a short code',
   'or an alphanumeric sender id of at most 11 characters, without control characters; else 400.',
+].join('\n');
+
+export const INBOX_EXPORT_DOC = [
+  'Asks a phone paired with the SMSGate app to send again every SMS its inbox received between `since` and',
+  `\`until\` (at most ${INBOX_EXPORT_MAX_DAYS} days): the event \`MessagesExportRequested\` on the event stream the app holds`,
+  'open. The app answers with one `sms:received` call per SMS; those Simgate already has change nothing, the',
+  'others become inbound messages (with their `message.received` events and automation) as if they had just',
+  `arrived. For ${INBOX_EXPORT_COUNT_MINUTES} minutes (\`counting_until\`), each re-sent SMS received within the period counts`,
+  'on the request: `recovered` (new) or `repeated` (already known); read them with GET on this path.',
+  'The app needs the SMS permission to read its inbox. 409 `PHONE_NOT_CONNECTED` when the phone is not paired',
+  'with the app or holds no event stream open to this server ("SSE only" in the app’s Cloud server settings).',
 ].join('\n');

@@ -16,9 +16,12 @@ export const KEEPALIVE_INTERVAL_MS = 15_000;
 /** How long the app waits before reconnecting to a stream the server closed to shut down (its SSE `retry:`). */
 export const RECONNECT_AFTER_SHUTDOWN_MS = 5_000;
 
-/** An SSE event as OkHttp dispatches it: only with a `data:` line (`data: null`, as the reference sends). */
-export function sseEvent(name: string): string {
-  return `event: ${name}\ndata: null\n\n`;
+/**
+ * An SSE event as OkHttp dispatches it: only with a `data:` line (`data: null`, as the reference
+ * sends, for an event without a payload; a payload is one line of JSON).
+ */
+export function sseEvent(name: string, data = 'null'): string {
+  return `event: ${name}\ndata: ${data}\n\n`;
 }
 
 /**
@@ -154,6 +157,7 @@ async function streamAppEvents(
       signal.addEventListener('abort', close, { once: true });
       session.signal.addEventListener('abort', close, { once: true });
       shutdown.addEventListener('abort', closeForShutdown, { once: true });
+      session.setPush((name, data) => send(sseEvent(name, data)));
       send(sseEvent('WebhooksUpdated'));
       send(sseEvent('SettingsUpdated'));
       tellCancels();

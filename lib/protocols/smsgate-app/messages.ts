@@ -16,10 +16,14 @@ export const MAX_PULL = 100;
 
 /** A message in the app's shape (GatewayApi.Message). Dates: RFC 3339 UTC with milliseconds, as Gson reads them. */
 export function presentForApp(row: MessageRow) {
+  // A data SMS is `dataMessage: { data, port }` alone: the app reads it before any text (GatewayApi.Message.content).
+  const content =
+    row.kind === 'data'
+      ? { dataMessage: { data: row.content, port: row.dataPort ?? 0 } }
+      : { message: row.content, textMessage: { text: row.content } };
   return {
     id: row.id,
-    message: row.content,
-    textMessage: { text: row.content },
+    ...content,
     phoneNumbers: [row.to],
     ...(row.sim !== null ? { simNumber: row.sim } : {}),
     withDeliveryReport: true,

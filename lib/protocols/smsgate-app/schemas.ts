@@ -65,7 +65,19 @@ export const pullQuery = z.object({
   }),
 });
 
-export const APP_EVENTS = ['sms:received', 'sms:sent', 'sms:delivered', 'sms:failed', 'system:ping'] as const;
+/** The webhook events the app is handed (modules/webhooks/domain/WebHookEvent.kt). */
+export const APP_EVENTS = [
+  'sms:received',
+  'sms:sent',
+  'sms:delivered',
+  'sms:failed',
+  'system:ping',
+  'sms:data-received',
+  'mms:received',
+  'mms:downloaded',
+  'app:started',
+  'sms:cancelled',
+] as const;
 export type AppEvent = (typeof APP_EVENTS)[number];
 
 /** The body of every webhook call the app makes: `{ id, webhookId, event, deviceId, payload }`. */
@@ -91,6 +103,47 @@ export const receivedPayload = z.looseObject({
   message: z.string().max(10_000),
   sender: text(128).nullish(),
   phoneNumber: text(128).nullish(),
+  receivedAt: appDate.nullish(),
+});
+
+/** `sms:data-received` (SmsEventPayload.SmsDataReceived): `data` is the SMS's bytes in base64. */
+export const dataReceivedPayload = z.looseObject({
+  messageId: text(128),
+  data: z.base64().max(10_000),
+  sender: text(128).nullish(),
+  phoneNumber: text(128).nullish(),
+  receivedAt: appDate.nullish(),
+});
+
+/** `mms:received` (MmsReceivedPayload): the MMS notification, before its content is downloaded. */
+export const mmsReceivedPayload = z.looseObject({
+  messageId: text(128),
+  sender: text(128).nullish(),
+  phoneNumber: text(128).nullish(),
+  transactionId: text(256).nullish(),
+  subject: text(1000).nullish(),
+  size: z.number().int().min(0).nullish(),
+  contentClass: text(128).nullish(),
+  receivedAt: appDate.nullish(),
+});
+
+/** `mms:downloaded` (MmsDownloadedPayload): the MMS's text and its attachments (their bytes are not kept). */
+export const mmsDownloadedPayload = z.looseObject({
+  messageId: text(128),
+  sender: text(128).nullish(),
+  phoneNumber: text(128).nullish(),
+  body: z.string().max(10_000).nullish(),
+  subject: text(1000).nullish(),
+  attachments: z
+    .array(
+      z.looseObject({
+        contentType: text(256).nullish(),
+        name: text(1000).nullish(),
+        size: z.number().int().min(0).nullish(),
+      }),
+    )
+    .max(100)
+    .nullish(),
   receivedAt: appDate.nullish(),
 });
 
@@ -120,8 +173,12 @@ export const registeredDevice = z
 export const appMessage = z
   .object({
     id: z.string(),
-    message: z.string().openapi({ description: 'The text again, for older app versions.' }),
-    textMessage: z.object({ text: z.string() }),
+    message: z.string().optional().openapi({ description: 'The text again, for older app versions.' }),
+    textMessage: z.object({ text: z.string() }).optional().openapi({ description: 'A text SMS.' }),
+    dataMessage: z
+      .object({ data: z.string(), port: z.number().int() })
+      .optional()
+      .openapi({ description: 'A data SMS instead: its bytes in base64 and the destination port.' }),
     phoneNumbers: z.array(z.string()),
     withDeliveryReport: z.boolean(),
     isEncrypted: z.literal(false),
@@ -145,3 +202,40 @@ export const appSettings = z
 export const appWebhook = z
   .object({ id: z.string(), url: z.string(), event: z.enum(APP_EVENTS) })
   .openapi('SmsGateWebhook');
+
+/** The app's IncomingMessageType (modules/incoming/db/IncomingMessage.kt). */
+export const INBOX_MESSAGE_TYPES = ['SMS', 'DATA_SMS', 'MMS', 'MMS_DOWNLOADED'] as const;
+
+export const inboxExportBody = z
+  .strictObject({
+    since: z.iso.datetime({ offset: true }).openapi({ description: 'Start of the period (RFC 3339).' }),
+    until: z.iso
+      .datetime({ offset: true })
+      .openapi({ description: 'End of the period (RFC 3339), at most 30 days after `since`.' }),
+    message_types: z
+      .array(z.enum(INBOX_MESSAGE_TYPES))
+      .min(1)
+      .max(4)
+      .optional()
+      .openapi({ description: 'What the app sends again (its IncomingMessageType); `["SMS"]` by default.' }),
+  })
+  .openapi('InboxExportRequest');
+
+export const inboxExportSchema = z
+  .object({
+    id: z.uuid(),
+    phone_id: z.uuid(),
+    since: z.string().openapi({ format: 'date-time' }),
+    until: z.string().openapi({ format: 'date-time' }),
+    message_types: z.array(z.enum(INBOX_MESSAGE_TYPES)),
+    recovered: z
+      .number()
+      .int()
+      .openapi({ description: 'Re-sent SMS that were missing: each is a new inbound message.' }),
+    repeated: z.number().int().openapi({ description: 'Re-sent SMS Simgate already had: nothing new.' }),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    counting_until: z
+      .string()
+      .openapi({ format: 'date-time', description: 'Re-sent SMS arriving after this are no longer counted here.' }),
+  })
+  .openapi('InboxExport');

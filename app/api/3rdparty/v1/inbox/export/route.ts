@@ -1,7 +1,1 @@
-import { notAvailableRoute } from '@/lib/protocols/smsgate-api/route';
-
-export const POST = notAvailableRoute({
-  operationId: 'smsgateExportInbox',
-  summary: 'Exporting the inbox',
-  instead: 'Received messages are in GET /api/v1/messages?direction=inbound and the sms:received webhook.',
-});
+export { POST } from '@/app/api/3rdparty/v1/messages/inbox/export/route';
