@@ -87,6 +87,7 @@ function sampleMessage(overrides: Record<string, unknown>): Record<string, unkno
     origin: null,
     automation: null,
     content_purged_at: null,
+    encrypted: false,
     created_at: SAMPLE_TIME,
     updated_at: SAMPLE_TIME,
     ...overrides,

@@ -46,6 +46,8 @@ export type MessageWire = {
   automation: AutomationEntry[] | null;
   /** When retention removed the content (then `content` is its SHA-256 in hex, or empty); null while it is kept. */
   content_purged_at: string | null;
+  /** `content` and the counterpart number are the SMSGate app's ciphertext (lib/messages/encrypted.ts). */
+  encrypted: boolean;
   created_at: string | null;
   updated_at: string | null;
   history?: { status: string; at: string | null; error?: string; from?: string; to?: string }[];
@@ -84,6 +86,7 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
         : null,
     automation: row.automation ?? null,
     content_purged_at: iso(row.contentPurgedAt),
+    encrypted: row.encrypted,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

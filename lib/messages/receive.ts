@@ -13,7 +13,14 @@ import { type MessageWire, presentMessage } from './present';
 import { countSegments } from './segments';
 import { afterTransition } from './state-machine';
 
-export type ReceivedInput = { from: string; content: string; receivedAt?: Date; deviceMessageId?: string };
+export type ReceivedInput = {
+  from: string;
+  content: string;
+  receivedAt?: Date;
+  deviceMessageId?: string;
+  /** The sender and text are the SMSGate app's ciphertext: stored as they are, no automation reads them. */
+  encrypted?: boolean;
+};
 
 /**
  * An SMS the phone received. Idempotent on the phone's own message id
@@ -30,7 +37,8 @@ export async function receiveMessage(
   if (receivedAt.getTime() > now.getTime() + SEND_AT_PAST_TOLERANCE_MS) {
     throw validationError('received_at', 'must not be in the future');
   }
-  const { encoding, segments } = countSegments(input.content);
+  const encrypted = input.encrypted === true;
+  const { encoding, segments } = encrypted ? { encoding: 'GSM-7' as const, segments: 1 } : countSegments(input.content);
   return withTransaction(executor, async (tx) => {
     const [message] = await tx
       .insert(messages)
@@ -45,6 +53,7 @@ export async function receiveMessage(
         segments,
         encoding,
         deviceMessageId: input.deviceMessageId,
+        encrypted,
         sendAt: receivedAt,
         createdAt: receivedAt,
         updatedAt: now,
@@ -60,6 +69,7 @@ export async function receiveMessage(
       return { created: false, message: presentMessage(existing) };
     }
     const eventIds = await afterTransition(tx, [message], { at: receivedAt });
+    if (encrypted) return { created: true, message: presentMessage(message) };
     await confirmSimByLoopback(tx, message);
     // Opt-out words first: a message that was one is answered by nothing else.
     const automation =

@@ -89,9 +89,10 @@ const appDate = z
 export const receivedPayload = z.looseObject({
   messageId: text(128),
   message: z.string().max(10_000),
-  sender: text(128).nullish(),
-  phoneNumber: text(128).nullish(),
+  sender: text(8192).nullish(),
+  phoneNumber: text(8192).nullish(),
   receivedAt: appDate.nullish(),
+  isEncrypted: z.boolean().nullish(),
 });
 
 export const statusPayload = z.looseObject({
@@ -124,7 +125,9 @@ export const appMessage = z
     textMessage: z.object({ text: z.string() }),
     phoneNumbers: z.array(z.string()),
     withDeliveryReport: z.boolean(),
-    isEncrypted: z.literal(false),
+    isEncrypted: z.boolean().openapi({
+      description: '`true`: `textMessage.text` and `phoneNumbers` are encrypted with the passphrase set in the app.',
+    }),
     validUntil: z.string().openapi({ format: 'date-time' }),
     createdAt: z.string().openapi({ format: 'date-time' }),
     state: z.literal('Pending'),
