@@ -148,6 +148,7 @@ type RunCommandOptions = {
   limit: number;
   heartbeatS: number;
   battery: number;
+  passphrase?: string;
 };
 
 program
@@ -171,6 +172,10 @@ program
     30,
   )
   .option('--battery <percent>', 'starting battery level', number(0, 100), 100)
+  .option(
+    '--passphrase <text>',
+    "smsgate: the app's encryption passphrase, which decrypts messages sent with encrypted: true (without it they fail, as in the app)",
+  )
   .action(async (options: RunCommandOptions, command: Command) => {
     const controller = new AbortController();
     const stop = () => controller.abort();
@@ -186,6 +191,7 @@ program
         delayMs: options.delayMs,
         pingIntervalMs: pingSet ? options.heartbeatS * 1000 : undefined,
         battery: options.battery,
+        passphrase: options.passphrase,
         signal: controller.signal,
         log: say,
       });
