@@ -43,19 +43,28 @@ export function Conversations({ messages }: { messages: Message[] }) {
           </li>
         ))}
       </ul>
-      {selected && <Thread counterpart={selected} first={groups.get(selected)?.[0]} />}
+      {selected && <Thread counterpart={selected} listed={groups.get(selected) ?? []} />}
     </div>
   );
 }
 
-function Thread({ counterpart, first }: { counterpart: string; first?: Message }) {
+/**
+ * One conversation, fetched by its number; an encrypted number (its own ciphertext, which no search
+ * can match) is the thread of the listed messages that carry it.
+ */
+function Thread({ counterpart, listed }: { counterpart: string; listed: Message[] }) {
+  const first = listed[0];
+  const encrypted = first?.encrypted === true;
   const thread = useQuery({
     queryKey: queryKeys.messages.thread(counterpart),
     queryFn: () => api<Page<Message>>(`/api/v1/messages?q=${encodeURIComponent(counterpart)}&limit=100`),
+    enabled: !encrypted,
   });
-  if (thread.isPending) return <p className="text-sm text-slate-600">Loading the conversation…</p>;
-  if (thread.error) return <ErrorState error={thread.error} onRetry={() => thread.refetch()} />;
-  const messages = thread.data.data.filter((message) => counterpartOf(message) === counterpart).reverse();
+  if (!encrypted && thread.isPending) return <p className="text-sm text-slate-600">Loading the conversation…</p>;
+  if (!encrypted && thread.error) return <ErrorState error={thread.error} onRetry={() => thread.refetch()} />;
+  const messages = (encrypted ? listed : (thread.data?.data ?? []))
+    .filter((message) => counterpartOf(message) === counterpart)
+    .reverse();
   return (
     <section
       aria-label={first?.encrypted ? 'Conversation with an encrypted number' : `Conversation with ${counterpart}`}
