@@ -81,7 +81,7 @@ export function EncryptedValue({ value, kind }: { value: string; kind: 'text' | 
         : `Encrypted ${kind} — this passphrase does not open it`;
   return (
     <em className="text-slate-600" title={value}>
-      🔒 {label}
+      {label}
     </em>
   );
 }

@@ -137,11 +137,11 @@ export function ComposeForm() {
         </label>
         <p id={`${ids}-encrypt-hint`} className="text-xs text-slate-600">
           {encrypt && !passphrase
-            ? 'Enter the passphrase above first: without it the message goes unencrypted.'
+            ? 'Enter the passphrase above first: the message is encrypted with it.'
             : 'The number and the text are encrypted in this browser with the passphrase above; only a phone paired with the SMSGate app, holding the same passphrase, can send it.'}
         </p>
       </div>
-      <Button type="submit" disabled={send.isPending || !from}>
+      <Button type="submit" disabled={send.isPending || !from || (encrypt && !passphrase)}>
         {send.isPending ? 'Sending…' : 'Send'}
       </Button>
       {problem && problem.errors.length === 0 && <ErrorState error={problem} />}
