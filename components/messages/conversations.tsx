@@ -23,7 +23,7 @@ export function Conversations({ messages }: { messages: Message[] }) {
   const [open, setOpen] = useState<string | null>(null);
   const selected = open ?? [...groups.keys()][0] ?? null;
   return (
-    <div className="grid gap-4 md:grid-cols-[16rem_minmax(0,1fr)]">
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-4 md:grid-cols-[16rem_minmax(0,1fr)]">
       <ul className="flex flex-col gap-1" aria-label="Conversations">
         {[...groups.entries()].map(([number, thread]) => (
           <li key={number}>
