@@ -65,14 +65,7 @@ export function useDecrypted(value: string): Decryption {
 /** An encrypted value shown decrypted, or what stands in for it while it cannot be. */
 export function EncryptedValue({ value, kind }: { value: string; kind: 'text' | 'number' }) {
   const decryption = useDecrypted(value);
-  if (decryption.state === 'open') {
-    return (
-      <>
-        <span className="sr-only">Decrypted: </span>
-        {decryption.text}
-      </>
-    );
-  }
+  if (decryption.state === 'open') return <>{decryption.text}</>;
   const label =
     decryption.state === 'locked'
       ? `Encrypted ${kind} — enter the passphrase to read it`
