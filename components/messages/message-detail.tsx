@@ -81,7 +81,9 @@ export function MessageDetail({ messageId }: { messageId: string }) {
           </dd>
           <dt className="font-medium text-slate-600">Encoding</dt>
           <dd>
-            {m.encoding}, {m.segments} segment{m.segments === 1 ? '' : 's'}
+            {m.encrypted
+              ? 'Unknown: the phone splits the decrypted text'
+              : `${m.encoding}, ${m.segments} segment${m.segments === 1 ? '' : 's'}`}
           </dd>
           <dt className="font-medium text-slate-600">Created</dt>
           <dd>{formatTime(m.created_at)}</dd>

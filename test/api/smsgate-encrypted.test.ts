@@ -112,6 +112,19 @@ describe('POST /api/v1/messages with encrypted: true', () => {
     }
   });
 
+  it('a dry run plans one credit and writes nothing', async () => {
+    const before = await balanceOf(db(), account.defaultGroupId);
+    const to = encrypt(testNumber());
+    const res = await call(sendMessage, {
+      body: { from: account.phone, to, content: encrypt('maybe'), encrypted: true, dry_run: true },
+      apiKey: account.apiKey,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ dry_run: true, messages: [{ to, credits: 1 }], rejected: [], sufficient: true });
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(before);
+    expect(await db().$count(messages, eq(messages.to, to))).toBe(0);
+  });
+
   it('is idempotent on request_id', async () => {
     const body = {
       from: account.phone,
