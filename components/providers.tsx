@@ -4,6 +4,7 @@ import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react
 import { type ReactNode, useState } from 'react';
 import { Toaster, toast } from 'sonner';
 import { ApiProblem, errorMessage } from './api';
+import { PassphraseProvider } from './crypto/passphrase';
 
 declare module '@tanstack/react-query' {
   interface Register {
@@ -45,7 +46,7 @@ export function Providers({ children }: { children: ReactNode }) {
   );
   return (
     <QueryClientProvider client={client}>
-      {children}
+      <PassphraseProvider>{children}</PassphraseProvider>
       <Toaster closeButton position="bottom-right" toastOptions={{ duration: 5_000 }} />
     </QueryClientProvider>
   );

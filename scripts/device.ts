@@ -151,6 +151,7 @@ type RunCommandOptions = {
   heartbeatS: number;
   battery: number;
   inbox?: string;
+  passphrase?: string;
 };
 
 /**
@@ -200,6 +201,10 @@ program
   )
   .option('--battery <percent>', 'starting battery level', number(0, 100), 100)
   .option('--inbox <file>', 'smsgate: JSON [{ from, text, receivedAt }] the inbox holds unsent, sent again on export')
+  .option(
+    '--passphrase <text>',
+    "smsgate: the app's encryption passphrase, which decrypts messages sent with encrypted: true (without it they fail, as in the app)",
+  )
   .action(async (options: RunCommandOptions, command: Command) => {
     const controller = new AbortController();
     const stop = () => controller.abort();
@@ -217,6 +222,7 @@ program
         pingIntervalMs: pingSet ? options.heartbeatS * 1000 : undefined,
         battery: options.battery,
         inbox: readInbox(options.inbox),
+        passphrase: options.passphrase,
         signal: controller.signal,
         log: say,
       });

@@ -32,7 +32,7 @@ describe('the API reference page’s reading of the OpenAPI document', () => {
       .flatMap((section) => section.operations)
       .find((o) => o.id === 'sendMessage')!;
     const rows = send.requestBody!.rows;
-    expect(rows.find((r) => r.name === 'content')).toMatchObject({ type: 'string, 1–1600 chars', depth: 0 });
+    expect(rows.find((r) => r.name === 'content')).toMatchObject({ type: 'string, 1–8192 chars', depth: 0 });
     expect(rows.find((r) => r.name === 'ttl_s')?.type).toBe('integer, 60–604800');
     expect(send.responses.map((r) => r.status)).toEqual(expect.arrayContaining(['201', '402']));
     expect(send.responses.find((r) => r.status === '201')?.schemaName).toBe('Message');

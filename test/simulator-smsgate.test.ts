@@ -14,6 +14,7 @@ import { GET as listMessages, POST as send } from '@/app/api/v1/messages/route';
 import { GET as listExports, POST as requestExport } from '@/app/api/v1/phones/[id]/inbox-export/route';
 import { POST as pairingCode } from '@/app/api/v1/phones/[id]/pairing-code/route';
 import { GET as readPhone } from '@/app/api/v1/phones/[id]/route';
+import { encryptSmsGate } from '@/components/crypto/smsgate-encryption';
 import type { RouteHandler } from '@/lib/http/route';
 import type { Fetch } from '@/tools/device-sim/client';
 import { gsonJson, SmsGateClient } from '@/tools/device-sim/smsgate-client';
@@ -200,6 +201,39 @@ describe('the SMSGate app simulator', () => {
     await stop();
     expect(message.status).toBe('failed');
     expect(JSON.stringify(message)).toContain('RESULT_ERROR_GENERIC_FAILURE');
+  });
+
+  it('decrypts an encrypted message with its passphrase, as the app does; without one it fails', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    const { stop, lines } = await verifiedApp(account, { passphrase: 'sim secret' });
+    // Encrypted by the dashboard's module; the simulator decrypts as MessagesService.kt does (app 0cdc5d8).
+    const body = {
+      from: account.phone,
+      to: await encryptSmsGate(account.phone, 'sim secret', 1_000),
+      content: await encryptSmsGate('encrypted loopback', 'sim secret', 1_000),
+      encrypted: true,
+    };
+    const sent = await call(send, { body, apiKey: account.apiKey });
+    expect(sent.status, sent.text).toBe(201);
+    expect((await messageOnceSettled(account, sent.body.id)).status).toBe('delivered');
+    // It was sent to the phone's own number, which only the decrypted number shows: it comes back.
+    await until(async () => {
+      const list = await call(listMessages, { path: '/api/v1/messages?direction=inbound', apiKey: account.apiKey });
+      return list.body.data.some((m: { content: string }) => m.content === 'encrypted loopback') ? true : undefined;
+    });
+    const stats = await stop();
+    expect(stats.loopbacks).toBe(2);
+    expect(lines.filter((line) => line.startsWith('error'))).toEqual([]);
+
+    const other = await createTestAccount(db(), { credits: 5 });
+    const locked = await verifiedApp(other);
+    const refused = await call(send, {
+      body: { ...body, from: other.phone, to: await encryptSmsGate(testNumber(), 'sim secret', 1_000) },
+      apiKey: other.apiKey,
+    });
+    const failed = await messageOnceSettled(other, refused.body.id);
+    await locked.stop();
+    expect(failed).toMatchObject({ status: 'failed', error: 'Passphrase is not set' });
   });
 
   it('turns an injected SMS into one inbound message, even when the app sends it twice', async () => {

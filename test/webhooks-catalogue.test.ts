@@ -60,6 +60,7 @@ describe('the event catalogue', () => {
       sendAt: at,
       expiresAt: null,
       error: null,
+      encrypted: false,
       createdAt: at,
       updatedAt: at,
     } as unknown as MessageRow;

@@ -3,6 +3,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { ApiProblem, api } from '@/components/api';
+import { usePassphrase } from '@/components/crypto/passphrase';
+import { encryptSmsGate } from '@/components/crypto/smsgate-encryption';
 import { usePhones } from '@/components/lists';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
@@ -28,10 +30,24 @@ export function ComposeForm() {
   const phones = usePhones();
   const sorted = [...(phones.data ?? [])].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
   const [form, setForm] = useState({ from: '', to: '', content: '' });
+  const [encrypt, setEncrypt] = useState(false);
+  const { passphrase } = usePassphrase();
+  const encrypting = encrypt && passphrase !== '';
   const from = form.from || sorted[0]?.phone || '';
   const send = useMutation({
-    meta: { success: 'Message queued' },
-    mutationFn: () => api('/api/v1/messages', { body: { ...form, from } }),
+    meta: { success: encrypting ? 'Encrypted message queued' : 'Message queued' },
+    // Encrypted here, in the browser: the server receives only the ciphertext of the number and the text.
+    mutationFn: async () =>
+      api('/api/v1/messages', {
+        body: encrypting
+          ? {
+              from,
+              to: await encryptSmsGate(form.to.trim(), passphrase),
+              content: await encryptSmsGate(form.content, passphrase),
+              encrypted: true,
+            }
+          : { ...form, from },
+      }),
     onSuccess: () => {
       setForm({ ...form, to: '', content: '' });
       return refresh('messages', 'balance', 'ledger', 'groups');
@@ -109,7 +125,23 @@ export function ComposeForm() {
         </p>
         {problem?.fieldError('content') && <p className="text-xs text-red-700">{problem.fieldError('content')}</p>}
       </div>
-      <Button type="submit" disabled={send.isPending || !from}>
+      <div className="flex flex-col gap-1">
+        <label className="flex items-center gap-2 text-sm text-slate-800">
+          <input
+            type="checkbox"
+            checked={encrypt}
+            onChange={(event) => setEncrypt(event.target.checked)}
+            aria-describedby={`${ids}-encrypt-hint`}
+          />
+          Encrypt for the SMSGate app
+        </label>
+        <p id={`${ids}-encrypt-hint`} className="text-xs text-slate-600">
+          {encrypt && !passphrase
+            ? 'Enter the passphrase above first: the message is encrypted with it.'
+            : 'The number and the text are encrypted in this browser with the passphrase above; only a phone paired with the SMSGate app, holding the same passphrase, can send it.'}
+        </p>
+      </div>
+      <Button type="submit" disabled={send.isPending || !from || (encrypt && !passphrase)}>
         {send.isPending ? 'Sending…' : 'Send'}
       </Button>
       {problem && problem.errors.length === 0 && <ErrorState error={problem} />}

@@ -3,12 +3,13 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { ApiProblem, api } from '@/components/api';
+import { PassphraseField } from '@/components/crypto/passphrase';
 import { queryKeys } from '@/components/query-keys';
 import { formatTime, Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Message } from '@/components/wire';
 import { FINAL_MESSAGE_STATUSES } from '@/db/schema/message-states';
-import { MessageText } from './message-text';
+import { MessageNumber, MessageText } from './message-text';
 import { MessageStatusBadge } from './status-badge';
 
 const LIVE_INTERVAL_MS = 2_000;
@@ -47,8 +48,10 @@ export function MessageDetail({ messageId }: { messageId: string }) {
     <>
       {back}
       <h1 className="text-2xl font-bold tracking-tight break-words">
-        {m.direction === 'outbound' ? `To ${m.to}` : `From ${m.from}`}
+        {m.direction === 'outbound' ? 'To ' : 'From '}
+        <MessageNumber message={m} number={m.direction === 'outbound' ? m.to : m.from} />
       </h1>
+      {m.encrypted ? <PassphraseField /> : null}
       <Section title="Message">
         <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
           <dt className="font-medium text-slate-600">State</dt>
@@ -58,7 +61,13 @@ export function MessageDetail({ messageId }: { messageId: string }) {
           </dd>
           <dt className="font-medium text-slate-600">From → To</dt>
           <dd className="break-words">
-            {m.from} → {m.to}
+            <MessageNumber message={m} number={m.from} /> → <MessageNumber message={m} number={m.to} />
+          </dd>
+          <dt className="font-medium text-slate-600">Encryption</dt>
+          <dd>
+            {m.encrypted
+              ? 'Encrypted with the SMSGate app’s passphrase: Simgate stores and forwards it unread'
+              : 'None'}
           </dd>
           <dt className="font-medium text-slate-600">Text</dt>
           <dd className="whitespace-pre-wrap break-words">
@@ -72,7 +81,9 @@ export function MessageDetail({ messageId }: { messageId: string }) {
           </dd>
           <dt className="font-medium text-slate-600">Encoding</dt>
           <dd>
-            {m.encoding}, {m.segments} segment{m.segments === 1 ? '' : 's'}
+            {m.encrypted
+              ? 'Unknown: the phone splits the decrypted text'
+              : `${m.encoding}, ${m.segments} segment${m.segments === 1 ? '' : 's'}`}
           </dd>
           <dt className="font-medium text-slate-600">Created</dt>
           <dd>{formatTime(m.created_at)}</dd>

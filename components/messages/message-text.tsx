@@ -1,15 +1,34 @@
+import { EncryptedValue } from '@/components/crypto/passphrase';
 import type { Message } from '@/components/wire';
 
 /** What stands in for a message's text once data retention removed it. */
 export const PURGED_TEXT = 'Content removed (retention)';
 
+type Shown = Pick<Message, 'content' | 'content_purged_at' | 'encrypted'>;
+
 /** The text as a one-line label (a title attribute, a conversation's preview). */
-export function messageTextLabel(message: Pick<Message, 'content' | 'content_purged_at'>): string {
-  return message.content_purged_at ? PURGED_TEXT : message.content;
+export function messageTextLabel(message: Shown): string {
+  if (message.content_purged_at) return PURGED_TEXT;
+  return message.encrypted ? 'Encrypted message' : message.content;
 }
 
-/** A message's text, or a note that retention removed it (never an empty text or a bare hash). */
-export function MessageText({ message }: { message: Pick<Message, 'content' | 'content_purged_at'> }) {
-  if (!message.content_purged_at) return <>{message.content}</>;
-  return <em className="text-slate-600">{PURGED_TEXT}</em>;
+/**
+ * A message's text (an encrypted one decrypted with the passphrase in the page's memory), or a
+ * note that retention removed it (never an empty text or a bare hash).
+ */
+export function MessageText({ message }: { message: Shown }) {
+  if (message.content_purged_at) return <em className="text-slate-600">{PURGED_TEXT}</em>;
+  if (message.encrypted) return <EncryptedValue value={message.content} kind="text" />;
+  return <>{message.content}</>;
+}
+
+/** The number on the other side of a message: its recipient, or the sender of an inbound one. */
+export function counterpartOf(message: Pick<Message, 'direction' | 'from' | 'to'>): string {
+  return message.direction === 'outbound' ? message.to : message.from;
+}
+
+/** A number of a message, decrypted when it is the counterpart of an encrypted message. */
+export function MessageNumber({ message, number }: { message: Message; number: string }) {
+  if (message.encrypted && number === counterpartOf(message)) return <EncryptedValue value={number} kind="number" />;
+  return <>{number}</>;
 }

@@ -2,6 +2,7 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import { PassphraseField } from '@/components/crypto/passphrase';
 import { ComposeForm } from '@/components/messages/compose-form';
 import { queryKeys } from '@/components/query-keys';
 import type { Message } from '@/components/wire';
@@ -35,6 +36,7 @@ export function MessagesPanel() {
   });
   return (
     <Section title="Messages">
+      <PassphraseField />
       <ComposeForm />
       <MessageFilters state={filterState} />
       <ViewSwitch view={view} onChange={setView} />
@@ -56,7 +58,9 @@ export function MessagesPanel() {
       </ListView>
       <ConfirmDialog
         open={cancelling !== null}
-        title={`Cancel the message to ${cancelling?.to ?? ''}?`}
+        title={
+          cancelling?.encrypted ? 'Cancel the encrypted message?' : `Cancel the message to ${cancelling?.to ?? ''}?`
+        }
         confirmLabel="Cancel message"
         pending={cancel.isPending}
         onConfirm={() => cancelling && cancel.mutate(cancelling.id)}

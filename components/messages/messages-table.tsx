@@ -6,7 +6,7 @@ import type { Message } from '@/components/wire';
 import { Button } from '../ui/button';
 import { Table } from '../ui/list-view';
 import { formatTime } from '../ui/section';
-import { MessageText, messageTextLabel } from './message-text';
+import { MessageNumber, MessageText, messageTextLabel } from './message-text';
 
 /** The messages as a table, with a cancel button on the queued ones. */
 export function MessagesTable({ items, onCancel }: { items: Message[]; onCancel: (message: Message) => void }) {
@@ -15,8 +15,8 @@ export function MessagesTable({ items, onCancel }: { items: Message[]; onCancel:
       {items.map((m) => (
         <tr key={m.id} className="border-t border-slate-100 align-top">
           <td className="py-2 whitespace-nowrap">{formatTime(m.created_at)}</td>
-          <td className="whitespace-nowrap">
-            {m.from} → {m.to}
+          <td className={m.encrypted ? 'max-w-xs break-all' : 'whitespace-nowrap'}>
+            <MessageNumber message={m} number={m.from} /> → <MessageNumber message={m} number={m.to} />
             {(m.sim !== null || m.from_group !== null) && (
               <span className="block text-xs text-slate-600">
                 {[m.sim !== null && `SIM ${m.sim}`, m.from_group !== null && `via group ${m.from_group}`]
@@ -36,7 +36,11 @@ export function MessagesTable({ items, onCancel }: { items: Message[]; onCancel:
           </td>
           <td className="text-right">
             {(m.status === 'queued' || m.status === 'dispatched') && (
-              <Button variant="secondary" onClick={() => onCancel(m)} aria-label={`Cancel message to ${m.to}`}>
+              <Button
+                variant="secondary"
+                onClick={() => onCancel(m)}
+                aria-label={m.encrypted ? 'Cancel the encrypted message' : `Cancel message to ${m.to}`}
+              >
                 Cancel
               </Button>
             )}

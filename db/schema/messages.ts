@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigserial,
+  boolean,
   check,
   index,
   integer,
@@ -120,6 +121,9 @@ export const messages = pgTable(
     originKey: text('origin_key'),
     // An inbound message: what automation did about it (lib/automation).
     automation: jsonb('automation').$type<AutomationEntry[]>(),
+    // In the SMSGate app's passphrase format (components/crypto/smsgate-encryption.ts): `content` and the
+    // counterpart number are ciphertext that only the app and the passphrase's holders can read.
+    encrypted: boolean('encrypted').notNull().default(false),
     // Tries so far (automatic retries count up to the group's or account's max_attempts).
     attempts: smallint('attempts').notNull().default(1),
     // Set when retention removed the content (emptied, or replaced by its SHA-256 in hex) and maybe

@@ -89,6 +89,7 @@ function sampleMessage(overrides: Record<string, unknown>): Record<string, unkno
     data_port: null,
     details: null,
     content_purged_at: null,
+    encrypted: false,
     created_at: SAMPLE_TIME,
     updated_at: SAMPLE_TIME,
     ...overrides,

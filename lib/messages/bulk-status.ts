@@ -16,7 +16,13 @@ export async function statusesOf(executor: Executor, messageIds: string[]) {
     messageIds.length === 0
       ? []
       : await executor
-          .select({ id: messages.id, status: messages.status, error: messages.error, content: messages.content })
+          .select({
+            id: messages.id,
+            status: messages.status,
+            error: messages.error,
+            content: messages.content,
+            encrypted: messages.encrypted,
+          })
           .from(messages)
           .where(inArray(messages.id, messageIds));
   const history =

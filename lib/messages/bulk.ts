@@ -85,6 +85,8 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
       callbackWebhookId,
       fromGroup: input.fromGroup ?? null,
       dataPort: input.dataPort ?? null,
+      encrypted: input.encrypted === true,
+      requestId: null,
       ...schedule,
       at: bulk.createdAt,
     });
@@ -109,12 +111,12 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
  * queued message needs only its history row (`needsOnlyHistory('queued')` in
  * lib/messages/state-machine.ts, held by its test), as in the single send's statement (lib/messages/send.ts).
  */
-async function insertQueued(
+export async function insertQueued(
   tx: Executor,
   batch: {
     accountId: string;
     groupId: number;
-    bulkId: string;
+    bulkId: string | null;
     planned: PlannedMessage[];
     messageIds: string[];
     sim: number | null;
@@ -122,6 +124,8 @@ async function insertQueued(
     callbackWebhookId: string | null;
     fromGroup: number | null;
     dataPort: number | null;
+    encrypted: boolean;
+    requestId: string | null;
     sendAt: Date;
     expiresAt: Date;
     at: Date;
@@ -142,11 +146,12 @@ async function insertQueued(
   await tx.execute(sql`
     with message as (
       insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
-        encoding, bulk_id, sim, priority, callback_webhook_id, from_group, send_at, expires_at, created_at, updated_at,
-        kind, data_port)
+        encoding, bulk_id, sim, priority, callback_webhook_id, from_group, encrypted, request_id, send_at, expires_at,
+        created_at, updated_at, kind, data_port)
       select i.id, ${batch.accountId}::uuid, i.phone_id, ${batch.groupId}::int, 'outbound', i."from", i."to",
         i.content, 'queued', i.segments, i.encoding, ${batch.bulkId}::uuid, ${batch.sim}::smallint,
-        ${batch.priority}, ${batch.callbackWebhookId}::uuid, ${batch.fromGroup}::int,
+        ${batch.priority}, ${batch.callbackWebhookId}::uuid, ${batch.fromGroup}::int, ${batch.encrypted}::boolean,
+        ${batch.requestId}::text,
         ${batch.sendAt.toISOString()}::timestamptz, ${batch.expiresAt.toISOString()}::timestamptz,
         ${at}::timestamptz, ${at}::timestamptz, ${batch.dataPort === null ? 'message' : 'data'}::text,
         ${batch.dataPort}::int

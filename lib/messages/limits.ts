@@ -10,3 +10,5 @@ export const DEFAULT_TTL_SECONDS = 24 * 3600;
 /** A `send_at` this far in the past is still "now" (clock skew between integrator and server). */
 export const SEND_AT_PAST_TOLERANCE_MS = 60_000;
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
+/** An encrypted text or number (the SMSGate app's format) holds at most this many characters. */
+export const MAX_ENCRYPTED_LENGTH = 8192;

@@ -19,6 +19,11 @@ export type OutboundPlanInput = {
   sim?: number;
   recipients: Recipient[];
   content: string;
+  /**
+   * `content` and every recipient are in the SMSGate app's encrypted format (lib/messages/encrypted.ts):
+   * sent as they are from one phone paired with the app, with no template, opt-out or country check.
+   */
+  encrypted?: boolean;
 };
 
 /** One message that will go out: its rendered text and the phone chosen for it. */
@@ -63,6 +68,16 @@ export async function planOutbound(
   options: { lock?: boolean } = {},
 ): Promise<OutboundPlan> {
   const sender = await checkedSender(executor, accountId, input, options);
+  if (input.encrypted) {
+    if (!sender) throw encryptedNeedsPhone();
+    await checkAppPhone(executor, sender);
+    return {
+      groupId: sender.groupId,
+      senderPhoneId: sender.id,
+      planned: opaqueRecipients(input, sender),
+      rejected: [],
+    };
+  }
   const { rendered, rejected } = renderRecipients(input.content, input.recipients);
   const groupId = sender ? sender.groupId : (input.fromGroup as number);
   const sendable = await screenRecipients(executor, accountId, groupId, rendered, rejected);
@@ -209,6 +224,59 @@ function renderRecipients(
     rendered.push({ index, to, content: rendering.text, ...countSegments(rendering.text) });
   });
   return { rendered, rejected };
+}
+
+/**
+ * Encrypted recipients, one message each, as they came (repeats of one ciphertext once): Simgate
+ * cannot read the numbers, so cannot render, screen or count segments (each is recorded as one
+ * GSM-7 segment). Each still costs one credit.
+ */
+function opaqueRecipients(input: OutboundPlanInput, sender: { id: string; phone: string }): PlannedMessage[] {
+  const seen = new Set<string>();
+  const planned: PlannedMessage[] = [];
+  input.recipients.forEach((recipient, index) => {
+    const to = typeof recipient === 'string' ? recipient : recipient.to;
+    if (seen.has(to)) return;
+    seen.add(to);
+    planned.push({
+      index,
+      to,
+      content: input.content,
+      segments: 1,
+      encoding: 'GSM-7',
+      phone: { id: sender.id, phone: sender.phone },
+    });
+  });
+  return planned;
+}
+
+function encryptedNeedsPhone(): DomainError {
+  return validationError(
+    'from_group',
+    'an encrypted message goes from one phone paired with the SMSGate app, which holds the passphrase: give `from`, not `from_group`',
+  );
+}
+
+/** Only the SMSGate app can decrypt what it sends: a simulator phone is refused (400 naming `encrypted`). */
+async function checkAppPhone(executor: Executor, sender: { id: string; phone: string }): Promise<void> {
+  const [row] = await queryRows<{ kind: string | null }>(
+    executor,
+    sql`select d.kind from phones p left join devices d on d.id = p.device_id where p.id = ${sender.id}::uuid`,
+  );
+  if (row?.kind !== 'app') {
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `Phone ${sender.phone} is not paired with the SMSGate app, so it cannot decrypt an encrypted message.`,
+      {
+        errors: [
+          {
+            path: 'encrypted',
+            message: `phone ${sender.phone} is not an SMSGate app phone: encrypted messages go only from a phone paired with the SMSGate app whose passphrase they were encrypted with`,
+          },
+        ],
+      },
+    );
+  }
 }
 
 function renderedTotalTooLarge(): DomainError {

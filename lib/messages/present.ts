@@ -50,6 +50,8 @@ export type MessageWire = {
   details: MessageDetails | null;
   /** When retention removed the content (then `content` is its SHA-256 in hex, or empty); null while it is kept. */
   content_purged_at: string | null;
+  /** `content` and the counterpart number are the SMSGate app's ciphertext (lib/messages/encrypted.ts). */
+  encrypted: boolean;
   created_at: string | null;
   updated_at: string | null;
   history?: { status: string; at: string | null; error?: string; from?: string; to?: string }[];
@@ -90,6 +92,7 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
     data_port: row.dataPort ?? null,
     details: row.details ?? null,
     content_purged_at: iso(row.contentPurgedAt),
+    encrypted: row.encrypted,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

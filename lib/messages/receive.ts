@@ -21,6 +21,8 @@ export type ReceivedInput = {
   /** `data` or `mms` from an SMSGate-app phone; a text SMS by default. */
   kind?: Extract<MessageKind, 'message' | 'data' | 'mms'>;
   details?: MessageDetails;
+  /** The sender and text are the SMSGate app's ciphertext: stored as they are, no automation reads them. */
+  encrypted?: boolean;
 };
 
 /**
@@ -38,8 +40,9 @@ export async function receiveMessage(
   if (receivedAt.getTime() > now.getTime() + SEND_AT_PAST_TOLERANCE_MS) {
     throw validationError('received_at', 'must not be in the future');
   }
+  const encrypted = input.encrypted === true;
   const { encoding, segments } =
-    input.kind === 'data' || input.kind === 'mms'
+    encrypted || input.kind === 'data' || input.kind === 'mms'
       ? { encoding: 'GSM-7' as const, segments: 1 }
       : countSegments(input.content);
   return withTransaction(executor, async (tx) => {
@@ -58,6 +61,7 @@ export async function receiveMessage(
         deviceMessageId: input.deviceMessageId,
         ...(input.kind ? { kind: input.kind } : {}),
         ...(input.details ? { details: input.details } : {}),
+        encrypted,
         sendAt: receivedAt,
         createdAt: receivedAt,
         updatedAt: now,
@@ -73,6 +77,7 @@ export async function receiveMessage(
       return { created: false, message: presentMessage(existing) };
     }
     const eventIds = await afterTransition(tx, [message], { at: receivedAt });
+    if (encrypted) return { created: true, message: presentMessage(message) };
     await confirmSimByLoopback(tx, message);
     // A data SMS's content is bytes in base64: no word or rule reads it.
     if (message.kind === 'data') return { created: true, message: presentMessage(message) };

@@ -1,3 +1,4 @@
+import { isSmsGateEncrypted } from '@/components/crypto/smsgate-encryption';
 import {
   ENCODINGS,
   HISTORY_STATUSES,
@@ -18,6 +19,7 @@ import { RETRYABLE_ERRORS } from './failures';
 import {
   MAX_BULK_RECIPIENTS,
   MAX_CONTENT_LENGTH,
+  MAX_ENCRYPTED_LENGTH,
   MAX_REQUEST_ID_LENGTH,
   MAX_TTL_SECONDS,
   MIN_TTL_SECONDS,
@@ -26,8 +28,64 @@ import {
 const content = z
   .string()
   .min(1)
-  .max(MAX_CONTENT_LENGTH)
-  .openapi({ description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters.`, example: 'Your table is ready.' });
+  .max(MAX_ENCRYPTED_LENGTH)
+  .openapi({
+    description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters; with \`encrypted: true\`, the text encrypted in the SMSGate app's format (up to ${MAX_ENCRYPTED_LENGTH} characters).`,
+    example: 'Your table is ready.',
+  });
+
+const NOT_ENCRYPTED =
+  "not in the SMSGate app's encrypted format ($aes-256-cbc/pbkdf2-sha1$i=<iterations>$<salt>$<data>)";
+
+/** A value in the SMSGate app's encrypted format (components/crypto/smsgate-encryption.ts). */
+export const encryptedValue = z
+  .string()
+  .max(MAX_ENCRYPTED_LENGTH)
+  .refine(isSmsGateEncrypted, { message: NOT_ENCRYPTED })
+  .openapi({ example: '$aes-256-cbc/pbkdf2-sha1$i=75000$AAECAwQFBgcICQoLDA0ODw==$f0s3…' });
+
+const encrypted = z.boolean().optional().openapi({
+  description: `\`content\` and the recipients are encrypted in the SMSGate app's format (AES-256-CBC, key from PBKDF2-SHA1: \`$aes-256-cbc/pbkdf2-sha1$i=<iterations>$<base64 salt>$<base64 data>\`, the 16-byte salt also the IV) with the passphrase set in the app. Simgate stores and forwards them as they are and sends them only from \`from\`, a phone paired with the SMSGate app (any other phone, and \`from_group\`, answer 400). It cannot read the numbers, so it checks no opt-out, allowed country or template, and charges one credit per recipient entry, whatever number it hides (a repeated ciphertext counts once; two encryptions of one number are two entries). \`segments\` and \`encoding\` read 1 and GSM-7.`,
+});
+
+/** Plain sends keep their bounds; encrypted ones carry ciphertext everywhere (the phone decrypts). */
+export function checkEncryption(
+  body: { encrypted?: boolean; content?: string; contentPath?: string[] },
+  recipients: Array<{ path: (string | number)[]; value: unknown }>,
+  ctx: z.RefinementCtx,
+): void {
+  if (body.encrypted === true) {
+    if (!isSmsGateEncrypted(body.content ?? '')) {
+      ctx.addIssue({ code: 'custom', path: body.contentPath ?? ['content'], message: NOT_ENCRYPTED });
+    }
+    for (const { path, value } of recipients) {
+      if (typeof value !== 'string' || !isSmsGateEncrypted(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: "with encrypted: true, each recipient is a number encrypted in the SMSGate app's format (no vars)",
+        });
+      }
+    }
+    return;
+  }
+  if ((body.content?.length ?? 0) > MAX_CONTENT_LENGTH) {
+    ctx.addIssue({
+      code: 'custom',
+      path: body.contentPath ?? ['content'],
+      message: `must be 1 to ${MAX_CONTENT_LENGTH} characters`,
+    });
+  }
+  for (const { path, value } of recipients) {
+    if (typeof value === 'string' && isSmsGateEncrypted(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: 'an encrypted number needs encrypted: true; else a valid E.164 phone number (e.g. +14155550100)',
+      });
+    }
+  }
+}
 
 const sendAt = z.iso
   .datetime({ offset: true })
@@ -92,14 +150,18 @@ export const sendMessageBody = z
     from: fromPhone,
     from_group: fromGroup,
     require_online: requireOnline,
-    to: e164,
+    to: z.union([e164, encryptedValue], { error: 'not a valid E.164 phone number (e.g. +14155550100)' }).openapi({
+      description:
+        'Phone number in E.164 format; with `encrypted: true`, the number encrypted in the SMSGate app’s format.',
+    }),
     content: content.optional().openapi({
-      description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters; required unless \`data\` is given.`,
+      description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters (with \`encrypted: true\`, the ciphertext, up to ${MAX_ENCRYPTED_LENGTH}); required unless \`data\` is given.`,
     }),
     data: dataSmsBytes.optional().openapi({
       description: `A data (binary) SMS instead of text: its bytes in base64, 1 to ${DATA_SMS_MAX_BYTES} bytes, with \`port\`. Only from a phone paired with the SMSGate app (\`from\`, not \`from_group\`); any other phone answers 400.`,
     }),
     port: dataSmsPort.optional().openapi({ description: 'With `data`: the destination port, 0 to 65535.' }),
+    encrypted,
     request_id: z
       .string()
       .min(1)
@@ -123,6 +185,10 @@ export const sendMessageBody = z
     if (body.data !== undefined && body.dry_run) {
       ctx.addIssue({ code: 'custom', path: ['dry_run'], message: 'not available for a data SMS' });
     }
+    if (body.data !== undefined && body.encrypted) {
+      ctx.addIssue({ code: 'custom', path: ['encrypted'], message: 'not available for a data SMS' });
+    }
+    checkEncryption(body, [{ path: ['to'], value: body.to }], ctx);
   })
   .openapi('SendMessage');
 
@@ -131,7 +197,7 @@ const templateVars = z
   .openapi({ example: { name: 'Ada' }, description: 'Values of the `{{name}}` placeholders in `content`.' });
 
 const bulkRecipient = z.union(
-  [e164, z.strictObject({ to: e164, vars: templateVars.optional() }).openapi('BulkRecipient')],
+  [e164, encryptedValue, z.strictObject({ to: e164, vars: templateVars.optional() }).openapi('BulkRecipient')],
   { error: 'not a valid E.164 phone number (e.g. +14155550100), nor { to, vars }' },
 );
 
@@ -145,11 +211,12 @@ export const sendBulkBody = z
       .min(1)
       .max(MAX_BULK_RECIPIENTS)
       .openapi({
-        description: `1 to ${MAX_BULK_RECIPIENTS} recipients: E.164 numbers, or \`{ to, vars }\` objects whose vars fill \`{{name}}\` placeholders in content. Repeats are sent once.`,
+        description: `1 to ${MAX_BULK_RECIPIENTS} recipients: E.164 numbers, or \`{ to, vars }\` objects whose vars fill \`{{name}}\` placeholders in content. Repeats are sent once. With \`encrypted: true\`: numbers encrypted in the SMSGate app's format, one credit each.`,
       }),
     content: content.openapi({
-      description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters; may hold \`{{name}}\` placeholders filled from each recipient's vars.`,
+      description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters; may hold \`{{name}}\` placeholders filled from each recipient's vars. With \`encrypted: true\`: the encrypted text (up to ${MAX_ENCRYPTED_LENGTH} characters), sent to every recipient as it is.`,
     }),
+    encrypted,
     send_at: sendAt,
     ttl_s: ttl,
     sim,
@@ -157,6 +224,13 @@ export const sendBulkBody = z
     status_callback_url: statusCallbackUrl,
     dry_run: dryRun,
   })
+  .superRefine((body, ctx) =>
+    checkEncryption(
+      body,
+      body.recipients.map((value, index) => ({ path: ['recipients', index], value })),
+      ctx,
+    ),
+  )
   .openapi('SendBulkMessage');
 
 export const rejectedRecipientSchema = z
@@ -351,6 +425,10 @@ export const messageSchema = z
         description:
           'An inbound `data` or `mms` message: what the SMSGate app reported (`event` it came by; for an MMS `subject`, `size` in bytes, `content_class`, `transaction_id`, `attachment_count` and `attachment_types`). Attachment bytes are not kept. Null for every other.',
       }),
+    encrypted: z.boolean().openapi({
+      description:
+        "`content` and the counterpart number (`to` of an outbound message, `from` of an inbound one) are encrypted in the SMSGate app's format: the dashboard decrypts them in the browser with the passphrase typed there, which never reaches the server.",
+    }),
     content_purged_at: z.string().nullable().openapi({
       format: 'date-time',
       description:

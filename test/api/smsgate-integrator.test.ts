@@ -275,7 +275,10 @@ describe('messages', () => {
 
   it.each([
     ['both ttl and validUntil', { ttl: 600, validUntil: new Date(Date.now() + 3_600_000).toISOString() }, 'validUntil'],
-    ['isEncrypted: true', { isEncrypted: true }, 'isEncrypted'],
+    // Encrypted sends themselves: test/api/smsgate-encrypted.test.ts.
+    ['isEncrypted: true over a clear text', { isEncrypted: true }, 'message'],
+    ['isEncrypted: true over a clear number', { isEncrypted: true }, 'phoneNumbers.0'],
+    ['isEncrypted: true without deviceId', { isEncrypted: true }, 'deviceId'],
     ['a data message without deviceId', { dataMessage: { data: 'SGVsbG8=', port: 53739 } }, 'deviceId'],
     ['a data message that is not base64', { dataMessage: { data: 'not base64!', port: 53739 } }, 'dataMessage.data'],
     ['no content', { message: undefined }, 'textMessage'],

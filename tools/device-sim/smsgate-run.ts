@@ -1,3 +1,4 @@
+import { decryptSmsGate } from '@/components/crypto/smsgate-encryption';
 import { sleep } from './run';
 import {
   APP_VERSION,
@@ -32,6 +33,12 @@ export type SmsGateRunOptions = {
    * never emitted is one "received while the server could not be reached".
    */
   inbox?: InboxSms[];
+  /**
+   * The app's `encryption.passphrase`: a message pulled with `isEncrypted: true` has its text and
+   * numbers decrypted with it before sending (MessagesService.kt); without it, or when it does not
+   * open them, the message fails as in the app.
+   */
+  passphrase?: string;
   /** The app's `messages.processing_order`. */
   order?: 'lifo' | 'fifo';
   /** Pause before reconnecting the event stream or retrying a failed call (the app waits 5 s to 60 s). */
@@ -383,13 +390,21 @@ class SimulatedApp {
     await sleep(this.options.holdMs ?? 0, this.signal);
     // Cancelled while it waited, or the run stopped.
     if (!this.pending.delete(message.id) || this.signal.aborted) return;
-    const text = textOf(message);
+    const clear = await this.decrypted(message);
+    const text = clear.text;
     if (text === undefined && !message.dataMessage) {
       this.log(`error: ${message.id}: Invalid message content`);
       return;
     }
-    const recipients = message.phoneNumbers.join(', ');
+    const recipients = clear.numbers.join(', ');
     const states: States = { Pending: appDate(new Date()), Processed: appDate(new Date()) };
+    if (clear.error) {
+      states.Failed = appDate(new Date());
+      this.report(message, 'Failed', states, clear.error);
+      this.stats.failed += 1;
+      this.log(`failed: ${message.id}: ${clear.error}`);
+      return;
+    }
     this.report(message, 'Processed', states);
     await sleep(this.options.delayMs, this.signal);
     if (this.signal.aborted) return;
@@ -417,17 +432,33 @@ class SimulatedApp {
       this.log(`delivered: ${message.id} to ${recipients}`);
     }
     const { phone } = this.options;
-    if (text !== undefined && message.phoneNumbers.some((to) => sameNumber(to, phone))) {
+    if (text !== undefined && clear.numbers.some((to) => sameNumber(to, phone))) {
       this.emit('sms:received', receivedPayload({ phone, from: phone, text }));
       this.stats.loopbacks += 1;
       this.log(`received: ${message.id} came back to ${phone}`);
     }
   }
 
+  /** The text and numbers as the app sends them: an encrypted message decrypted with the passphrase. */
+  private async decrypted(message: PulledMessage): Promise<{ text?: string; numbers: string[]; error?: string }> {
+    const text = textOf(message);
+    if (!message.isEncrypted) return { text, numbers: message.phoneNumbers };
+    const { passphrase } = this.options;
+    if (passphrase === undefined) return { text, numbers: message.phoneNumbers, error: 'Passphrase is not set' };
+    try {
+      return {
+        text: text === undefined ? undefined : await decryptSmsGate(text, passphrase),
+        numbers: await Promise.all(message.phoneNumbers.map((number) => decryptSmsGate(number, passphrase))),
+      };
+    } catch (error) {
+      return { text, numbers: message.phoneNumbers, error: `Decryption failed: ${messageOf(error)}` };
+    }
+  }
+
   /** `SendStateWorker`: one report per PATCH, with every state time the app has recorded. */
-  private report(message: PulledMessage, state: ProcessingState, states: States): void {
+  private report(message: PulledMessage, state: ProcessingState, states: States, error = GENERIC_FAILURE): void {
     const recipients: RecipientReport[] = message.phoneNumbers.map((phoneNumber) =>
-      state === 'Failed' ? { phoneNumber, state, error: GENERIC_FAILURE } : { phoneNumber, state },
+      state === 'Failed' ? { phoneNumber, state, error } : { phoneNumber, state },
     );
     const body = [{ id: message.id, state, recipients, states: { ...states } }];
     this.reports.push(`PATCH /message ${message.id} ${state}`, REPORT_ATTEMPTS, () => this.client.patchStates(body));

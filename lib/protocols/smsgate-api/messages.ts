@@ -42,7 +42,7 @@ async function present(
       deviceId: row.phone_id ?? '',
       state: row.state,
       isHashed: false,
-      isEncrypted: false,
+      isEncrypted: first ? byId.get(first)?.encrypted === true : false,
       recipients: row.recipients.map((recipient) => {
         const message = recipient.message_id ? byId.get(recipient.message_id) : undefined;
         if (!message)
@@ -131,6 +131,7 @@ export async function sendSmsgateMessage(
       sendAt,
       ttlSeconds: Math.min(ttlSeconds, 7 * 24 * 3600),
       priority: (body.priority ?? 0) >= HIGH_PRIORITY_FROM ? 'high' : 'normal',
+      encrypted: body.isEncrypted === true,
       via: '3rdparty',
     });
     const rejected = new Map(bulk.rejected.map((row) => [row.index, row.detail]));

@@ -1,6 +1,7 @@
 import { SIM_SLOTS } from '@/db/schema';
 import { dataSmsBytes, dataSmsPort } from '@/lib/messages/data-sms';
-import { MAX_CONTENT_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '@/lib/messages/limits';
+import { MAX_CONTENT_LENGTH, MAX_ENCRYPTED_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '@/lib/messages/limits';
+import { checkEncryption, encryptedValue } from '@/lib/messages/schemas';
 import { e164 } from '@/lib/phone-number';
 import { INBOX_MESSAGE_TYPES } from '@/lib/protocols/smsgate-app/schemas';
 import { z } from '@/lib/zod';
@@ -40,11 +41,16 @@ export const sendMessageBody = z
     deviceId: z.string().max(64).nullish().openapi({
       description: 'The phone (its id in GET /devices) to send from; without it the account’s default group chooses.',
     }),
-    textMessage: z.object({ text: z.string().min(1).max(MAX_CONTENT_LENGTH) }).nullish(),
+    textMessage: z
+      .object({ text: z.string().min(1).max(MAX_ENCRYPTED_LENGTH) })
+      .nullish()
+      .openapi({
+        description: `The text, 1 to ${MAX_CONTENT_LENGTH} characters (encrypted: up to ${MAX_ENCRYPTED_LENGTH}).`,
+      }),
     message: z
       .string()
       .min(1)
-      .max(MAX_CONTENT_LENGTH)
+      .max(MAX_ENCRYPTED_LENGTH)
       .nullish()
       .openapi({ description: 'The older form of `textMessage.text`.' }),
     dataMessage: z.object({ data: dataSmsBytes, port: dataSmsPort }).nullish().openapi({
@@ -52,14 +58,17 @@ export const sendMessageBody = z
         'A data SMS instead of text (the app’s DataMessage): `data` in base64 (at most 140 bytes) to `port`. Only from a `deviceId` paired with the SMSGate app; any other phone, or no `deviceId`, answers 400.',
     }),
     phoneNumbers: z
-      .array(e164)
+      .array(z.union([e164, encryptedValue], { error: 'not a valid E.164 phone number (e.g. +14155550100)' }))
       .min(1)
       .max(MAX_RECIPIENTS)
       .superRefine((numbers, ctx) => {
         if (new Set(numbers).size !== numbers.length)
           ctx.addIssue({ code: 'custom', message: 'numbers must be unique' });
       })
-      .openapi({ description: 'E.164 numbers, 1 to 100, unique (`skipPhoneValidation` does not relax this).' }),
+      .openapi({
+        description:
+          'E.164 numbers, 1 to 100, unique (`skipPhoneValidation` does not relax this); with `isEncrypted`, numbers encrypted with the app’s passphrase.',
+      }),
     simNumber: z
       .number()
       .int()
@@ -70,7 +79,10 @@ export const sendMessageBody = z
     ttl: z.number().int().min(MIN_TTL_SECONDS).max(MAX_TTL_SECONDS).nullish(),
     validUntil: timestamp.nullish(),
     withDeliveryReport: z.boolean().nullish().openapi({ description: 'Accepted; Simgate always follows delivery.' }),
-    isEncrypted: z.boolean().nullish().openapi({ description: '`true` is not supported: answers 400.' }),
+    isEncrypted: z.boolean().nullish().openapi({
+      description:
+        '`true`: the text and every phone number are encrypted with the passphrase set in the app (`$aes-256-cbc/pbkdf2-sha1$i=…`). Sent as they are, only from `deviceId`, a phone paired with the SMSGate app (required; a simulator phone answers 400); no opt-out or country check, one credit per phone number entry.',
+    }),
     priority: z
       .number()
       .int()
@@ -83,11 +95,23 @@ export const sendMessageBody = z
     scheduleAt: timestamp.nullish(),
   })
   .superRefine((body, ctx) => {
-    if (body.isEncrypted === true) {
+    const text = body.textMessage?.text ?? body.message;
+    if (text !== undefined && text !== null) {
+      checkEncryption(
+        {
+          encrypted: body.isEncrypted === true,
+          content: text,
+          contentPath: body.textMessage ? ['textMessage', 'text'] : ['message'],
+        },
+        body.phoneNumbers.map((value, index) => ({ path: ['phoneNumbers', index], value })),
+        ctx,
+      );
+    }
+    if (body.isEncrypted === true && !body.deviceId) {
       ctx.addIssue({
         code: 'custom',
-        path: ['isEncrypted'],
-        message: 'encrypted messages are not supported by Simgate',
+        path: ['deviceId'],
+        message: 'an encrypted message needs deviceId: a phone paired with the SMSGate app, which holds the passphrase',
       });
     }
     if (!body.textMessage && !body.message && !body.dataMessage) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
+import { isSmsGateEncrypted } from '@/components/crypto/smsgate-encryption';
 import type { Database, Transaction } from '@/db';
 import { appCallbackIds, devices } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
@@ -147,6 +148,16 @@ function senderOf(raw: string, receivingNumber: string): string {
   return result.data;
 }
 
+/**
+ * An SMS the app reports in the passphrase format: marked `isEncrypted: true`, or its text in that
+ * format (the app at 0cdc5d8 reports received SMS in clear; an SMS whose text is itself ciphertext,
+ * or an app that encrypts what it reports, is kept as ciphertext and marked so).
+ */
+function isEncryptedReceived(sms: z.output<typeof receivedPayload>, sender: string): boolean {
+  if (sms.isEncrypted === true) return true;
+  return isSmsGateEncrypted(sms.message) || isSmsGateEncrypted(sender);
+}
+
 async function applyCallback(
   tx: Transaction,
   principal: DevicePrincipal,
@@ -158,10 +169,12 @@ async function applyCallback(
       const sms = parsed(receivedPayload, envelope.payload, 'sms:received');
       const raw = sms.sender ?? sms.phoneNumber;
       if (!raw) throw validationError('payload.sender', 'required');
-      const from = senderOf(raw, phone.phone);
+      const encrypted = isEncryptedReceived(sms, raw);
+      const from = encrypted && isSmsGateEncrypted(raw) ? raw : senderOf(raw, phone.phone);
       const { created } = await receiveMessage(tx, principal, {
         from,
         content: sms.message,
+        encrypted,
         receivedAt: sms.receivedAt ?? undefined,
         // The raw sender, as before: the key of an SMS received before this check stays the same.
         deviceMessageId: inboundId(sms.messageId, raw, sms.message),

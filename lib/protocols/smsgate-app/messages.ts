@@ -14,7 +14,10 @@ import { type AppState, stateReport } from './schemas';
 /** Most messages one pull hands out, as the reference server (`maxPendingBatch`). */
 export const MAX_PULL = 100;
 
-/** A message in the app's shape (GatewayApi.Message). Dates: RFC 3339 UTC with milliseconds, as Gson reads them. */
+/**
+ * A message in the app's shape (GatewayApi.Message). An encrypted one carries its ciphertext in
+ * `textMessage.text` and `phoneNumbers` with `isEncrypted: true`: the app decrypts both with its
+ * passphrase before sending (MessagesService.kt at 0cdc5d8). Dates: RFC 3339 UTC with milliseconds, as Gson reads them. */
 export function presentForApp(row: MessageRow) {
   // A data SMS is `dataMessage: { data, port }` alone: the app reads it before any text (GatewayApi.Message.content).
   const content =
@@ -27,7 +30,7 @@ export function presentForApp(row: MessageRow) {
     phoneNumbers: [row.to],
     ...(row.sim !== null ? { simNumber: row.sim } : {}),
     withDeliveryReport: true,
-    isEncrypted: false as const,
+    isEncrypted: row.encrypted,
     validUntil: (row.expiresAt ?? new Date(row.sendAt.getTime() + 86_400_000)).toISOString(),
     createdAt: row.createdAt.toISOString(),
     // A message asked to be cancelled: the app drops it if not sent yet and PATCHes `Cancelled`.

@@ -101,9 +101,10 @@ const appDate = z
 export const receivedPayload = z.looseObject({
   messageId: text(128),
   message: z.string().max(10_000),
-  sender: text(128).nullish(),
-  phoneNumber: text(128).nullish(),
+  sender: text(8192).nullish(),
+  phoneNumber: text(8192).nullish(),
   receivedAt: appDate.nullish(),
+  isEncrypted: z.boolean().nullish(),
 });
 
 /** `sms:data-received` (SmsEventPayload.SmsDataReceived): `data` is the SMS's bytes in base64. */
@@ -181,7 +182,9 @@ export const appMessage = z
       .openapi({ description: 'A data SMS instead: its bytes in base64 and the destination port.' }),
     phoneNumbers: z.array(z.string()),
     withDeliveryReport: z.boolean(),
-    isEncrypted: z.literal(false),
+    isEncrypted: z.boolean().openapi({
+      description: '`true`: `textMessage.text` and `phoneNumbers` are encrypted with the passphrase set in the app.',
+    }),
     validUntil: z.string().openapi({ format: 'date-time' }),
     createdAt: z.string().openapi({ format: 'date-time' }),
     state: z.enum(['Pending', 'Cancelling']).openapi({

@@ -38,6 +38,7 @@ export const POST = route(
       ttlSeconds: body.ttl_s,
       priority: body.priority,
       statusCallbackUrl: body.status_callback_url,
+      encrypted: body.encrypted,
     };
     if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
     return sendBulk(db, principal.accountId, { ...input, via: 'v1' });

@@ -1,6 +1,7 @@
 import { json, route } from '@/lib/http/route';
 import { SEND_MESSAGE } from '@/lib/messages/docs';
 import { dryRunSend } from '@/lib/messages/dry-run';
+import { sendEncryptedMessage } from '@/lib/messages/encrypted';
 import { listMessages } from '@/lib/messages/list';
 import { dryRunSchema, messageListQuery, messageSchema, sendMessageBody } from '@/lib/messages/schemas';
 import { sendMessage } from '@/lib/messages/send';
@@ -41,8 +42,13 @@ export const POST = route(
       ttlSeconds: body.ttl_s,
       statusCallbackUrl: body.status_callback_url,
     };
-    if (body.dry_run) return json(await dryRunSend(db, principal.accountId, { ...input, recipients: [body.to] }), 200);
-    return sendMessage(db, principal.accountId, { ...input, to: body.to, priority: body.priority, via: 'v1' });
+    if (body.dry_run) {
+      const plan = { ...input, recipients: [body.to], encrypted: body.encrypted };
+      return json(await dryRunSend(db, principal.accountId, plan), 200);
+    }
+    const send = { ...input, to: body.to, priority: body.priority, via: 'v1' as const };
+    if (body.encrypted) return sendEncryptedMessage(db, principal.accountId, send);
+    return sendMessage(db, principal.accountId, send);
   },
 );
 
