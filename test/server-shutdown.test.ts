@@ -157,7 +157,7 @@ describe.runIf(built)('SIGTERM to the running server', () => {
 
     const claimed = await longPoll;
     expect(claimed.status).toBe(200);
-    expect(await claimed.json()).toEqual({ data: [] });
+    expect(await claimed.json()).toEqual({ data: [], cancel: [] });
     expect(await streamText).toMatch(new RegExp(`retry: ${RECONNECT_AFTER_SHUTDOWN_MS}\\n\\n$`));
     for (const read of await Promise.all(reads)) expect(read.status).toBe(200);
     expect(await slow.status).toBe(201);
