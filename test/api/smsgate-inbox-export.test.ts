@@ -2,6 +2,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { POST as exportInbox } from '@/app/api/3rdparty/v1/inbox/export/route';
 import { POST as refreshInbox } from '@/app/api/3rdparty/v1/inbox/refresh/route';
+import { GET as inbox } from '@/app/api/3rdparty/v1/inbox/route';
 import { POST as integratorSend } from '@/app/api/3rdparty/v1/messages/route';
 import { GET as events } from '@/app/api/mobile/v1/events/route';
 import { GET as webhooksList } from '@/app/api/mobile/v1/webhooks/route';
@@ -343,6 +344,11 @@ describe('data SMS, MMS and app:started from the app', () => {
         ),
       );
     expect(event?.payload).toMatchObject({ kind: 'data' });
+    // The integrator's inbox lists it as SMSGate's DATA_SMS (server 22074dd, smsgateway.IncomingMessageType).
+    const listed = async (type: string) =>
+      (await call(inbox, { path: `/3rdparty/v1/inbox?type=${type}`, headers: basic(account.apiKey) })).body;
+    expect(await listed('DATA_SMS')).toEqual([expect.objectContaining({ type: 'DATA_SMS', contentPreview: 'AQL/' })]);
+    expect(await listed('SMS')).not.toContainEqual(expect.objectContaining({ contentPreview: 'AQL/' }));
   });
 
   it('mms:received and mms:downloaded become kind mms with subject, size and attachment types, no bytes', async () => {

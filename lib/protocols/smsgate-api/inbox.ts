@@ -4,8 +4,16 @@ import { type MessageKind, messages } from '@/db/schema';
 import { iso } from '@/lib/wire';
 import type { InboxQuery, IncomingMessageType, IncomingMessageWire } from './schemas';
 
-/** What each SMSGate type of received message is among Simgate's message kinds; a type with none lists nothing. */
-const KIND_OF_TYPE: Partial<Record<IncomingMessageType, MessageKind>> = { SMS: 'message' };
+/**
+ * What each SMSGate type of received message is among Simgate's message kinds; a type with none lists
+ * nothing. `MMS` lists every received MMS, those the app reported as `mms:downloaded` too (both are kind
+ * `mms`), so `MMS_DOWNLOADED` has no kind of its own.
+ */
+const KIND_OF_TYPE: Partial<Record<IncomingMessageType, MessageKind>> = {
+  SMS: 'message',
+  DATA_SMS: 'data',
+  MMS: 'mms',
+};
 const TYPE_OF_KIND = new Map(Object.entries(KIND_OF_TYPE).map(([type, kind]) => [kind, type as IncomingMessageType]));
 
 /**
