@@ -128,3 +128,22 @@ export async function exitOf(child: ChildProcess): Promise<{ code: number | null
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { code, output };
 }
+
+/** The device simulator's command line, its output gathered from the start (for a run that is read while it goes on). */
+export function watchedDeviceCli(args: string[]): { child: ChildProcess; output: () => string } {
+  const child = deviceCli(args);
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  return { child, output: () => output };
+}
+
+/** A child process's exit code, once it has ended. */
+export async function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  return new Promise((resolve) => child.once('exit', resolve));
+}

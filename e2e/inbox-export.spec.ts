@@ -1,30 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { activatePhone, checkPage as check, navigate, signIn } from './helpers';
-
-/** The device simulator's CLI, playing the SMSGate Android app. */
-function deviceCli(args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/device.ts', ...args], {
-    cwd: process.cwd(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  return { child, output: () => output };
-}
-
-async function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  return new Promise((resolve) => child.once('exit', resolve));
-}
+import { activatePhone, checkPage as check, exited, navigate, signIn, watchedDeviceCli } from './helpers';
 
 test('recover three SMS a simulated SMSGate phone received while disconnected, without doubling any', async ({
   page,
@@ -60,7 +38,7 @@ test('recover three SMS a simulated SMSGate phone received while disconnected, w
   await connect.getByRole('button', { name: 'Get a pairing code' }).click();
   const code = (await connect.getByTestId('pairing-code').textContent())?.replace(/\s/g, '') ?? '';
 
-  const app = deviceCli([
+  const app = watchedDeviceCli([
     '--base-url',
     baseURL!,
     '--state',

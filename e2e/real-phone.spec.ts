@@ -1,30 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { activatePhone, checkPage as check, navigate, signIn } from './helpers';
-
-/** The device simulator's CLI, playing the SMSGate Android app. */
-function deviceCli(args: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/device.ts', ...args], {
-    cwd: process.cwd(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  return { child, output: () => output };
-}
-
-async function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  return new Promise((resolve) => child.once('exit', resolve));
-}
+import { activatePhone, checkPage as check, exited, navigate, signIn, watchedDeviceCli } from './helpers';
 
 test('a real phone: pair the SMSGate app by code, prove its SIM, send and receive through it', async ({
   page,
@@ -54,7 +32,7 @@ test('a real phone: pair the SMSGate app by code, prove its SIM, send and receiv
   await expect(connect.getByTestId('server-url')).toContainText('/api/mobile/v1');
   await check(page, 'phone-pairing');
 
-  const app = deviceCli([
+  const app = watchedDeviceCli([
     ...common,
     'run',
     '--protocol',
@@ -98,7 +76,7 @@ test('a real phone: pair the SMSGate app by code, prove its SIM, send and receiv
     }).toPass({ timeout: 30_000 });
 
     // A reply arrives on the phone and shows as an inbound message.
-    const reply = deviceCli([
+    const reply = watchedDeviceCli([
       ...common,
       'inject',
       '--protocol',
