@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type Database, type Executor, queryRows } from '@/db';
+import { type Database, type Executor, queryRows, withQueryOrigin } from '@/db';
 import { messages } from '@/db/schema';
 import { withTransaction } from '@/lib/transactions';
 import { type Candidate, groupCandidates, pickCandidate, stickyPhones } from './assign';
@@ -49,9 +49,10 @@ export async function rerouteAfterFailure(
  * the work and never move a message twice. Returns how many messages moved.
  */
 export async function rerouteStranded(db: Database, now: Date = new Date()): Promise<number> {
-  const groups = await queryRows<{ account_id: string; group_id: number }>(
-    db,
-    sql`
+  return withQueryOrigin('task:stranded reroute', async () => {
+    const groups = await queryRows<{ account_id: string; group_id: number }>(
+      db,
+      sql`
       select distinct m.account_id, m.from_group as group_id
       from messages m join phones p on p.id = m.phone_id
       where m.status = 'queued' and m.from_group is not null and p.status <> 'online'
@@ -61,18 +62,19 @@ export async function rerouteStranded(db: Database, now: Date = new Date()): Pro
             and q.sim_verification <> 'pending'
         )
     `,
-  );
-  let total = 0;
-  for (const group of groups) {
-    for (;;) {
-      const moved = await withTransaction(db, (tx) =>
-        rerouteGroupBatch(tx, group.account_id, Number(group.group_id), now),
-      );
-      total += moved;
-      if (moved < BATCH_SIZE) break;
+    );
+    let total = 0;
+    for (const group of groups) {
+      for (;;) {
+        const moved = await withTransaction(db, (tx) =>
+          rerouteGroupBatch(tx, group.account_id, Number(group.group_id), now),
+        );
+        total += moved;
+        if (moved < BATCH_SIZE) break;
+      }
     }
-  }
-  return total;
+    return total;
+  });
 }
 
 async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: number, now: Date): Promise<number> {

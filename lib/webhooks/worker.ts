@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
-import { type Database, queryRows } from '@/db';
+import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { config } from '@/lib/config';
@@ -68,15 +68,16 @@ export async function claimDueDeliveries(
   db: Database,
   options: { now?: Date; limit?: number; perAccount?: number } = {},
 ): Promise<ClaimedDelivery[]> {
-  const now = options.now ?? (await databaseNow(db));
-  const at = sql`${now.toISOString()}::timestamptz`;
-  const lockedUntil = new Date(now.getTime() + CLAIM_MS);
-  const perAccount = options.perAccount ?? config.webhookAccountInFlight;
-  const rows = await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`);
-    return queryRows<{ id: string; attempt_count: number }>(
-      tx,
-      sql`
+  return withQueryOrigin('task:webhook claim', async () => {
+    const now = options.now ?? (await databaseNow(db));
+    const at = sql`${now.toISOString()}::timestamptz`;
+    const lockedUntil = new Date(now.getTime() + CLAIM_MS);
+    const perAccount = options.perAccount ?? config.webhookAccountInFlight;
+    const rows = await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`);
+      return queryRows<{ id: string; attempt_count: number }>(
+        tx,
+        sql`
         with recursive pending_accounts(account_id) as (
           (select account_id from webhook_deliveries where status = 'pending' order by account_id limit 1)
           union all
@@ -121,9 +122,10 @@ export async function claimDueDeliveries(
         )
         returning id, attempt_count
       `,
-    );
+      );
+    });
+    return rows.map((row) => ({ id: row.id, attemptCount: Number(row.attempt_count), claimedAt: now, lockedUntil }));
   });
-  return rows.map((row) => ({ id: row.id, attemptCount: Number(row.attempt_count), claimedAt: now, lockedUntil }));
 }
 
 async function loadDelivery(db: Database, deliveryId: string) {
@@ -299,27 +301,29 @@ export async function deliverClaimed(
   policy: NetworkPolicy = currentNetworkPolicy(),
   postTimeoutMs?: number,
 ): Promise<DeliveryResult | undefined> {
-  const delivery = await loadDelivery(db, claim.id);
-  // Deleted with its webhook since the claim: nothing left to deliver.
-  if (!delivery) return undefined;
-  const outcome = await post(db, delivery, claim.claimedAt, policy, postTimeoutMs);
-  let recorded: Awaited<ReturnType<typeof recordAttempt>>;
-  try {
-    // The reply first: once sent it is never sent again (messages_origin_key), so a worker that
-    // dies before recording the attempt only makes the retry find it answered.
-    const replyResult = await replyOf(db, delivery, outcome);
-    recorded = await recordAttempt(db, claim, delivery, outcome, replyResult);
-  } catch (error) {
-    // The webhook was deleted while its post was in flight: its log went with it.
-    if (sqlState(error) === FOREIGN_KEY_VIOLATION) {
-      webhookAttempted('dropped', outcome.latencyMs / 1000);
-      return undefined;
+  return withQueryOrigin('task:webhook delivery', async () => {
+    const delivery = await loadDelivery(db, claim.id);
+    // Deleted with its webhook since the claim: nothing left to deliver.
+    if (!delivery) return undefined;
+    const outcome = await post(db, delivery, claim.claimedAt, policy, postTimeoutMs);
+    let recorded: Awaited<ReturnType<typeof recordAttempt>>;
+    try {
+      // The reply first: once sent it is never sent again (messages_origin_key), so a worker that
+      // dies before recording the attempt only makes the retry find it answered.
+      const replyResult = await replyOf(db, delivery, outcome);
+      recorded = await recordAttempt(db, claim, delivery, outcome, replyResult);
+    } catch (error) {
+      // The webhook was deleted while its post was in flight: its log went with it.
+      if (sqlState(error) === FOREIGN_KEY_VIOLATION) {
+        webhookAttempted('dropped', outcome.latencyMs / 1000);
+        return undefined;
+      }
+      throw error;
     }
-    throw error;
-  }
-  webhookAttempted(recorded.result.verdict, outcome.latencyMs / 1000);
-  if (recorded.disabled) await tellOwnerWebhookDisabled(db, recorded.disabled);
-  return recorded.result;
+    webhookAttempted(recorded.result.verdict, outcome.latencyMs / 1000);
+    if (recorded.disabled) await tellOwnerWebhookDisabled(db, recorded.disabled);
+    return recorded.result;
+  });
 }
 
 /**
