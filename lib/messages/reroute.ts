@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { type Database, type Executor, queryRows, withQueryOrigin } from '@/db';
 import { messages } from '@/db/schema';
 import { withTransaction } from '@/lib/transactions';
@@ -54,7 +54,7 @@ export async function rerouteStranded(db: Database, now: Date = new Date()): Pro
       db,
       sql`
       select distinct m.account_id, m.from_group as group_id
-      from messages m join phones p on p.id = m.phone_id
+      from messages m join phones p on p.account_id = m.account_id and p.id = m.phone_id
       where m.status = 'queued' and m.from_group is not null and p.status <> 'online'
         and exists (
           select 1 from phones q
@@ -85,7 +85,7 @@ async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: numbe
   const stranded = await queryRows<{ id: string }>(
     tx,
     sql`
-      select m.id from messages m join phones p on p.id = m.phone_id
+      select m.id from messages m join phones p on p.account_id = m.account_id and p.id = m.phone_id
       where m.account_id = ${accountId}::uuid and m.from_group = ${groupId}::int and m.status = 'queued'
         and p.status <> 'online'
       order by m.send_at, m.created_at
@@ -97,7 +97,12 @@ async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: numbe
   const rows = await tx
     .select()
     .from(messages)
-    .where(sql`${messages.id} = any(${`{${stranded.map((row) => row.id).join(',')}}`}::uuid[])`)
+    .where(
+      and(
+        eq(messages.accountId, accountId),
+        sql`${messages.id} = any(${`{${stranded.map((row) => row.id).join(',')}}`}::uuid[])`,
+      ),
+    )
     .orderBy(messages.sendAt, messages.createdAt);
   let moved = 0;
   for (const row of rows) {
