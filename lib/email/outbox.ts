@@ -46,12 +46,18 @@ export async function enqueueEmail(tx: Executor, email: OutboxEmail): Promise<st
   return row.id;
 }
 
-type Claim = { id: string; attemptCount: number; lockedUntil: Date };
+/** A claimed email; `accountId` is named by every statement on it after the claim. */
+type Claim = { id: string; accountId: string; attemptCount: number; lockedUntil: Date };
 
 /** Claims up to `limit` due pending emails for CLAIM_MS, by the database's clock. */
 export async function claimDueEmails(db: Database, limit = EMAIL_BATCH_SIZE): Promise<Claim[]> {
   return withQueryOrigin('task:email claim', async () => {
-    const rows = await queryRows<{ id: string; attempt_count: number; locked_until: Date | string }>(
+    const rows = await queryRows<{
+      id: string;
+      account_id: string;
+      attempt_count: number;
+      locked_until: Date | string;
+    }>(
       db,
       sql`
       update email_outbox
@@ -65,11 +71,12 @@ export async function claimDueEmails(db: Database, limit = EMAIL_BATCH_SIZE): Pr
         limit ${limit}
         for update skip locked
       )
-      returning id, attempt_count, locked_until
+      returning id, account_id, attempt_count, locked_until
     `,
     );
     return rows.map((row) => ({
       id: row.id,
+      accountId: row.account_id,
       attemptCount: Number(row.attempt_count),
       lockedUntil: new Date(row.locked_until),
     }));
@@ -94,7 +101,7 @@ export async function sendClaimedEmail(db: Database, claim: Claim): Promise<Emai
     const [email] = await db
       .select({ to: emailOutbox.to, subject: emailOutbox.subject, text: emailOutbox.text })
       .from(emailOutbox)
-      .where(eq(emailOutbox.id, claim.id));
+      .where(and(eq(emailOutbox.accountId, claim.accountId), eq(emailOutbox.id, claim.id)));
     // Deleted (with its account or message) since the claim.
     if (!email) return undefined;
     let error: unknown;
@@ -120,7 +127,13 @@ export async function sendClaimedEmail(db: Database, claim: Claim): Promise<Emai
         ...(outcome === 'sent' ? { sentAt: sql`now()` } : {}),
         ...(outcome === 'retry' ? { nextAttemptAt: sql`now() + make_interval(secs => ${(delay ?? 0) / SECOND})` } : {}),
       })
-      .where(and(eq(emailOutbox.id, claim.id), eq(emailOutbox.lockedUntil, claim.lockedUntil)))
+      .where(
+        and(
+          eq(emailOutbox.accountId, claim.accountId),
+          eq(emailOutbox.id, claim.id),
+          eq(emailOutbox.lockedUntil, claim.lockedUntil),
+        ),
+      )
       .returning({ id: emailOutbox.id });
     return moved.length > 0 ? outcome : 'superseded';
   });
