@@ -15,6 +15,7 @@ import { runningCommitHooks } from './commit-hooks';
 import { createGate, type Gate, guardingEveryQuery } from './guard';
 import { preparingPglite } from './pglite-prepared';
 import { postgresTarget } from './postgres-url';
+import { queryLogger } from './query-log';
 import * as schema from './schema';
 import { recordSchemaVersion, refuseNewerSchema } from './schema-version';
 
@@ -118,7 +119,7 @@ export async function openPglite(dataDirOrMemory?: string, options?: { loadDataD
   const client = dataDirOrMemory ? new PGlite(dataDirOrMemory, pgliteOptions) : new PGlite(pgliteOptions);
   await client.waitReady;
   preparingPglite(client);
-  const db = drizzlePglite({ client, schema }) as unknown as Database;
+  const db = drizzlePglite({ client, schema, logger: queryLogger('pglite') }) as unknown as Database;
   runningCommitHooks(db);
   // One session, so one "connection" for batches: sends and heartbeats that arrive together go as one
   // statement, as on a server's pipelined connections (`openPostgres`).
@@ -251,7 +252,7 @@ export function openPostgres(
     preparingEveryQuery(connectPostgres(url, options.max, statementTimeout, limits.connectTimeoutS)),
     gate,
   );
-  const db = drizzlePostgres({ client, schema }) as unknown as Database;
+  const db = drizzlePostgres({ client, schema, logger: queryLogger('postgres') }) as unknown as Database;
   runningCommitHooks(db);
   const pipelineSize = options.pipeline ?? 0;
   const driver: Driver = { kind: 'postgres', client, url, connectTimeoutS: limits.connectTimeoutS };
@@ -270,7 +271,11 @@ export function openPostgres(
     ),
     gate,
   );
-  const pipelineDb = drizzlePostgres({ client: pipelineClient, schema }) as unknown as Database;
+  const pipelineDb = drizzlePostgres({
+    client: pipelineClient,
+    schema,
+    logger: queryLogger('postgres'),
+  }) as unknown as Database;
   runningCommitHooks(pipelineDb);
   const pipeline: Pipeline = { db: pipelineDb, size: pipelineSize };
   Object.defineProperty(db, PIPELINE, { value: pipeline });

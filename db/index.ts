@@ -3,6 +3,7 @@ import { type DatabaseHandle, type DatabaseLimits, openPglite, openPostgres, run
 
 export * from './client';
 export { afterCommit } from './commit-hooks';
+export { queryLogging, withQueryOrigin } from './query-log';
 
 /**
  * Where the process's database is: a server (`url`, pool size) or the embedded database's folder.

@@ -71,6 +71,9 @@ function run(command, args, env = {}) {
 // test (test/package.test.ts) packages its standalone output.
 const build = { NEXT_DIST_DIR: '.next-e2e' };
 
+const queryLog = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-query-log-'));
+process.on('exit', () => fs.rmSync(queryLog, { recursive: true, force: true }));
+
 const steps = [
   ['type-check', () => run('npx', ['tsc', '--noEmit'])],
   ['lint', () => run('npx', ['biome', 'check', '.'])],
@@ -79,7 +82,11 @@ const steps = [
   ['build', () => run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], build)],
   // First-load JavaScript per page within its budget (200 kB gzipped), read from that build.
   ['size', () => run(process.execPath, ['scripts/size.mjs'], build)],
-  ['vitest', () => run('npx', ['vitest', 'run'], build)],
+  // Every statement the product sends (not the tests' own setup) is logged, once per text and origin,
+  // into a fresh folder (db/query-log.ts), which the next step checks.
+  ['vitest', () => run('npx', ['vitest', 'run'], { ...build, QUERY_LOG_DIR: queryLog })],
+  // Every statement on an account's table filters by account_id, unless allowed (lib/ops/query-allowlist.ts).
+  ['query log', () => run('npx', ['tsx', 'scripts/check-query-log.ts', queryLog])],
   ['playwright', () => run('npx', ['playwright', 'test'], { ...build, E2E_PREBUILT: '1' })],
 ];
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type Database, queryRows } from '@/db';
+import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { ALERT_KINDS, ALERT_RULES, type AlertKind, type AlertSubjectType } from '@/db/schema';
 import { ALERT_CONDITIONS } from './conditions';
 import { notifyAlert } from './notify';
@@ -101,10 +101,12 @@ async function resolveAlerts(db: Database, kind: AlertKind, now: Date): Promise<
  * clock the thresholds are measured against.
  */
 export async function evaluateAlerts(db: Database, now: Date = new Date()): Promise<number> {
-  let changed = 0;
-  for (const kind of ALERT_KINDS) {
-    changed += await resolveAlerts(db, kind, now);
-    changed += await raiseAlerts(db, kind, now);
-  }
-  return changed;
+  return withQueryOrigin('task:alert evaluation', async () => {
+    let changed = 0;
+    for (const kind of ALERT_KINDS) {
+      changed += await resolveAlerts(db, kind, now);
+      changed += await raiseAlerts(db, kind, now);
+    }
+    return changed;
+  });
 }

@@ -25,7 +25,7 @@ export async function previewAutomation(
   const [group] = await executor
     .select({ balance: phoneGroups.balance })
     .from(phoneGroups)
-    .where(eq(phoneGroups.id, phone.groupId));
+    .where(and(eq(phoneGroups.accountId, accountId), eq(phoneGroups.id, phone.groupId)));
   const plan = await planAutomation(executor, {
     accountId,
     phoneId: phone.id,

@@ -20,7 +20,10 @@ export async function runInboundAutomation(
   receivedEventId: string | undefined,
 ): Promise<AutomationEntry[] | null> {
   if (inbound.kind !== 'message' || inbound.direction !== 'inbound') return null;
-  const [phone] = await tx.select({ groupId: phones.groupId }).from(phones).where(eq(phones.id, inbound.phoneId));
+  const [phone] = await tx
+    .select({ groupId: phones.groupId })
+    .from(phones)
+    .where(and(eq(phones.accountId, inbound.accountId), eq(phones.id, inbound.phoneId)));
   if (!phone) return null;
   const context: InboundContext = {
     accountId: inbound.accountId,
@@ -42,7 +45,10 @@ export async function runInboundAutomation(
       : await act(tx, inbound, step, receivedEventId);
     entries.push(entry);
   }
-  await tx.update(messages).set({ automation: entries }).where(eq(messages.id, inbound.id));
+  await tx
+    .update(messages)
+    .set({ automation: entries })
+    .where(and(eq(messages.accountId, inbound.accountId), eq(messages.id, inbound.id)));
   automationActed(tx, entries);
   return entries;
 }

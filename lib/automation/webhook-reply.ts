@@ -114,7 +114,7 @@ export async function sendWebhookReplies(
       await tx
         .update(messages)
         .set({ automation: sql`coalesce(${messages.automation}, '[]'::jsonb) || ${JSON.stringify([entry])}::jsonb` })
-        .where(eq(messages.id, inbound.id));
+        .where(and(eq(messages.accountId, inbound.accountId), eq(messages.id, inbound.id)));
       automationActed(tx, [entry]);
       results.push(
         outcome.result === 'sent' ? `reply sent as message ${outcome.messageId}` : `reply skipped: ${outcome.reason}`,

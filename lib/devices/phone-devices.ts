@@ -63,7 +63,7 @@ export async function revokePhoneDevice(
         deviceId: sql`null`,
         simVerification: sql`case when ${phones.simVerification} = 'pending' then 'unverified' else ${phones.simVerification} end`,
       })
-      .where(and(eq(phones.id, phone.id), eq(phones.deviceId, device.id)));
+      .where(and(eq(phones.accountId, accountId), eq(phones.id, phone.id), eq(phones.deviceId, device.id)));
   });
   clearKeyCache();
 }

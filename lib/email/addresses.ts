@@ -117,7 +117,11 @@ export async function addEmailAddress(
       tokenExpiresAt: sql`now() + make_interval(secs => ${CONFIRMATION_LIFETIME_SECONDS})`,
     };
     const [row] = existing
-      ? await tx.update(emailAddresses).set(tokenColumns).where(eq(emailAddresses.id, existing.id)).returning()
+      ? await tx
+          .update(emailAddresses)
+          .set(tokenColumns)
+          .where(and(eq(emailAddresses.accountId, accountId), eq(emailAddresses.id, existing.id)))
+          .returning()
       : await tx
           .insert(emailAddresses)
           .values({ accountId, email, ...tokenColumns })
@@ -178,7 +182,10 @@ export async function confirmEmailAddress(
           'This confirmation link has expired: add the address again for a new one.',
         );
       }
-      await tx.update(emailAddresses).set({ confirmedAt: sql`now()` }).where(eq(emailAddresses.id, row.id));
+      await tx
+        .update(emailAddresses)
+        .set({ confirmedAt: sql`now()` })
+        .where(and(eq(emailAddresses.accountId, row.accountId), eq(emailAddresses.id, row.id)));
       await recordAudit(tx, {
         accountId: row.accountId,
         action: 'email_address.confirmed',

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type Database, type Executor, queryRows } from '@/db';
+import { type Database, type Executor, queryRows, withQueryOrigin } from '@/db';
 import { emailOutbox } from '@/db/schema';
 import { log } from '@/lib/log';
 import { type Email, transmitEmail } from './send';
@@ -46,13 +46,20 @@ export async function enqueueEmail(tx: Executor, email: OutboxEmail): Promise<st
   return row.id;
 }
 
-type Claim = { id: string; attemptCount: number; lockedUntil: Date };
+/** A claimed email; `accountId` is named by every statement on it after the claim. */
+type Claim = { id: string; accountId: string; attemptCount: number; lockedUntil: Date };
 
 /** Claims up to `limit` due pending emails for CLAIM_MS, by the database's clock. */
 export async function claimDueEmails(db: Database, limit = EMAIL_BATCH_SIZE): Promise<Claim[]> {
-  const rows = await queryRows<{ id: string; attempt_count: number; locked_until: Date | string }>(
-    db,
-    sql`
+  return withQueryOrigin('task:email claim', async () => {
+    const rows = await queryRows<{
+      id: string;
+      account_id: string;
+      attempt_count: number;
+      locked_until: Date | string;
+    }>(
+      db,
+      sql`
       update email_outbox
       set locked_until = now() + make_interval(secs => ${CLAIM_MS / SECOND})
       where id in (
@@ -64,14 +71,16 @@ export async function claimDueEmails(db: Database, limit = EMAIL_BATCH_SIZE): Pr
         limit ${limit}
         for update skip locked
       )
-      returning id, attempt_count, locked_until
+      returning id, account_id, attempt_count, locked_until
     `,
-  );
-  return rows.map((row) => ({
-    id: row.id,
-    attemptCount: Number(row.attempt_count),
-    lockedUntil: new Date(row.locked_until),
-  }));
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      attemptCount: Number(row.attempt_count),
+      lockedUntil: new Date(row.locked_until),
+    }));
+  });
 }
 
 /** A refusal the server means for good (5xx) is not retried; a 4xx or a network error is. */
@@ -88,38 +97,46 @@ export type EmailOutcome = 'sent' | 'retry' | 'failed' | 'superseded';
 
 /** Sends one claimed email and records the outcome. */
 export async function sendClaimedEmail(db: Database, claim: Claim): Promise<EmailOutcome | undefined> {
-  const [email] = await db
-    .select({ to: emailOutbox.to, subject: emailOutbox.subject, text: emailOutbox.text })
-    .from(emailOutbox)
-    .where(eq(emailOutbox.id, claim.id));
-  // Deleted (with its account or message) since the claim.
-  if (!email) return undefined;
-  let error: unknown;
-  try {
-    await transmitEmail(db, email);
-  } catch (caught) {
-    error = caught ?? new Error('unknown error');
-  }
-  const attempts = claim.attemptCount + 1;
-  const delay = EMAIL_RETRY_DELAYS_MS[attempts - 1];
-  const outcome: EmailOutcome =
-    error === undefined ? 'sent' : isPermanent(error) || delay === undefined ? 'failed' : 'retry';
-  if (error !== undefined) {
-    log.warn({ err: error, emailId: claim.id, to: email.to, attempts, outcome }, 'automation email not sent');
-  }
-  const moved = await db
-    .update(emailOutbox)
-    .set({
-      status: outcome === 'retry' ? 'pending' : outcome,
-      attemptCount: attempts,
-      lockedUntil: null,
-      lastError: error === undefined ? null : errorText(error),
-      ...(outcome === 'sent' ? { sentAt: sql`now()` } : {}),
-      ...(outcome === 'retry' ? { nextAttemptAt: sql`now() + make_interval(secs => ${(delay ?? 0) / SECOND})` } : {}),
-    })
-    .where(and(eq(emailOutbox.id, claim.id), eq(emailOutbox.lockedUntil, claim.lockedUntil)))
-    .returning({ id: emailOutbox.id });
-  return moved.length > 0 ? outcome : 'superseded';
+  return withQueryOrigin('task:email delivery', async () => {
+    const [email] = await db
+      .select({ to: emailOutbox.to, subject: emailOutbox.subject, text: emailOutbox.text })
+      .from(emailOutbox)
+      .where(and(eq(emailOutbox.accountId, claim.accountId), eq(emailOutbox.id, claim.id)));
+    // Deleted (with its account or message) since the claim.
+    if (!email) return undefined;
+    let error: unknown;
+    try {
+      await transmitEmail(db, email);
+    } catch (caught) {
+      error = caught ?? new Error('unknown error');
+    }
+    const attempts = claim.attemptCount + 1;
+    const delay = EMAIL_RETRY_DELAYS_MS[attempts - 1];
+    const outcome: EmailOutcome =
+      error === undefined ? 'sent' : isPermanent(error) || delay === undefined ? 'failed' : 'retry';
+    if (error !== undefined) {
+      log.warn({ err: error, emailId: claim.id, to: email.to, attempts, outcome }, 'automation email not sent');
+    }
+    const moved = await db
+      .update(emailOutbox)
+      .set({
+        status: outcome === 'retry' ? 'pending' : outcome,
+        attemptCount: attempts,
+        lockedUntil: null,
+        lastError: error === undefined ? null : errorText(error),
+        ...(outcome === 'sent' ? { sentAt: sql`now()` } : {}),
+        ...(outcome === 'retry' ? { nextAttemptAt: sql`now() + make_interval(secs => ${(delay ?? 0) / SECOND})` } : {}),
+      })
+      .where(
+        and(
+          eq(emailOutbox.accountId, claim.accountId),
+          eq(emailOutbox.id, claim.id),
+          eq(emailOutbox.lockedUntil, claim.lockedUntil),
+        ),
+      )
+      .returning({ id: emailOutbox.id });
+    return moved.length > 0 ? outcome : 'superseded';
+  });
 }
 
 /** How long sent and failed emails are kept (the hourly limits look back one hour). */
@@ -127,13 +144,15 @@ export const OUTBOX_RETENTION_DAYS = 7;
 
 /** Deletes sent and failed emails past OUTBOX_RETENTION_DAYS; answers how many. */
 export async function pruneEmailOutbox(db: Database): Promise<number> {
-  const deleted = await queryRows<{ id: string }>(
-    db,
-    sql`delete from email_outbox
+  return withQueryOrigin('task:email outbox pruning', async () => {
+    const deleted = await queryRows<{ id: string }>(
+      db,
+      sql`delete from email_outbox
         where status <> 'pending' and created_at < now() - make_interval(days => ${OUTBOX_RETENTION_DAYS})
         returning id`,
-  );
-  return deleted.length;
+    );
+    return deleted.length;
+  });
 }
 
 /** One claim-and-send pass: the emails due now, sent concurrently. */

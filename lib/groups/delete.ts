@@ -48,7 +48,10 @@ export async function deleteGroup(executor: Executor, accountId: string, groupId
     if (group.isDefault) throw defaultGroupLocked('The default group cannot be deleted.');
     if (!defaultGroup) throw new Error(`deleteGroup: account ${accountId} has no default group`);
 
-    await tx.update(phones).set({ groupId: defaultGroup.id }).where(eq(phones.groupId, groupId));
+    await tx
+      .update(phones)
+      .set({ groupId: defaultGroup.id })
+      .where(and(eq(phones.accountId, accountId), eq(phones.groupId, groupId)));
     if (group.balance > 0) {
       const transferId = randomUUID();
       const note = `Group ${groupId} deleted`;
@@ -79,6 +82,6 @@ export async function deleteGroup(executor: Executor, accountId: string, groupId
           inArray(messages.direction, ['outbound']),
         ),
       );
-    await tx.delete(phoneGroups).where(eq(phoneGroups.id, groupId));
+    await tx.delete(phoneGroups).where(and(eq(phoneGroups.accountId, accountId), eq(phoneGroups.id, groupId)));
   });
 }

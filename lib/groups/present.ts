@@ -9,7 +9,10 @@ export const groupColumns = {
   ...getTableColumns(phoneGroups),
   // Qualified by hand: drizzle renders a single table's columns unqualified, and a bare "id"
   // would bind to the subquery's own table.
-  phoneCount: sql<number>`(select count(*) from phones p where p.group_id = phone_groups.id)`.mapWith(Number),
+  phoneCount:
+    sql<number>`(select count(*) from phones p where p.account_id = phone_groups.account_id and p.group_id = phone_groups.id)`.mapWith(
+      Number,
+    ),
 };
 
 export type GroupView = typeof phoneGroups.$inferSelect & { phoneCount: number };

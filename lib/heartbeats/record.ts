@@ -82,7 +82,7 @@ function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
     updated as (
       update phones set status = target.status, battery = coalesce(target.battery, phones.battery),
         last_heartbeat_at = now()
-      from target where phones.id = target.id
+      from target where phones.id = target.id and phones.account_id = target.account_id
       returning phones.*
     )
     select updated.*, target.old_status, target.ord as beat_ord, target.ping_wanted,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { type Database, getDb } from '@/db';
+import { type Database, getDb, queryLogging, withQueryOrigin } from '@/db';
 import { actingAs } from '@/lib/audit/actor';
 import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
@@ -87,23 +87,32 @@ export function route<
         httpAnswered(surface, routePattern(url.pathname, rawParams), req.method, refused.status, elapsed(started));
         return answered(refused, requestId, req);
       }
-      const db = await getDb();
-      const principal = await authenticate(db, req, options.auth);
-      const params = options.params ? validate(options.params, rawParams, 'path') : undefined;
-      const query = options.query ? validate(options.query, queryObject(url), 'query') : undefined;
-      const body = options.body
-        ? validate(
-            options.body,
-            options.bodyFormat === 'form' ? await readFormBody(req) : await readJsonBody(req),
-            'body',
+      const work = async () => {
+        const db = await getDb();
+        const principal = await authenticate(db, req, options.auth);
+        const params = options.params ? validate(options.params, rawParams, 'path') : undefined;
+        const query = options.query ? validate(options.query, queryObject(url), 'query') : undefined;
+        const body = options.body
+          ? validate(
+              options.body,
+              options.bodyFormat === 'form' ? await readFormBody(req) : await readJsonBody(req),
+              'body',
+            )
+          : undefined;
+        const context = { req, url, requestId, db, principal, body, query, params } as RouteContext<M, B, Q, P>;
+        // Audit entries written by the work name this request's key or session and its address.
+        return actingAs(
+          () => auditActorOf(principal, req),
+          () => handler(context),
+        );
+      };
+      // The query log's origin (db/query-log.ts), only when statements are logged: the operation.
+      const result = queryLogging
+        ? await withQueryOrigin(
+            `request:${options.doc?.operationId ?? `${req.method} ${routePattern(url.pathname, rawParams)}`}`,
+            work,
           )
-        : undefined;
-      const context = { req, url, requestId, db, principal, body, query, params } as RouteContext<M, B, Q, P>;
-      // Audit entries written by the work name this request's key or session and its address.
-      const result = await actingAs(
-        () => auditActorOf(principal, req),
-        () => handler(context),
-      );
+        : await work();
       response = toResponse(result, options.status);
     } catch (error) {
       response = errorResponse(error, requestId, req, routePattern(url.pathname, rawParams));

@@ -105,7 +105,7 @@ function batchStatement(sends: BatchedSend[]): SQL {
     eligible as materialized (
       select i.*, s.phone_id, s.group_id from input i
       join sender s on s.ord = i.ord
-      join phone_groups g on g.id = s.group_id
+      join phone_groups g on g.account_id = i.account_id and g.id = s.group_id
       join accounts a on a.id = i.account_id
       where not exists (${eligible.requestIdHolder(facts)})
         and not ${eligible.recipientOptedOut(facts)}

@@ -63,7 +63,8 @@ export async function groupCandidates(
     executor,
     sql`
       select p.id, p.phone, p.messages_per_minute,
-        (select count(*)::int from messages m where m.phone_id = p.id and m.status = 'queued') as queued
+        (select count(*)::int from messages m
+          where m.account_id = p.account_id and m.phone_id = p.id and m.status = 'queued') as queued
       from phones p left join devices d on d.id = p.device_id
       where p.account_id = ${accountId}::uuid and p.group_id = ${groupId}::int
         and p.sim_verification <> 'pending'

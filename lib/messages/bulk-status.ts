@@ -3,15 +3,21 @@ import type { Executor } from '@/db';
 import { messageStatusHistory, messages, phoneGroups, phones } from '@/db/schema';
 
 /**
- * The statuses of bulk `bulkId`'s messages as a subquery of one column, `status`, a row per
- * message; `mapStatus` turns messages.status into the caller's terms (a protocol's state names).
+ * The statuses of bulk `bulkId`'s messages (of account `accountId`) as a subquery of one column,
+ * `status`, a row per message; `mapStatus` turns messages.status into the caller's terms (a
+ * protocol's state names).
  */
-export function bulkStatusesSql(bulkId: SQL, mapStatus: (status: SQL) => SQL = (status) => status): SQL {
-  return sql`select ${mapStatus(sql`m.status`)} as status from messages m where m.bulk_id = ${bulkId}`;
+export function bulkStatusesSql(
+  accountId: SQL,
+  bulkId: SQL,
+  mapStatus: (status: SQL) => SQL = (status) => status,
+): SQL {
+  return sql`select ${mapStatus(sql`m.status`)} as status from messages m
+    where m.account_id = ${accountId} and m.bulk_id = ${bulkId}`;
 }
 
 /** The current status (with error and content) and the status history of each of these messages. */
-export async function statusesOf(executor: Executor, messageIds: string[]) {
+export async function statusesOf(executor: Executor, accountId: string, messageIds: string[]) {
   const current =
     messageIds.length === 0
       ? []
@@ -24,7 +30,7 @@ export async function statusesOf(executor: Executor, messageIds: string[]) {
             encrypted: messages.encrypted,
           })
           .from(messages)
-          .where(inArray(messages.id, messageIds));
+          .where(and(eq(messages.accountId, accountId), inArray(messages.id, messageIds)));
   const history =
     messageIds.length === 0
       ? []
@@ -40,11 +46,11 @@ export async function statusesOf(executor: Executor, messageIds: string[]) {
 }
 
 /** The phone message `messageId` was assigned to, if any. */
-export async function phoneOfMessage(executor: Executor, messageId: string): Promise<string | null> {
+export async function phoneOfMessage(executor: Executor, accountId: string, messageId: string): Promise<string | null> {
   const [message] = await executor
     .select({ phoneId: messages.phoneId })
     .from(messages)
-    .where(eq(messages.id, messageId));
+    .where(and(eq(messages.accountId, accountId), eq(messages.id, messageId)));
   return message?.phoneId ?? null;
 }
 

@@ -176,7 +176,7 @@ export async function getBulk(executor: Executor, accountId: string, bulkId: str
       createdAt: bulkMessages.createdAt,
     })
     .from(bulkMessages)
-    .leftJoin(phones, eq(phones.id, bulkMessages.phoneId))
+    .leftJoin(phones, and(eq(phones.accountId, bulkMessages.accountId), eq(phones.id, bulkMessages.phoneId)))
     .where(and(eq(bulkMessages.id, bulkId), eq(bulkMessages.accountId, accountId)));
   if (!bulk) throw notFound('Bulk message');
   const rows = await executor

@@ -86,7 +86,13 @@ export async function cancelBulk(executor: Executor, accountId: string, bulkId: 
     const [rest] = await tx
       .select({ count: sql<number>`count(*)::int` })
       .from(messages)
-      .where(and(eq(messages.bulkId, bulkId), sql`${messages.status} not in ('cancelled', 'cancelling')`));
+      .where(
+        and(
+          eq(messages.accountId, accountId),
+          eq(messages.bulkId, bulkId),
+          sql`${messages.status} not in ('cancelled', 'cancelling')`,
+        ),
+      );
     return {
       id: bulkId,
       cancelled: cancelled.length,

@@ -3,9 +3,17 @@ import type { Executor } from '@/db';
 import { messages } from '@/db/schema';
 import type { MessageRow } from './present';
 
+/** A phone as its account's: the statements on its messages name both. */
+export type AccountPhone = { id: string; accountId: string };
+
 /** The phone's messages asked to be cancelled while it holds them, and not yet answered for. */
-export function awaitingCancelOn(phoneId: string): SQL | undefined {
-  return and(eq(messages.phoneId, phoneId), eq(messages.direction, 'outbound'), eq(messages.status, 'cancelling'));
+export function awaitingCancelOn(phone: AccountPhone): SQL | undefined {
+  return and(
+    eq(messages.accountId, phone.accountId),
+    eq(messages.phoneId, phone.id),
+    eq(messages.direction, 'outbound'),
+    eq(messages.status, 'cancelling'),
+  );
 }
 
 /**
@@ -15,7 +23,7 @@ export function awaitingCancelOn(phoneId: string): SQL | undefined {
  */
 export async function awaitingCancel(
   executor: Executor,
-  phoneId: string,
+  phone: AccountPhone,
   options: { limit?: number; since?: Date; notIn?: string[] } = {},
 ): Promise<MessageRow[]> {
   const query = executor
@@ -23,7 +31,7 @@ export async function awaitingCancel(
     .from(messages)
     .where(
       and(
-        awaitingCancelOn(phoneId),
+        awaitingCancelOn(phone),
         options.since ? gt(messages.updatedAt, options.since) : undefined,
         options.notIn && options.notIn.length > 0 ? notInArray(messages.id, options.notIn) : undefined,
       ),

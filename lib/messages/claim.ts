@@ -10,7 +10,7 @@ import { untilShutdown } from '@/lib/server/lifecycle';
 import { effectiveSending } from '@/lib/settings/settings';
 import { msUntilOpen } from '@/lib/settings/window';
 import { withTransaction } from '@/lib/transactions';
-import { awaitingCancel } from './cancelling';
+import { type AccountPhone, awaitingCancel } from './cancelling';
 import { type DevicePhone, findDevicePhone } from './device-phone';
 import { pacingOf } from './pacing';
 import type { MessageRow } from './present';
@@ -35,7 +35,7 @@ export async function claimForDevice(
 ): Promise<{ claimed: MessageRow[]; cancel: string[] }> {
   const claimed = await claimOutbox(db, device, options);
   const phone = await findDevicePhone(db, device);
-  const cancelling = await awaitingCancel(db, phone.id, { limit: CANCEL_LIST_MAX });
+  const cancelling = await awaitingCancel(db, phone, { limit: CANCEL_LIST_MAX });
   return { claimed, cancel: cancelling.map((row) => row.id) };
 }
 
@@ -46,8 +46,13 @@ const CANCEL_CLOCK_SKEW_MS = 1000;
 export const CANCEL_LIST_MAX = 100;
 
 /** The phone's messages handed out to it and not yet reported on (sent, failed, …). */
-export function handedOutTo(phoneId: string): SQL | undefined {
-  return and(eq(messages.phoneId, phoneId), eq(messages.direction, 'outbound'), eq(messages.status, 'dispatched'));
+export function handedOutTo(phone: AccountPhone): SQL | undefined {
+  return and(
+    eq(messages.accountId, phone.accountId),
+    eq(messages.phoneId, phone.id),
+    eq(messages.direction, 'outbound'),
+    eq(messages.status, 'dispatched'),
+  );
 }
 
 /**
@@ -100,7 +105,7 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       }
       // A cancel wakes the phone's claims too: a long-poll answers at once when the phone was
       // asked to drop a message it holds while it waited (the answer's `cancel` list).
-      if ((await awaitingCancel(db, phone.id, { limit: 1, since: cancelsSince })).length > 0) return claimed;
+      if ((await awaitingCancel(db, phone, { limit: 1, since: cancelsSince })).length > 0) return claimed;
       await subscription.wait(Math.min(remaining, retryInMs ?? remaining), signal);
     } finally {
       subscription?.cancel();
@@ -121,16 +126,17 @@ async function claimOnce(
       .select({ messagesPerMinute: phones.messagesPerMinute, dailyCap: phones.dailyCap, groupId: phones.groupId })
       .from(phones)
       // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
-      .where(and(eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
+      .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
       .for('no key update');
     if (!locked) return { claimed: [] };
-    const pacing = await pacingOf(tx, { id: phone.id, ...locked }, now);
+    const pacing = await pacingOf(tx, { id: phone.id, accountId: phone.accountId, ...locked }, now);
     if (pacing.allowance === 0) return { claimed: [], retryInMs: pacing.refillInMs };
     // Outside the send window (quiet hours) only the high-priority lane is handed out.
     const { send_window: window } = await effectiveSending(tx, phone.accountId, locked.groupId);
     const opensInMs = msUntilOpen(window, now);
     const due = and(
       opensInMs > 0 ? eq(messages.priority, 'high') : undefined,
+      eq(messages.accountId, phone.accountId),
       eq(messages.phoneId, phone.id),
       eq(messages.status, 'queued'),
       lte(messages.sendAt, now),
@@ -143,7 +149,7 @@ async function claimOnce(
       .from(messages)
       .where(
         and(
-          handedOutTo(phone.id),
+          handedOutTo(phone),
           lte(messages.updatedAt, redeliverBefore),
           or(isNull(messages.expiresAt), gt(messages.expiresAt, now)),
         ),
@@ -155,7 +161,7 @@ async function claimOnce(
     const redelivered = await tx
       .update(messages)
       .set({ updatedAt: now })
-      .where(and(idIn(unreported), eq(messages.status, 'dispatched')))
+      .where(and(eq(messages.accountId, phone.accountId), idIn(unreported), eq(messages.status, 'dispatched')))
       .returning();
     const room = Math.min(limit - redelivered.length, pacing.allowance);
     if (room <= 0) return { claimed: redelivered };
@@ -175,11 +181,13 @@ async function claimOnce(
     const claimed = await tx
       .update(messages)
       .set({ status: 'dispatched', updatedAt: now })
-      .where(and(idIn(picked), inArray(messages.status, sourcesOf('dispatched'))))
+      .where(
+        and(eq(messages.accountId, phone.accountId), idIn(picked), inArray(messages.status, sourcesOf('dispatched'))),
+      )
       .returning();
     if (claimed.length === 0) {
       if (redelivered.length > 0) return { claimed: redelivered };
-      const nextDue = await nextDueInMs(tx, phone.id, now);
+      const nextDue = await nextDueInMs(tx, phone, now);
       return { claimed, retryInMs: earliest(nextDue, opensInMs > 0 ? opensInMs : undefined) };
     }
     await afterTransition(tx, claimed, { at: now });
@@ -199,10 +207,17 @@ function earliest(...delays: Array<number | undefined>): number | undefined {
 }
 
 /** Time until the phone's next scheduled message falls due, if one does. */
-async function nextDueInMs(tx: Executor, phoneId: string, now: Date): Promise<number | undefined> {
+async function nextDueInMs(tx: Executor, phone: AccountPhone, now: Date): Promise<number | undefined> {
   const [next] = await tx
     .select({ sendAt: min(messages.sendAt) })
     .from(messages)
-    .where(and(eq(messages.phoneId, phoneId), eq(messages.status, 'queued'), gt(messages.sendAt, now)));
+    .where(
+      and(
+        eq(messages.accountId, phone.accountId),
+        eq(messages.phoneId, phone.id),
+        eq(messages.status, 'queued'),
+        gt(messages.sendAt, now),
+      ),
+    );
   return next?.sendAt ? Math.max(1, next.sendAt.getTime() - now.getTime()) : undefined;
 }

@@ -58,7 +58,10 @@ export async function sendEncryptedMessage(
       });
       for (const phoneId of new Set(plan.planned.map((message) => message.phone.id))) await notifyOutbox(tx, phoneId);
       messagesAccepted(tx, 1, { surface: input.via ?? 'system' });
-      const [row] = await tx.select().from(messages).where(eq(messages.id, id));
+      const [row] = await tx
+        .select()
+        .from(messages)
+        .where(and(eq(messages.accountId, accountId), eq(messages.id, id)));
       if (!row) throw new Error('sendEncryptedMessage: the message was not written');
       return presentMessage(row);
     });

@@ -22,7 +22,7 @@ function utcMidnight(now: Date): Date {
  */
 export async function pacingOf(
   tx: Executor,
-  phone: { id: string; messagesPerMinute: number; dailyCap: number | null },
+  phone: { id: string; accountId: string; messagesPerMinute: number; dailyCap: number | null },
   now: Date,
 ): Promise<Pacing> {
   const minuteAgo = new Date(now.getTime() - MINUTE_MS);
@@ -37,7 +37,7 @@ export async function pacingOf(
         min(h.at) filter (where h.at > ${minuteAgo.toISOString()}::timestamptz) as oldest_in_minute
       from messages m
       join message_status_history h on h.message_id = m.id and h.status = 'dispatched'
-      where m.phone_id = ${phone.id}
+      where m.account_id = ${phone.accountId}::uuid and m.phone_id = ${phone.id}
         and m.direction = 'outbound'
         and m.updated_at >= ${windowStart}::timestamptz
         and h.at >= ${windowStart}::timestamptz

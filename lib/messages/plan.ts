@@ -70,7 +70,7 @@ export async function planOutbound(
   const sender = await checkedSender(executor, accountId, input, options);
   if (input.encrypted) {
     if (!sender) throw encryptedNeedsPhone();
-    await checkAppPhone(executor, sender);
+    await checkAppPhone(executor, accountId, sender);
     return {
       groupId: sender.groupId,
       senderPhoneId: sender.id,
@@ -106,7 +106,7 @@ async function checkedSender(
     throw validationError('from', 'give exactly one of from and from_group');
   }
   const sender = input.from === undefined ? undefined : await findSenderPhone(executor, accountId, input.from, options);
-  if (sender && input.sim !== undefined && !(await phoneHasSim(executor, sender.id, input.sim))) {
+  if (sender && input.sim !== undefined && !(await phoneHasSim(executor, accountId, sender.id, input.sim))) {
     throw validationError('sim', `phone ${sender.phone} has reported no SIM in slot ${input.sim}`);
   }
   return sender;
@@ -258,10 +258,15 @@ function encryptedNeedsPhone(): DomainError {
 }
 
 /** Only the SMSGate app can decrypt what it sends: a simulator phone is refused (400 naming `encrypted`). */
-async function checkAppPhone(executor: Executor, sender: { id: string; phone: string }): Promise<void> {
+async function checkAppPhone(
+  executor: Executor,
+  accountId: string,
+  sender: { id: string; phone: string },
+): Promise<void> {
   const [row] = await queryRows<{ kind: string | null }>(
     executor,
-    sql`select d.kind from phones p left join devices d on d.id = p.device_id where p.id = ${sender.id}::uuid`,
+    sql`select d.kind from phones p left join devices d on d.id = p.device_id
+        where p.account_id = ${accountId}::uuid and p.id = ${sender.id}::uuid`,
   );
   if (row?.kind !== 'app') {
     throw new DomainError(
@@ -290,10 +295,11 @@ function renderedTotalTooLarge(): DomainError {
   );
 }
 
-async function phoneHasSim(executor: Executor, phoneId: string, sim: number): Promise<boolean> {
+async function phoneHasSim(executor: Executor, accountId: string, phoneId: string, sim: number): Promise<boolean> {
   const [row] = await queryRows<{ ok: boolean }>(
     executor,
-    sql`select ${simFitsSql(sim)} as ok from phones p left join devices d on d.id = p.device_id where p.id = ${phoneId}::uuid`,
+    sql`select ${simFitsSql(sim)} as ok from phones p left join devices d on d.id = p.device_id
+        where p.account_id = ${accountId}::uuid and p.id = ${phoneId}::uuid`,
   );
   return row?.ok === true;
 }

@@ -72,7 +72,13 @@ export async function receiveMessage(
       const [existing] = await tx
         .select()
         .from(messages)
-        .where(and(eq(messages.phoneId, phone.id), eq(messages.deviceMessageId, input.deviceMessageId ?? '')));
+        .where(
+          and(
+            eq(messages.accountId, phone.accountId),
+            eq(messages.phoneId, phone.id),
+            eq(messages.deviceMessageId, input.deviceMessageId ?? ''),
+          ),
+        );
       if (!existing) throw new Error('receiveMessage: conflicting row not found');
       return { created: false, message: presentMessage(existing) };
     }

@@ -48,7 +48,14 @@ export async function applyPhoneReport(
   let [message] = await tx
     .select()
     .from(messages)
-    .where(and(eq(messages.id, messageId), eq(messages.phoneId, phone.id), eq(messages.direction, 'outbound')))
+    .where(
+      and(
+        eq(messages.accountId, phone.accountId),
+        eq(messages.id, messageId),
+        eq(messages.phoneId, phone.id),
+        eq(messages.direction, 'outbound'),
+      ),
+    )
     .for('update');
   if (!message) {
     if (report.mode === 'strict') throw notFound('Message');

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { type Database, type Executor, queryRows } from '@/db';
+import { and, eq, sql } from 'drizzle-orm';
+import { type Database, type Executor, queryRows, withQueryOrigin } from '@/db';
 import { messages } from '@/db/schema';
 import { withTransaction } from '@/lib/transactions';
 import { type Candidate, groupCandidates, pickCandidate, stickyPhones } from './assign';
@@ -49,11 +49,12 @@ export async function rerouteAfterFailure(
  * the work and never move a message twice. Returns how many messages moved.
  */
 export async function rerouteStranded(db: Database, now: Date = new Date()): Promise<number> {
-  const groups = await queryRows<{ account_id: string; group_id: number }>(
-    db,
-    sql`
+  return withQueryOrigin('task:stranded reroute', async () => {
+    const groups = await queryRows<{ account_id: string; group_id: number }>(
+      db,
+      sql`
       select distinct m.account_id, m.from_group as group_id
-      from messages m join phones p on p.id = m.phone_id
+      from messages m join phones p on p.account_id = m.account_id and p.id = m.phone_id
       where m.status = 'queued' and m.from_group is not null and p.status <> 'online'
         and exists (
           select 1 from phones q
@@ -61,18 +62,19 @@ export async function rerouteStranded(db: Database, now: Date = new Date()): Pro
             and q.sim_verification <> 'pending'
         )
     `,
-  );
-  let total = 0;
-  for (const group of groups) {
-    for (;;) {
-      const moved = await withTransaction(db, (tx) =>
-        rerouteGroupBatch(tx, group.account_id, Number(group.group_id), now),
-      );
-      total += moved;
-      if (moved < BATCH_SIZE) break;
+    );
+    let total = 0;
+    for (const group of groups) {
+      for (;;) {
+        const moved = await withTransaction(db, (tx) =>
+          rerouteGroupBatch(tx, group.account_id, Number(group.group_id), now),
+        );
+        total += moved;
+        if (moved < BATCH_SIZE) break;
+      }
     }
-  }
-  return total;
+    return total;
+  });
 }
 
 async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: number, now: Date): Promise<number> {
@@ -83,7 +85,7 @@ async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: numbe
   const stranded = await queryRows<{ id: string }>(
     tx,
     sql`
-      select m.id from messages m join phones p on p.id = m.phone_id
+      select m.id from messages m join phones p on p.account_id = m.account_id and p.id = m.phone_id
       where m.account_id = ${accountId}::uuid and m.from_group = ${groupId}::int and m.status = 'queued'
         and p.status <> 'online'
       order by m.send_at, m.created_at
@@ -95,7 +97,12 @@ async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: numbe
   const rows = await tx
     .select()
     .from(messages)
-    .where(sql`${messages.id} = any(${`{${stranded.map((row) => row.id).join(',')}}`}::uuid[])`)
+    .where(
+      and(
+        eq(messages.accountId, accountId),
+        sql`${messages.id} = any(${`{${stranded.map((row) => row.id).join(',')}}`}::uuid[])`,
+      ),
+    )
     .orderBy(messages.sendAt, messages.createdAt);
   let moved = 0;
   for (const row of rows) {

@@ -96,10 +96,19 @@ export async function transitionMessage(
   const [moved] = await tx
     .update(messages)
     .set({ status: to, updatedAt: at, ...(options.error !== undefined ? { error: options.error } : {}) })
-    .where(and(eq(messages.id, message.id), inArray(messages.status, sourcesOf(to))))
+    .where(
+      and(
+        eq(messages.accountId, message.accountId),
+        eq(messages.id, message.id),
+        inArray(messages.status, sourcesOf(to)),
+      ),
+    )
     .returning();
   if (!moved) {
-    const [current] = await tx.select().from(messages).where(eq(messages.id, message.id));
+    const [current] = await tx
+      .select()
+      .from(messages)
+      .where(and(eq(messages.accountId, message.accountId), eq(messages.id, message.id)));
     throw invalidTransition(current ?? message, to);
   }
   await afterTransition(tx, [moved], { at, error: options.error ?? null });
@@ -204,6 +213,7 @@ export async function requeueMessage(
     })
     .where(
       and(
+        eq(messages.accountId, message.accountId),
         eq(messages.id, message.id),
         eq(messages.phoneId, message.phoneId),
         inArray(messages.status, [...REQUEUED_FROM[change.kind]]),

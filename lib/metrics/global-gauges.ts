@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type Executor, getDb, queryRows } from '@/db';
+import { type Executor, getDb, queryRows, withQueryOrigin } from '@/db';
 import { PHONE_STATUSES } from '@/db/schema';
 import { log } from '@/lib/log';
 
@@ -36,9 +36,10 @@ type Row = {
  * delivery whose webhook is paused, is not late.
  */
 export async function readGlobalGauges(executor: Executor): Promise<GlobalReading> {
-  const [row] = await queryRows<Row>(
-    executor,
-    sql`
+  return withQueryOrigin('task:metrics gauges', async () => {
+    const [row] = await queryRows<Row>(
+      executor,
+      sql`
       select
         (select count(*) from messages where status = 'queued')::int as queued,
         (select count(*) from messages where status = 'dispatched')::int as dispatched,
@@ -52,16 +53,17 @@ export async function readGlobalGauges(executor: Executor): Promise<GlobalReadin
           from webhook_deliveries d join webhooks w on w.id = d.webhook_id
           where d.status = 'pending' and d.next_attempt_at <= now() and w.enabled) as oldest_pending_webhook_s
     `,
-  );
-  const phones = typeof row?.phones === 'string' ? JSON.parse(row.phones) : (row?.phones ?? {});
-  return {
-    queued: Number(row?.queued ?? 0),
-    dispatched: Number(row?.dispatched ?? 0),
-    oldestQueuedAgeS: Math.max(0, Number(row?.oldest_queued_s ?? 0)),
-    phones: Object.fromEntries(PHONE_STATUSES.map((status) => [status, Number(phones[status] ?? 0)])),
-    webhooksPending: Number(row?.webhooks_pending ?? 0),
-    oldestPendingWebhookAgeS: Math.max(0, Number(row?.oldest_pending_webhook_s ?? 0)),
-  };
+    );
+    const phones = typeof row?.phones === 'string' ? JSON.parse(row.phones) : (row?.phones ?? {});
+    return {
+      queued: Number(row?.queued ?? 0),
+      dispatched: Number(row?.dispatched ?? 0),
+      oldestQueuedAgeS: Math.max(0, Number(row?.oldest_queued_s ?? 0)),
+      phones: Object.fromEntries(PHONE_STATUSES.map((status) => [status, Number(phones[status] ?? 0)])),
+      webhooksPending: Number(row?.webhooks_pending ?? 0),
+      oldestPendingWebhookAgeS: Math.max(0, Number(row?.oldest_pending_webhook_s ?? 0)),
+    };
+  });
 }
 
 type Cache = { reading?: GlobalReading; readAt: number; inFlight?: Promise<void> };

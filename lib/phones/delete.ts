@@ -29,8 +29,8 @@ export const PHONE_REMOVED_ERROR = 'The phone was removed before sending it.';
 export async function deletePhone(executor: Executor, accountId: string, phoneId: string): Promise<void> {
   await withTransaction(executor, async (tx) => {
     const phone = await ownedPhone(tx, accountId, phoneId, { lock: 'update' });
-    await failUnsent(tx, phoneId);
-    await tx.delete(phones).where(eq(phones.id, phoneId));
+    await failUnsent(tx, accountId, phoneId);
+    await tx.delete(phones).where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)));
     // Its pairing codes too: they name the phone without a foreign key (db/tenancy.ts).
     await tx.delete(pairingCodes).where(and(eq(pairingCodes.accountId, accountId), eq(pairingCodes.phoneId, phoneId)));
     // The number's device credentials (simulator keys, app tokens) die with the phone: adding the
@@ -52,9 +52,10 @@ export async function deletePhone(executor: Executor, accountId: string, phoneId
  * claim or an expiry sweep cannot move them meanwhile: the state machine refunds each and emits its
  * event while the message still exists.
  */
-async function failUnsent(tx: Transaction, phoneId: string): Promise<void> {
+async function failUnsent(tx: Transaction, accountId: string, phoneId: string): Promise<void> {
   const at = new Date();
   const unsent = and(
+    eq(messages.accountId, accountId),
     eq(messages.phoneId, phoneId),
     eq(messages.direction, 'outbound'),
     inArray(messages.status, ['queued', 'dispatched', 'cancelling']),

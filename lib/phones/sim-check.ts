@@ -93,7 +93,7 @@ export async function startSimCheck(tx: Transaction, phone: CheckedPhone, device
     await tx
       .update(phones)
       .set({ simVerification: 'pending', simCheckSender: operator })
-      .where(eq(phones.id, phone.id));
+      .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id)));
     await sendSms(tx, { to: phone.phone, text: carrierSimCheckText(code), code });
     return;
   }
@@ -102,7 +102,7 @@ export async function startSimCheck(tx: Transaction, phone: CheckedPhone, device
   await tx
     .update(phones)
     .set({ simVerification: 'pending', simCheckSender: sibling ? sibling.phone : null })
-    .where(eq(phones.id, phone.id));
+    .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id)));
   await queueCheckSms(
     tx,
     { accountId: phone.accountId, sender, to: phone.phone },
@@ -149,7 +149,10 @@ async function markVerified(
   deviceId: string,
   method: 'loopback' | 'carrier' | 'code',
 ): Promise<void> {
-  await tx.update(phones).set({ simVerification: 'verified', simCheckSender: null }).where(eq(phones.id, phone.id));
+  await tx
+    .update(phones)
+    .set({ simVerification: 'verified', simCheckSender: null })
+    .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id)));
   await tx.update(devices).set({ verifiedAt: new Date() }).where(eq(devices.id, deviceId));
   await recordAudit(tx, {
     accountId: phone.accountId,
@@ -174,7 +177,7 @@ export async function confirmSimByLoopback(tx: Transaction, inbound: MessageRow)
       deviceId: phones.deviceId,
     })
     .from(phones)
-    .where(eq(phones.id, inbound.phoneId));
+    .where(and(eq(phones.accountId, inbound.accountId), eq(phones.id, inbound.phoneId)));
   if (phone?.simVerification !== 'pending' || !phone.deviceId) return false;
   if (!isSameNumber(inbound.from, phone.simCheckSender ?? phone.phone)) return false;
   const code = CODE_IN_TEXT.exec(inbound.content)?.[1];

@@ -1,5 +1,5 @@
 import { lt, sql } from 'drizzle-orm';
-import type { Executor } from '@/db';
+import { type Executor, withQueryOrigin } from '@/db';
 import { rateLimitHits } from '@/db/schema';
 import { config } from '@/lib/config';
 import { startPeriodic } from '@/lib/server/periodic';
@@ -12,12 +12,14 @@ const HOUR_S = 3600;
  * that never come back. Answers how many rows went.
  */
 export async function sweepRateLimitHits(executor: Executor): Promise<number> {
-  const longestWindow = Math.max(config.verificationRateWindowSeconds, HOUR_S);
-  const deleted = await executor
-    .delete(rateLimitHits)
-    .where(lt(rateLimitHits.createdAt, sql`now() - make_interval(secs => ${longestWindow})`))
-    .returning({ id: rateLimitHits.id });
-  return deleted.length;
+  return withQueryOrigin('task:rate-limit sweep', async () => {
+    const longestWindow = Math.max(config.verificationRateWindowSeconds, HOUR_S);
+    const deleted = await executor
+      .delete(rateLimitHits)
+      .where(lt(rateLimitHits.createdAt, sql`now() - make_interval(secs => ${longestWindow})`))
+      .returning({ id: rateLimitHits.id });
+    return deleted.length;
+  });
 }
 
 /** Sweeps expired rate-limit hits every ten minutes. */

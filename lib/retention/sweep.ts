@@ -1,5 +1,5 @@
 import { isNotNull, type SQL, sql } from 'drizzle-orm';
-import { type Database, queryRows } from '@/db';
+import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { accounts, FINAL_MESSAGE_STATUSES } from '@/db/schema';
 import { config } from '@/lib/config';
 import { type ContentPolicy, contentPolicy, type InstanceRetention } from './policy';
@@ -49,62 +49,63 @@ const sha256Hex = (column: string) => sql.raw(`encode(sha256(convert_to(${column
  * `content_purged_at` set; a message not final is never touched. Answers the rows per kind.
  */
 export async function sweepRetention(db: Database, options: SweepOptions = {}): Promise<RetentionReport> {
-  const now = options.now ?? new Date();
-  const settings = options.settings ?? config.retention;
-  const batch = options.batchSize ?? DEFAULT_BATCH;
-  const deadline = Date.now() + (options.budgetMs ?? DEFAULT_BUDGET_MS);
-  const report = Object.fromEntries(RETENTION_KINDS.map((kind) => [kind, 0])) as RetentionReport;
-  const before = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
+  return withQueryOrigin('task:retention sweep', async () => {
+    const now = options.now ?? new Date();
+    const settings = options.settings ?? config.retention;
+    const batch = options.batchSize ?? DEFAULT_BATCH;
+    const deadline = Date.now() + (options.budgetMs ?? DEFAULT_BUDGET_MS);
+    const report = Object.fromEntries(RETENTION_KINDS.map((kind) => [kind, 0])) as RetentionReport;
+    const before = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
 
-  /** Runs `statement` until it handles fewer rows than a batch, or time is up. */
-  const drain = async (count: () => Promise<Partial<RetentionReport> & { rows: number }>) => {
-    while (Date.now() < deadline) {
-      const { rows, ...counts } = await count();
-      for (const [kind, n] of Object.entries(counts)) report[kind as RetentionKind] += n;
-      if (rows < batch) return;
-    }
-  };
-  const deleteOld = (kind: RetentionKind, table: string, column: string, cutoff: string, key = 'id') =>
-    drain(async () => {
-      const gone = await queryRows<{ id: unknown }>(
-        db,
-        sql`delete from ${sql.identifier(table)} where ${sql.identifier(key)} = any(array(
+    /** Runs `statement` until it handles fewer rows than a batch, or time is up. */
+    const drain = async (count: () => Promise<Partial<RetentionReport> & { rows: number }>) => {
+      while (Date.now() < deadline) {
+        const { rows, ...counts } = await count();
+        for (const [kind, n] of Object.entries(counts)) report[kind as RetentionKind] += n;
+        if (rows < batch) return;
+      }
+    };
+    const deleteOld = (kind: RetentionKind, table: string, column: string, cutoff: string, key = 'id') =>
+      drain(async () => {
+        const gone = await queryRows<{ id: unknown }>(
+          db,
+          sql`delete from ${sql.identifier(table)} where ${sql.identifier(key)} = any(array(
               select ${sql.identifier(key)} from ${sql.identifier(table)}
               where ${sql.identifier(column)} < ${cutoff}::timestamptz
               order by ${sql.identifier(column)} limit ${batch} for update skip locked))
             returning ${sql.identifier(key)} as id`,
-      );
-      return { rows: gone.length, [kind]: gone.length };
-    });
+        );
+        return { rows: gone.length, [kind]: gone.length };
+      });
 
-  // Message content, account by account: each account's own policy, over its slice of the index.
-  const candidates = await db
-    .select({
-      id: accounts.id,
-      contentDays: accounts.retentionContentDays,
-      contentMode: accounts.retentionContentMode,
-      hashCounterpart: accounts.retentionHashCounterpart,
-    })
-    .from(accounts)
-    .where(settings.contentDays === null ? isNotNull(accounts.retentionContentDays) : undefined);
-  for (const account of candidates) {
-    const policy = contentPolicy(settings, account);
-    if (policy.days === null) continue;
-    const cutoff = before(policy.days);
+    // Message content, account by account: each account's own policy, over its slice of the index.
+    const candidates = await db
+      .select({
+        id: accounts.id,
+        contentDays: accounts.retentionContentDays,
+        contentMode: accounts.retentionContentMode,
+        hashCounterpart: accounts.retentionHashCounterpart,
+      })
+      .from(accounts)
+      .where(settings.contentDays === null ? isNotNull(accounts.retentionContentDays) : undefined);
+    for (const account of candidates) {
+      const policy = contentPolicy(settings, account);
+      if (policy.days === null) continue;
+      const cutoff = before(policy.days);
+      await drain(async () => {
+        const purged = await purgeContent(db, account.id, policy, cutoff, now, batch);
+        return { rows: purged, message_content: purged };
+      });
+    }
+
+    // The webhook delivery log holds each event's payload (message text included): it is kept no
+    // longer than message content either.
+    const logDays = Math.min(settings.webhookDeliveriesDays, settings.contentDays ?? Number.POSITIVE_INFINITY);
+    const logCutoff = before(logDays);
     await drain(async () => {
-      const purged = await purgeContent(db, account.id, policy, cutoff, now, batch);
-      return { rows: purged, message_content: purged };
-    });
-  }
-
-  // The webhook delivery log holds each event's payload (message text included): it is kept no
-  // longer than message content either.
-  const logDays = Math.min(settings.webhookDeliveriesDays, settings.contentDays ?? Number.POSITIVE_INFINITY);
-  const logCutoff = before(logDays);
-  await drain(async () => {
-    const [counts] = await queryRows<{ deliveries: number; attempts: number }>(
-      db,
-      sql`with picked as (
+      const [counts] = await queryRows<{ deliveries: number; attempts: number }>(
+        db,
+        sql`with picked as (
             select id from webhook_deliveries
             where status <> 'pending' and updated_at < ${logCutoff}::timestamptz
             order by updated_at limit ${batch} for update skip locked
@@ -114,28 +115,29 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
             delete from webhook_deliveries where id in (select id from picked) returning 1
           )
           select (select count(*) from deliveries)::int as deliveries, (select count(*) from attempts)::int as attempts`,
-    );
-    const deliveries = Number(counts?.deliveries ?? 0);
-    return { rows: deliveries, webhook_deliveries: deliveries, webhook_attempts: Number(counts?.attempts ?? 0) };
-  });
-  await drain(async () => {
-    const gone = await queryRows<{ id: string }>(
-      db,
-      sql`delete from events where id = any(array(
+      );
+      const deliveries = Number(counts?.deliveries ?? 0);
+      return { rows: deliveries, webhook_deliveries: deliveries, webhook_attempts: Number(counts?.attempts ?? 0) };
+    });
+    await drain(async () => {
+      const gone = await queryRows<{ id: string }>(
+        db,
+        sql`delete from events where id = any(array(
             select e.id from events e
             where e.created_at < ${logCutoff}::timestamptz
               and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
             order by e.created_at limit ${batch} for update skip locked))
           returning id`,
-    );
-    return { rows: gone.length, events: gone.length };
-  });
+      );
+      return { rows: gone.length, events: gone.length };
+    });
 
-  await deleteOld('heartbeats', 'heartbeats', 'created_at', before(settings.heartbeatsDays));
-  await deleteOld('audit_log', 'audit_log', 'created_at', before(settings.auditDays));
-  await deleteOld('verification_codes', 'verification_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
-  await deleteOld('pairing_codes', 'pairing_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
-  return report;
+    await deleteOld('heartbeats', 'heartbeats', 'created_at', before(settings.heartbeatsDays));
+    await deleteOld('audit_log', 'audit_log', 'created_at', before(settings.auditDays));
+    await deleteOld('verification_codes', 'verification_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
+    await deleteOld('pairing_codes', 'pairing_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
+    return report;
+  });
 }
 
 /** Purges one batch of an account's final messages created before `cutoff`; answers how many. */

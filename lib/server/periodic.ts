@@ -1,4 +1,4 @@
-import { type Database, getDb } from '@/db';
+import { type Database, getDb, withQueryOrigin } from '@/db';
 import { log } from '@/lib/log';
 import { taskRan } from '@/lib/metrics/record';
 
@@ -25,7 +25,8 @@ export function startPeriodic(task: PeriodicTask): () => Promise<void> {
   const runOnce = async () => {
     const started = performance.now();
     try {
-      const changed = await task.run(await getDb());
+      const db = await getDb();
+      const changed = await withQueryOrigin(`task:${task.name}`, () => task.run(db));
       taskRan(task.name, (performance.now() - started) / 1000, true);
       if (changed > 0) log.info({ task: task.name, changed }, `${task.name}: ${changed} row(s)`);
     } catch (error) {

@@ -1,3 +1,4 @@
+import { withQueryOrigin } from '@/db';
 import { log } from '@/lib/log';
 import { taskRan } from '@/lib/metrics/record';
 import { shuttingDown } from './lifecycle';
@@ -38,7 +39,7 @@ export async function startWakeLoop(options: {
   const round = async (): Promise<boolean> => {
     const started = performance.now();
     try {
-      const more = await options.round();
+      const more = await withQueryOrigin(`task:${options.name}`, options.round);
       taskRan(options.name, (performance.now() - started) / 1000, true);
       return more;
     } catch (error) {

@@ -79,7 +79,7 @@ export async function updateGroupSending(
     const [current] = await tx
       .select({ overrides: phoneGroups.sendingOverrides })
       .from(phoneGroups)
-      .where(eq(phoneGroups.id, groupId))
+      .where(and(eq(phoneGroups.accountId, accountId), eq(phoneGroups.id, groupId)))
       .for('update');
     const next: Record<string, unknown> = { ...(current?.overrides ?? {}) };
     for (const [key, value] of Object.entries(change)) {
@@ -90,7 +90,7 @@ export async function updateGroupSending(
     await tx
       .update(phoneGroups)
       .set({ sendingOverrides: next as SendingOverrides })
-      .where(eq(phoneGroups.id, groupId));
+      .where(and(eq(phoneGroups.accountId, accountId), eq(phoneGroups.id, groupId)));
     const changed = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
     if (Object.keys(changed).length > 0) {
       await recordAudit(tx, { accountId, action: 'sending_settings.updated', target: groupId, details: changed });

@@ -14,7 +14,7 @@ export type DisabledWebhook = { webhookId: string; accountId: string; url: strin
  */
 export async function disableFailingWebhook(
   tx: Transaction,
-  webhookId: string,
+  webhook: { accountId: string; id: string },
   now: Date,
   lastError: string | null,
 ): Promise<DisabledWebhook | undefined> {
@@ -22,7 +22,7 @@ export async function disableFailingWebhook(
   const [current] = await tx
     .select({ failingSince: webhooks.failingSince })
     .from(webhooks)
-    .where(eq(webhooks.id, webhookId));
+    .where(and(eq(webhooks.accountId, webhook.accountId), eq(webhooks.id, webhook.id)));
   if (!current?.failingSince || current.failingSince > cutoff) return undefined;
   const reason =
     `Disabled automatically at ${now.toISOString()}: every delivery has failed since ` +
@@ -30,9 +30,16 @@ export async function disableFailingWebhook(
   const [row] = await tx
     .update(webhooks)
     .set({ enabled: false, disabledReason: reason, updatedAt: now })
-    .where(and(eq(webhooks.id, webhookId), eq(webhooks.enabled, true), lte(webhooks.failingSince, cutoff)))
+    .where(
+      and(
+        eq(webhooks.accountId, webhook.accountId),
+        eq(webhooks.id, webhook.id),
+        eq(webhooks.enabled, true),
+        lte(webhooks.failingSince, cutoff),
+      ),
+    )
     .returning({ accountId: webhooks.accountId, url: webhooks.url });
-  return row ? { webhookId, accountId: row.accountId, url: row.url, reason } : undefined;
+  return row ? { webhookId: webhook.id, accountId: row.accountId, url: row.url, reason } : undefined;
 }
 
 /** Emails the account; a mail failure is logged, never undoes the disable. */

@@ -48,7 +48,7 @@ export async function getDelivery(executor: Executor, accountId: string, webhook
   const [found] = await executor
     .select({ delivery: webhookDeliveries, event: events })
     .from(webhookDeliveries)
-    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .innerJoin(events, and(eq(events.accountId, webhookDeliveries.accountId), eq(events.id, webhookDeliveries.eventId)))
     .where(
       and(
         eq(webhookDeliveries.id, deliveryId),

@@ -120,6 +120,7 @@ export async function listWebhooks(executor: Executor, accountId: string, page: 
     .limit(keyset.limit);
   const health = await healthOf(
     executor,
+    accountId,
     rows.map((row) => row.id),
   );
   return toPage(rows, page.limit, (row) => ({ ...presentWebhook(row), health: health.get(row.id) ?? NO_HEALTH }));
@@ -127,7 +128,7 @@ export async function listWebhooks(executor: Executor, accountId: string, page: 
 
 export async function getWebhook(executor: Executor, accountId: string, id: string) {
   const row = await findWebhook(executor, accountId, id);
-  const health = await healthOf(executor, [row.id]);
+  const health = await healthOf(executor, accountId, [row.id]);
   return { ...presentWebhook(row), health: health.get(row.id) ?? NO_HEALTH };
 }
 
@@ -149,7 +150,7 @@ const NO_HEALTH: WebhookHealth = {
  * How each webhook has been doing: its last attempt (within a week) and the share of attempts
  * in the last 24 hours that got no 2xx. One aggregate over the webhooks of a page.
  */
-async function healthOf(executor: Executor, ids: string[]): Promise<Map<string, WebhookHealth>> {
+async function healthOf(executor: Executor, accountId: string, ids: string[]): Promise<Map<string, WebhookHealth>> {
   if (ids.length === 0) return new Map();
   const rows = await queryRows<{
     webhook_id: string;
@@ -166,7 +167,8 @@ async function healthOf(executor: Executor, ids: string[]): Promise<Map<string, 
         count(*) filter (where a.attempted_at > now() - interval '1 day'
           and (a.status_code is null or a.status_code not between 200 and 299))::int as failed
       from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
-      where d.webhook_id = any(${`{${ids.join(',')}}`}::uuid[]) and d.created_at > now() - interval '7 days'
+      where d.account_id = ${accountId}::uuid and d.webhook_id = any(${`{${ids.join(',')}}`}::uuid[])
+        and d.created_at > now() - interval '7 days'
       group by d.webhook_id
     `,
   );

@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
-import { type Database, queryRows } from '@/db';
+import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { config } from '@/lib/config';
@@ -29,6 +29,8 @@ const FOREIGN_KEY_VIOLATION = '23503';
 
 export type ClaimedDelivery = {
   id: string;
+  /** The delivery's account: every statement on the claimed delivery names it. */
+  accountId: string;
   attemptCount: number;
   /** The time the claim was made by: attempts and retries are scheduled from it. */
   claimedAt: Date;
@@ -68,15 +70,16 @@ export async function claimDueDeliveries(
   db: Database,
   options: { now?: Date; limit?: number; perAccount?: number } = {},
 ): Promise<ClaimedDelivery[]> {
-  const now = options.now ?? (await databaseNow(db));
-  const at = sql`${now.toISOString()}::timestamptz`;
-  const lockedUntil = new Date(now.getTime() + CLAIM_MS);
-  const perAccount = options.perAccount ?? config.webhookAccountInFlight;
-  const rows = await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`);
-    return queryRows<{ id: string; attempt_count: number }>(
-      tx,
-      sql`
+  return withQueryOrigin('task:webhook claim', async () => {
+    const now = options.now ?? (await databaseNow(db));
+    const at = sql`${now.toISOString()}::timestamptz`;
+    const lockedUntil = new Date(now.getTime() + CLAIM_MS);
+    const perAccount = options.perAccount ?? config.webhookAccountInFlight;
+    const rows = await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`);
+      return queryRows<{ id: string; account_id: string; attempt_count: number }>(
+        tx,
+        sql`
         with recursive pending_accounts(account_id) as (
           (select account_id from webhook_deliveries where status = 'pending' order by account_id limit 1)
           union all
@@ -119,14 +122,21 @@ export async function claimDueDeliveries(
             and (d.locked_until is null or d.locked_until < ${at})
           for update of d skip locked
         )
-        returning id, attempt_count
+        returning id, account_id, attempt_count
       `,
-    );
+      );
+    });
+    return rows.map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      attemptCount: Number(row.attempt_count),
+      claimedAt: now,
+      lockedUntil,
+    }));
   });
-  return rows.map((row) => ({ id: row.id, attemptCount: Number(row.attempt_count), claimedAt: now, lockedUntil }));
 }
 
-async function loadDelivery(db: Database, deliveryId: string) {
+async function loadDelivery(db: Database, claim: ClaimedDelivery) {
   const [row] = await db
     .select({
       eventId: events.id,
@@ -146,9 +156,12 @@ async function loadDelivery(db: Database, deliveryId: string) {
       previousSecretExpiresAt: webhooks.previousSecretExpiresAt,
     })
     .from(webhookDeliveries)
-    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-    .where(eq(webhookDeliveries.id, deliveryId));
+    .innerJoin(events, and(eq(events.accountId, webhookDeliveries.accountId), eq(events.id, webhookDeliveries.eventId)))
+    .innerJoin(
+      webhooks,
+      and(eq(webhooks.accountId, webhookDeliveries.accountId), eq(webhooks.id, webhookDeliveries.webhookId)),
+    )
+    .where(and(eq(webhookDeliveries.accountId, claim.accountId), eq(webhookDeliveries.id, claim.id)));
   return row;
 }
 
@@ -268,27 +281,42 @@ async function recordAttempt(
         lastError: error,
         updatedAt: now,
       })
-      .where(and(eq(webhookDeliveries.id, claim.id), eq(webhookDeliveries.lockedUntil, claim.lockedUntil)))
+      .where(
+        and(
+          eq(webhookDeliveries.accountId, claim.accountId),
+          eq(webhookDeliveries.id, claim.id),
+          eq(webhookDeliveries.lockedUntil, claim.lockedUntil),
+        ),
+      )
       .returning({ id: webhookDeliveries.id });
     if (moved.length === 0) {
       await tx
         .update(webhookDeliveries)
         .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1` })
-        .where(eq(webhookDeliveries.id, claim.id));
+        .where(and(eq(webhookDeliveries.accountId, claim.accountId), eq(webhookDeliveries.id, claim.id)));
       return { result: { ...result, verdict: 'superseded' as const, nextAttemptAt: null } };
     }
     if (status === 'succeeded') {
       await tx
         .update(webhooks)
         .set({ failingSince: null })
-        .where(and(eq(webhooks.id, delivery.webhookId), isNotNull(webhooks.failingSince)));
+        .where(
+          and(
+            eq(webhooks.accountId, claim.accountId),
+            eq(webhooks.id, delivery.webhookId),
+            isNotNull(webhooks.failingSince),
+          ),
+        );
       return { result };
     }
     await tx
       .update(webhooks)
       .set({ failingSince: sql`coalesce(${webhooks.failingSince}, ${now.toISOString()}::timestamptz)` })
-      .where(eq(webhooks.id, delivery.webhookId));
-    const disabled = status === 'failed' ? await disableFailingWebhook(tx, delivery.webhookId, now, error) : undefined;
+      .where(and(eq(webhooks.accountId, claim.accountId), eq(webhooks.id, delivery.webhookId)));
+    const disabled =
+      status === 'failed'
+        ? await disableFailingWebhook(tx, { accountId: claim.accountId, id: delivery.webhookId }, now, error)
+        : undefined;
     return { result, disabled };
   });
 }
@@ -300,27 +328,29 @@ export async function deliverClaimed(
   policy: NetworkPolicy = currentNetworkPolicy(),
   postTimeoutMs?: number,
 ): Promise<DeliveryResult | undefined> {
-  const delivery = await loadDelivery(db, claim.id);
-  // Deleted with its webhook since the claim: nothing left to deliver.
-  if (!delivery) return undefined;
-  const outcome = await post(db, delivery, claim.claimedAt, policy, postTimeoutMs);
-  let recorded: Awaited<ReturnType<typeof recordAttempt>>;
-  try {
-    // The reply first: once sent it is never sent again (messages_origin_key), so a worker that
-    // dies before recording the attempt only makes the retry find it answered.
-    const replyResult = await replyOf(db, delivery, outcome);
-    recorded = await recordAttempt(db, claim, delivery, outcome, replyResult);
-  } catch (error) {
-    // The webhook was deleted while its post was in flight: its log went with it.
-    if (sqlState(error) === FOREIGN_KEY_VIOLATION) {
-      webhookAttempted('dropped', outcome.latencyMs / 1000);
-      return undefined;
+  return withQueryOrigin('task:webhook delivery', async () => {
+    const delivery = await loadDelivery(db, claim);
+    // Deleted with its webhook since the claim: nothing left to deliver.
+    if (!delivery) return undefined;
+    const outcome = await post(db, delivery, claim.claimedAt, policy, postTimeoutMs);
+    let recorded: Awaited<ReturnType<typeof recordAttempt>>;
+    try {
+      // The reply first: once sent it is never sent again (messages_origin_key), so a worker that
+      // dies before recording the attempt only makes the retry find it answered.
+      const replyResult = await replyOf(db, delivery, outcome);
+      recorded = await recordAttempt(db, claim, delivery, outcome, replyResult);
+    } catch (error) {
+      // The webhook was deleted while its post was in flight: its log went with it.
+      if (sqlState(error) === FOREIGN_KEY_VIOLATION) {
+        webhookAttempted('dropped', outcome.latencyMs / 1000);
+        return undefined;
+      }
+      throw error;
     }
-    throw error;
-  }
-  webhookAttempted(recorded.result.verdict, outcome.latencyMs / 1000);
-  if (recorded.disabled) await tellOwnerWebhookDisabled(db, recorded.disabled);
-  return recorded.result;
+    webhookAttempted(recorded.result.verdict, outcome.latencyMs / 1000);
+    if (recorded.disabled) await tellOwnerWebhookDisabled(db, recorded.disabled);
+    return recorded.result;
+  });
 }
 
 /**

@@ -21,11 +21,12 @@ import { claimExtId, findByExtId, recordBulk, type StoredMessage, selectStates }
 /** The SMSGate view of listed rows: recipients' states and the times the message entered each state. */
 async function present(
   executor: Executor,
+  accountId: string,
   rows: StoredMessage[],
   includeContent: boolean,
 ): Promise<MessageStateWire[]> {
   const ids = rows.flatMap((row) => row.recipients.flatMap((r) => (r.message_id ? [r.message_id] : [])));
-  const { current: sent, history } = await statusesOf(executor, ids);
+  const { current: sent, history } = await statusesOf(executor, accountId, ids);
   const byId = new Map(sent.map((message) => [message.id, message]));
   return rows.map((row) => {
     const own = new Set(row.recipients.map((r) => r.message_id));
@@ -64,7 +65,7 @@ async function present(
 async function stateOf(executor: Executor, accountId: string, extId: string): Promise<MessageStateWire> {
   const [row] = await selectStates(executor, accountId, { extId });
   if (!row) throw notFound('Message');
-  const [wire] = await present(executor, [row], false);
+  const [wire] = await present(executor, accountId, [row], false);
   return wire as MessageStateWire;
 }
 
@@ -82,7 +83,7 @@ export async function listSmsgateMessages(
   query: ListMessagesQuery,
 ): Promise<{ items: MessageStateWire[]; total: number }> {
   const rows = await selectStates(executor, accountId, query);
-  return { items: await present(executor, rows, query.includeContent), total: rows[0]?.total ?? 0 };
+  return { items: await present(executor, accountId, rows, query.includeContent), total: rows[0]?.total ?? 0 };
 }
 
 /** The phone named by `deviceId`, or the account's default group to choose one. */
@@ -142,8 +143,8 @@ export async function sendSmsgateMessage(
         ? { phone_number: number, message_id: null, error }
         : { phone_number: number, message_id: sentIds.shift() ?? null, error: null };
     });
-    const phoneId = await phoneOfMessage(tx, bulk.message_ids[0] as string);
-    await recordBulk(tx, claimed, { bulkId: bulk.id, phoneId, recipients });
+    const phoneId = await phoneOfMessage(tx, accountId, bulk.message_ids[0] as string);
+    await recordBulk(tx, accountId, claimed, { bulkId: bulk.id, phoneId, recipients });
     return stateOf(tx, accountId, extId);
   });
 }

@@ -45,7 +45,7 @@ export async function selectStates(
       with listed as (
         select s.id, s.ext_id, s.bulk_id, s.phone_id, s.recipients, s.created_at,
           (select ${aggregateStateSql(status)} from (
-             ${bulkStatusesSql(sql`s.bulk_id`, stateSql)}
+             ${bulkStatusesSql(sql`s.account_id`, sql`s.bulk_id`, stateSql)}
              union all
              select 'Failed' from jsonb_array_elements(s.recipients) r where r->>'message_id' is null
            ) recipient_states) as state
@@ -73,10 +73,14 @@ export async function claimExtId(executor: Executor, accountId: string, extId: s
 /** Ties a claimed id to the bulk sent for it. */
 export async function recordBulk(
   executor: Executor,
+  accountId: string,
   id: string,
   sent: { bulkId: string; phoneId: string | null; recipients: SmsgateRecipient[] },
 ): Promise<void> {
-  await executor.update(smsgateMessages).set(sent).where(eq(smsgateMessages.id, id));
+  await executor
+    .update(smsgateMessages)
+    .set(sent)
+    .where(and(eq(smsgateMessages.accountId, accountId), eq(smsgateMessages.id, id)));
 }
 
 /** The stored message the integrator calls `extId`, if the account has one. */

@@ -179,7 +179,7 @@ async function applyCallback(
         // The raw sender, as before: the key of an SMS received before this check stays the same.
         deviceMessageId: inboundId(sms.messageId, raw, sms.message),
       });
-      await countExportedInbound(tx, phone.id, sms.receivedAt ?? undefined, created);
+      await countExportedInbound(tx, phone, sms.receivedAt ?? undefined, created);
       return;
     }
     case 'sms:data-received': {

@@ -94,7 +94,7 @@ async function streamAppEvents(
   const tellCancels = () => {
     telling = telling.then(async () => {
       if (session.signal.aborted) return;
-      const rows = await awaitingCancel(db, phone.id, { limit: MAX_PULL }).catch((error: unknown) => {
+      const rows = await awaitingCancel(db, phone, { limit: MAX_PULL }).catch((error: unknown) => {
         log.warn({ err: error, deviceId: device.deviceId }, 'could not look for cancelled messages');
         return undefined;
       });

@@ -123,7 +123,9 @@ export async function requestInboxExport(
   if (!row) throw new Error('requestInboxExport: insert returned nothing');
   // Sent after the request is stored: the first re-sent SMS must find it to be counted.
   if (pushToDevice(device.id, 'MessagesExportRequested', exportEventData(full)) === 0) {
-    await db.delete(smsgateInboxExports).where(eq(smsgateInboxExports.id, row.id));
+    await db
+      .delete(smsgateInboxExports)
+      .where(and(eq(smsgateInboxExports.accountId, row.accountId), eq(smsgateInboxExports.id, row.id)));
     throw new DomainError('PHONE_NOT_CONNECTED', 'The phone’s event stream closed: try again once it is online.');
   }
   return presentInboxExport(row);
@@ -148,7 +150,7 @@ export async function listInboxExports(db: Database, accountId: string, phoneId:
  */
 export async function countExportedInbound(
   executor: Executor,
-  phoneId: string,
+  phone: { id: string; accountId: string },
   receivedAt: Date | undefined,
   created: boolean,
 ): Promise<void> {
@@ -158,7 +160,8 @@ export async function countExportedInbound(
     .from(smsgateInboxExports)
     .where(
       and(
-        eq(smsgateInboxExports.phoneId, phoneId),
+        eq(smsgateInboxExports.accountId, phone.accountId),
+        eq(smsgateInboxExports.phoneId, phone.id),
         gte(smsgateInboxExports.createdAt, sql`now() - make_interval(mins => ${INBOX_EXPORT_COUNT_MINUTES})`),
         lte(smsgateInboxExports.since, receivedAt),
         gte(smsgateInboxExports.until, receivedAt),
@@ -174,5 +177,5 @@ export async function countExportedInbound(
         ? { recovered: sql`${smsgateInboxExports.recovered} + 1` }
         : { repeated: sql`${smsgateInboxExports.repeated} + 1` },
     )
-    .where(eq(smsgateInboxExports.id, open.id));
+    .where(and(eq(smsgateInboxExports.accountId, phone.accountId), eq(smsgateInboxExports.id, open.id)));
 }

@@ -47,7 +47,7 @@ export function presentForApp(row: MessageRow) {
  */
 export async function pullForApp(db: Database, device: DevicePrincipal, order: 'lifo' | 'fifo') {
   const phone = await findDevicePhone(db, device);
-  const cancelling = await awaitingCancel(db, phone.id, { limit: MAX_PULL });
+  const cancelling = await awaitingCancel(db, phone, { limit: MAX_PULL });
   const claimed =
     cancelling.length < MAX_PULL
       ? await claimOutbox(db, device, {
@@ -61,7 +61,7 @@ export async function pullForApp(db: Database, device: DevicePrincipal, order: '
     .from(messages)
     .where(
       and(
-        handedOutTo(phone.id),
+        handedOutTo(phone),
         claimed.length > 0
           ? notInArray(
               messages.id,
