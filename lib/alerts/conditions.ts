@@ -71,8 +71,8 @@ export const ALERT_CONDITIONS: Record<AlertKind, (now: Date) => SQL> = {
       join accounts a on a.id = w.account_id
       cross join lateral (
         select count(*)::int as failures
-        from webhook_deliveries d join webhook_attempts t on t.delivery_id = d.id
-        where d.webhook_id = w.id
+        from webhook_deliveries d join webhook_attempts t on t.account_id = d.account_id and t.delivery_id = d.id
+        where d.account_id = w.account_id and d.webhook_id = w.id
           and t.attempted_at >= w.failing_since
           and (t.status_code is null or t.status_code not between 200 and 299)
       ) f

@@ -41,7 +41,9 @@ export async function statusesOf(executor: Executor, accountId: string, messageI
             at: messageStatusHistory.at,
           })
           .from(messageStatusHistory)
-          .where(inArray(messageStatusHistory.messageId, messageIds));
+          .where(
+            and(eq(messageStatusHistory.accountId, accountId), inArray(messageStatusHistory.messageId, messageIds)),
+          );
   return { current, history };
 }
 

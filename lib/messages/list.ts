@@ -82,7 +82,7 @@ export async function getMessage(executor: Executor, accountId: string, messageI
       toPhone: messageStatusHistory.toPhone,
     })
     .from(messageStatusHistory)
-    .where(eq(messageStatusHistory.messageId, message.id))
+    .where(and(eq(messageStatusHistory.accountId, accountId), eq(messageStatusHistory.messageId, message.id)))
     .orderBy(asc(messageStatusHistory.id));
   return presentMessage(message, history);
 }

@@ -36,7 +36,7 @@ export async function pacingOf(
         count(*) filter (where h.at >= ${midnight.toISOString()}::timestamptz)::int as today,
         min(h.at) filter (where h.at > ${minuteAgo.toISOString()}::timestamptz) as oldest_in_minute
       from messages m
-      join message_status_history h on h.message_id = m.id and h.status = 'dispatched'
+      join message_status_history h on h.account_id = m.account_id and h.message_id = m.id and h.status = 'dispatched'
       where m.account_id = ${phone.accountId}::uuid and m.phone_id = ${phone.id}
         and m.direction = 'outbound'
         and m.updated_at >= ${windowStart}::timestamptz

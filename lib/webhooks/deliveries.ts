@@ -60,7 +60,7 @@ export async function getDelivery(executor: Executor, accountId: string, webhook
   const attempts = await executor
     .select()
     .from(webhookAttempts)
-    .where(eq(webhookAttempts.deliveryId, deliveryId))
+    .where(and(eq(webhookAttempts.accountId, accountId), eq(webhookAttempts.deliveryId, deliveryId)))
     .orderBy(asc(webhookAttempts.id));
   return {
     ...presentDelivery(found.delivery),

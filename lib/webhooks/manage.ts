@@ -166,7 +166,7 @@ async function healthOf(executor: Executor, accountId: string, ids: string[]): P
         count(*) filter (where a.attempted_at > now() - interval '1 day')::int as attempts,
         count(*) filter (where a.attempted_at > now() - interval '1 day'
           and (a.status_code is null or a.status_code not between 200 and 299))::int as failed
-      from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
+      from webhook_deliveries d join webhook_attempts a on a.account_id = d.account_id and a.delivery_id = d.id
       where d.account_id = ${accountId}::uuid and d.webhook_id = any(${`{${ids.join(',')}}`}::uuid[])
         and d.created_at > now() - interval '7 days'
       group by d.webhook_id

@@ -34,8 +34,17 @@ export async function listLogs(
       phoneId: messages.phoneId,
     })
     .from(messageStatusHistory)
-    .innerJoin(messages, eq(messages.id, messageStatusHistory.messageId))
-    .where(and(eq(messages.accountId, accountId), gte(messageStatusHistory.at, from), lt(messageStatusHistory.at, to)))
+    .innerJoin(
+      messages,
+      and(eq(messages.accountId, messageStatusHistory.accountId), eq(messages.id, messageStatusHistory.messageId)),
+    )
+    .where(
+      and(
+        eq(messageStatusHistory.accountId, accountId),
+        gte(messageStatusHistory.at, from),
+        lt(messageStatusHistory.at, to),
+      ),
+    )
     .orderBy(desc(messageStatusHistory.at), desc(messageStatusHistory.id))
     .limit(MAX_LOG_ENTRIES);
   return rows.reverse().map((row) => ({
