@@ -20,6 +20,8 @@ const PHONES_PER_ACCOUNT = 10;
 const POLL_WAIT_S = 25;
 const SENDS = Number(process.env.BENCH_CONNECTIONS_SENDS ?? 300);
 const SENDS_PER_S = 10;
+/** Only one kind of connection (`stream` or `poll`), for looking at one at a time. */
+const ONLY_KIND = (process.env.BENCH_CONNECTIONS_KIND as 'stream' | 'poll' | undefined) || undefined;
 const IDLE_S = Number(process.env.BENCH_CONNECTIONS_IDLE_S ?? 60);
 
 export type ConnectionResults = {
@@ -56,7 +58,7 @@ const accountKey = (a: number) => `sk_connbench${String(a).padStart(31, '0')}`;
 const phoneNumber = (i: number) => `+1415${String(2_000_000 + i).padStart(7, '0')}`;
 
 /** Accounts, default groups, devices, phones and API keys for 2N phones, written in a few statements. */
-async function seed(dbUrl: string, phones: number): Promise<void> {
+export async function seed(dbUrl: string, phones: number): Promise<void> {
   const sql = postgres(dbUrl, { max: 1, onnotice: () => {} });
   try {
     const accounts = Math.ceil(phones / PHONES_PER_ACCOUNT);
@@ -104,15 +106,18 @@ type Fleet = {
   stop: () => void;
   connected: () => number;
   errors: { status5xx: number; refused: number; other: number };
+  /** The last refusal or failure, for the log. */
+  last: { value: string };
 };
 
 /** Opens every phone's connection and keeps it open (reconnecting, as the app and the simulator do). */
-function startFleet(port: number, count: number): Fleet {
+export function startFleet(port: number, count: number): Fleet {
   let stopped = false;
   const errors = { status5xx: 0, refused: 0, other: 0 };
+  const last = { value: '' };
   const phones: Phone[] = Array.from({ length: count }, (_, index) => ({
     index,
-    kind: index % 2 === 0 ? 'stream' : 'poll',
+    kind: ONLY_KIND ?? (index % 2 === 0 ? 'stream' : 'poll'),
     connected: false,
     connects: 0,
   }));
@@ -137,6 +142,7 @@ function startFleet(port: number, count: number): Fleet {
       },
       (res) => {
         if (res.statusCode !== 200) {
+          last.value = `stream ${res.statusCode}`;
           if ((res.statusCode ?? 0) >= 500) errors.status5xx++;
           else errors.refused++;
           res.resume();
@@ -169,9 +175,10 @@ function startFleet(port: number, count: number): Fleet {
       },
     );
     requests.add(req);
-    req.on('error', () => {
+    req.on('error', (error) => {
       requests.delete(req);
       errors.other++;
+      last.value = `stream ${String(error)}`;
       retryLater(phone, () => openStream(phone));
     });
     req.end();
@@ -197,6 +204,7 @@ function startFleet(port: number, count: number): Fleet {
           requests.delete(req);
           const status = res.statusCode ?? 0;
           if (status !== 200) {
+            last.value = `poll ${status} ${body.slice(0, 200)}`;
             if (status >= 500) errors.status5xx++;
             else errors.refused++;
             const retry = Number(res.headers['retry-after']);
@@ -215,9 +223,10 @@ function startFleet(port: number, count: number): Fleet {
     requests.add(req);
     phone.connected = true;
     phone.connects++;
-    req.on('error', () => {
+    req.on('error', (error) => {
       requests.delete(req);
       errors.other++;
+      last.value = `poll ${String(error)}`;
       retryLater(phone, () => poll(phone));
     });
     req.end('{"limit":1}');
@@ -230,6 +239,7 @@ function startFleet(port: number, count: number): Fleet {
   return {
     phones,
     errors,
+    last,
     connected: () => phones.filter((phone) => phone.connected).length,
     stop: () => {
       stopped = true;
@@ -254,7 +264,7 @@ function processCpuMs(pid: number): number {
 }
 
 /** A few of the server's own metrics (/metrics, loopback needs no token). */
-async function serverMetrics(baseUrl: string): Promise<{ heapUsed: number; heapLimit: number; eldP99: number }> {
+export async function serverMetrics(baseUrl: string): Promise<{ heapUsed: number; heapLimit: number; eldP99: number }> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
   const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   return {
