@@ -6,6 +6,7 @@
 // on in the x-simgate-peer header with a token only this process knows (a client cannot forge it).
 // The dev inbox uses it to answer loopback clients only.
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -79,6 +80,8 @@ export async function serve(root, distDir) {
   // exit on them itself; its signal ends long-polls and event streams, its `stop` closes the rest.
   globalThis.__simgateLifecycle ??= { controller: new AbortController() };
   const lifecycle = globalThis.__simgateLifecycle;
+  // Every open phone connection listens for the shutdown on this one signal: thousands, not a leak.
+  setMaxListeners(0, lifecycle.controller.signal);
   lifecycle.hostedByHttpServer = true;
   // Called by the app once it has started (lib/server/start.ts: configuration checked, database open
   // and migrated, background work running). Next starts it right after the server is created, without

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /** `running`: started in this process; `off`: BACKGROUND=off, left to `npm run worker` processes. */
 export type BackgroundState = 'running' | 'off';
 
@@ -50,7 +51,12 @@ export type DirectHandler = (req: Request, context: { params: Promise<Record<str
 const globalForLifecycle = globalThis as typeof globalThis & { __simgateLifecycle?: Lifecycle };
 
 function lifecycle(): Lifecycle {
-  globalForLifecycle.__simgateLifecycle ??= { controller: new AbortController() };
+  if (!globalForLifecycle.__simgateLifecycle) {
+    const controller = new AbortController();
+    // Every open phone connection listens for the shutdown on this one signal: thousands, not a leak.
+    setMaxListeners(0, controller.signal);
+    globalForLifecycle.__simgateLifecycle = { controller };
+  }
   return globalForLifecycle.__simgateLifecycle;
 }
 

@@ -57,6 +57,10 @@ export async function startServer(): Promise<void> {
     ]);
     onShutdown(await serveBackups(location.dataDir, () => embeddedBackup(handle.db, client)));
   }
+  // Phones held open cost heap: a log line says when the heap, not the database or the CPU, is the limit.
+  const { watchHeap } = await import('./heap-watch');
+  const stopHeapWatch = watchHeap();
+  onShutdown(async () => stopHeapWatch());
   const { startBackgroundWork } = await import('./background');
   await startBackgroundWork();
   const stopAll = async () => {
