@@ -12,7 +12,7 @@ import { msUntilOpen } from '@/lib/settings/window';
 import { withTransaction } from '@/lib/transactions';
 import { awaitingCancel } from './cancelling';
 import { type ClaimProbe, probeClaim } from './claim-probe';
-import { type DevicePhone, findDevicePhone } from './device-phone';
+import { type DevicePhone, findConnectingPhone } from './device-phone';
 import { pacingOf } from './pacing';
 import type { MessageRow } from './present';
 import { afterTransition, idIn, sourcesOf } from './state-machine';
@@ -102,7 +102,7 @@ export function jitteredWaitMs(waitMs: number, random: () => number = Math.rando
 }
 
 async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<ClaimAnswer> {
-  const phone = await findDevicePhone(db, device);
+  const phone = await findConnectingPhone(db, device);
   const signal = untilShutdown(options.signal);
   const deadline = performance.now() + jitteredWaitMs(options.waitMs);
   // Cancels asked from (about) now on end a long-poll: an earlier one was in an earlier answer.
