@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestCertificates, type Receiver, startReceiver } from '../test/fixtures/tls/receiver';
 import { activateBenchPhone, type BenchPhone } from './activate';
+import { measureConnections, printConnections } from './connections';
 import {
   analyze,
   CONNECTIONS,
@@ -80,7 +81,76 @@ type Scenario = 'ping' | 'send_one_account' | 'send_many_accounts' | 'heartbeat'
 type Measured = { loads: Record<Scenario, Load>; cpu: Record<Scenario, CpuPerRequest>; rssMb: number };
 type KeyHeader = Record<string, string>;
 
+type Check = [string, boolean, string];
+
+/**
+ * The scenarios of issue "Scale", after the others (or alone with BENCH_ONLY=connections|big_table,
+ * merged into the last bench/results/latest.json): the connected phones (BENCH_CONNECTIONS_PHONES,
+ * default 1,000; on PostgreSQL, skipped without one) and, with BENCH_BIG_TABLE=1, ten million messages.
+ */
+async function scaleScenarios(): Promise<{ results: Record<string, unknown>; checks: Check[] }> {
+  const results: Record<string, unknown> = {};
+  const checks: Check[] = [];
+  const only = process.env.BENCH_ONLY;
+  if (only === undefined || only === 'connections') {
+    const phones = Number(process.env.BENCH_CONNECTIONS_PHONES ?? 1000);
+    if (await postgresReachable()) {
+      const measured = await measureConnections(phones);
+      printConnections(measured.results);
+      results.connections = measured.results;
+      checks.push(...measured.checks);
+    } else {
+      console.log('connections: skipped (needs PostgreSQL: BENCH_DATABASE_URL, or one on 127.0.0.1:5432)');
+    }
+  }
+  if (only === 'big_table' || (only === undefined && process.env.BENCH_BIG_TABLE === '1')) {
+    const { measureBigTable } = await import('./big-table');
+    const measured = await measureBigTable();
+    results.big_table = measured.results;
+    checks.push(...measured.checks);
+  }
+  return { results, checks };
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const { default: postgres } = await import('postgres');
+  const sql = postgres(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', {
+    max: 1,
+    connect_timeout: 3,
+    onnotice: () => {},
+  });
+  try {
+    await sql`select 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end();
+  }
+}
+
+function writeResults(results: Record<string, unknown>): void {
+  const outDir = path.join(import.meta.dirname, 'results');
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+}
+
+function printChecks(checks: Check[]): void {
+  console.log('');
+  for (const [name, ok, detail] of checks) console.log(`${ok ? 'PASS' : 'MISS'}  ${name}: ${detail}`);
+}
+
 async function main() {
+  if (process.env.BENCH_ONLY) {
+    // One scale scenario alone: its results replace its own part of the last run's file.
+    const scale = await scaleScenarios();
+    printChecks(scale.checks);
+    const file = path.join(import.meta.dirname, 'results', 'latest.json');
+    const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+    writeResults({ ...previous, ...scale.results });
+    process.exitCode = scale.checks.every(([, ok]) => ok) ? 0 : 1;
+    return;
+  }
   const dbUrl = process.env.BENCH_DATABASE_URL;
   const certs = createTestCertificates();
   const receiver = await startReceiver(certs);
@@ -93,6 +163,7 @@ async function main() {
     },
     SERVER_NODE_ARGS,
   );
+  let stopped = false;
   try {
     const { baseUrl } = server;
     const { account, poller, many, dispatchers } = await activateAll(baseUrl);
@@ -110,15 +181,15 @@ async function main() {
     const database = dbUrl ? 'postgres' : 'pglite';
     const results = resultsOf(database, measured, { bulk, search, dispatchTimes, webhookTimes });
     printTable(results);
-    const checks = checksOf(database, results);
-    console.log('');
-    for (const [name, ok, detail] of checks) console.log(`${ok ? 'PASS' : 'MISS'}  ${name}: ${detail}`);
-    const outDir = path.join(import.meta.dirname, 'results');
-    fs.mkdirSync(outDir, { recursive: true });
-    fs.writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+    await server.stop();
+    stopped = true;
+    const scale = await scaleScenarios();
+    const checks = [...checksOf(database, results), ...scale.checks];
+    printChecks(checks);
+    writeResults({ ...results, ...scale.results });
     process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
   } finally {
-    await server.stop();
+    if (!stopped) await server.stop();
     await receiver.close();
   }
 }

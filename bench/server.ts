@@ -31,12 +31,16 @@ export function benchServerEnv(): Record<string, string> {
  * `nodeArgs` go to its node (`--cpu-prof`, another heap limit). Without them it runs the very command
  * of `npm start` (package.json), heap limit included, through the shell.
  */
-export async function startServer(env: Record<string, string>, nodeArgs: string[] = []): Promise<Server> {
+export async function startServer(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  options: { port?: number } = {},
+): Promise<Server> {
   if (!fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
     const build = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });
     if (build.status !== 0) throw new Error('next build failed');
   }
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-bench-'));
   const startCommand = (
     JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {

@@ -6,9 +6,64 @@
 // on in the x-simgate-peer header with a token only this process knows (a client cannot forge it).
 // The dev inbox uses it to answer loopback clients only.
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+
+/**
+ * Calls one of the app's direct routes (lib/server/direct-routes.ts: the requests that stay open)
+ * with a web Request made from the Node request, and writes its Response: status, headers, and the
+ * body as it comes (an event stream's events as they are written). The Request's signal aborts when
+ * the client hangs up; the body's reader is cancelled then too (an event stream ends).
+ */
+export async function serveDirect(handler, req, res, port) {
+  const controller = new AbortController();
+  res.once('close', () => controller.abort());
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+      else if (value !== undefined) headers.set(name, value);
+    }
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    const request = new Request(`http://localhost:${port}${req.url}`, {
+      method: req.method,
+      headers,
+      signal: controller.signal,
+      ...(hasBody ? { body: Readable.toWeb(req), duplex: 'half' } : {}),
+    });
+    const response = await handler(request, { params: Promise.resolve({}) });
+    res.statusCode = response.status;
+    for (const [name, value] of response.headers) {
+      if (name !== 'set-cookie') res.setHeader(name, value);
+    }
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+    if (!response.body) return void res.end();
+    // An event stream's headers go at once; its events follow as they are written.
+    res.flushHeaders();
+    const reader = response.body.getReader();
+    controller.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+    res.end();
+  } catch (error) {
+    if (controller.signal.aborted) return;
+    console.error('direct route failed:', error);
+    if (!res.headersSent) {
+      res.statusCode = 500;
+      res.setHeader('content-type', 'application/problem+json');
+      res.end(JSON.stringify({ title: 'Internal error', status: 500, code: 'INTERNAL_ERROR' }));
+    } else {
+      res.destroy();
+    }
+  }
+}
 
 /** Serves the build in `root`/`distDir` until SIGTERM or SIGINT. */
 export async function serve(root, distDir) {
@@ -25,6 +80,8 @@ export async function serve(root, distDir) {
   // exit on them itself; its signal ends long-polls and event streams, its `stop` closes the rest.
   globalThis.__simgateLifecycle ??= { controller: new AbortController() };
   const lifecycle = globalThis.__simgateLifecycle;
+  // Every open phone connection listens for the shutdown on this one signal: thousands, not a leak.
+  setMaxListeners(0, lifecycle.controller.signal);
   lifecycle.hostedByHttpServer = true;
   // Called by the app once it has started (lib/server/start.ts: configuration checked, database open
   // and migrated, background work running). Next starts it right after the server is created, without
@@ -89,6 +146,8 @@ export async function serve(root, distDir) {
     });
     // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
     if (stopping) res.setHeader('connection', 'close');
+    const direct = lifecycle.directRoutes?.get(`${req.method} ${pathnameOf(req.url ?? '')}`);
+    if (direct) return void serveDirect(direct, req, res, port);
     handle(req, res);
   });
   // A port already taken (or a host not on this machine): say so and stop, rather than stay up

@@ -1,7 +1,8 @@
-import { and, eq, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type { Database, Executor } from '@/db';
 import { apiKeys, devices } from '@/db/schema';
+import { batcher } from '@/lib/batch';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 import { listenTo, notifyOnCommit } from '@/lib/notify/channel';
@@ -14,7 +15,8 @@ type CacheEntry = { principal: AccountPrincipal | DevicePrincipal | null };
 // database. Revocations and activations clear it at once in the process that made them and, by
 // NOTIFY on commit (keysChanged), in every other instance within moments; KEY_CACHE_TTL_MS bounds
 // what a lost notification could leave. Bounded, least recently used first.
-const MAX_CACHE_ENTRIES = 10_000;
+/** Keys remembered per process: every phone of a large instance (ten thousand and more) and its accounts' keys. */
+const MAX_CACHE_ENTRIES = 100_000;
 const cache = new LRUCache<string, CacheEntry>({ max: MAX_CACHE_ENTRIES });
 const KEYS_CHANNEL = 'simgate_keys';
 
@@ -50,29 +52,75 @@ export async function principalForKey(db: Database, key: string): Promise<Accoun
   return principal;
 }
 
-async function lookupAccountKey(db: Database, hash: string): Promise<AccountPrincipal | null> {
-  const [row] = await db
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
-    .limit(1);
-  return row ? { kind: 'account', accountId: row.accountId, keyId: row.id, via: 'api_key' } : null;
+type Principal = AccountPrincipal | DevicePrincipal;
+
+/** Key lookups that arrive together (phones reconnecting after a restart) go as one statement per kind. */
+const LOOKUP_BATCH_MAX = 500;
+const lookups = new WeakMap<
+  Database,
+  { account: (hash: string) => Promise<Principal | null>; device: (hash: string) => Promise<Principal | null> }
+>();
+
+function lookupsOf(db: Database) {
+  let found = lookups.get(db);
+  if (!found) {
+    found = {
+      account: batcher({
+        inFlight: 2,
+        max: LOOKUP_BATCH_MAX,
+        gather: true,
+        run: (hashes: string[]) => lookupAccountKeys(db, hashes),
+      }),
+      device: batcher({
+        inFlight: 2,
+        max: LOOKUP_BATCH_MAX,
+        gather: true,
+        run: (hashes: string[]) => lookupDeviceKeys(db, hashes),
+      }),
+    };
+    lookups.set(db, found);
+  }
+  return found;
 }
 
-async function lookupDeviceKey(db: Database, hash: string): Promise<DevicePrincipal | null> {
-  const [row] = await db
+function lookupAccountKey(db: Database, hash: string): Promise<Principal | null> {
+  return lookupsOf(db).account(hash);
+}
+
+function lookupDeviceKey(db: Database, hash: string): Promise<Principal | null> {
+  return lookupsOf(db).device(hash);
+}
+
+async function lookupAccountKeys(db: Database, hashes: string[]): Promise<Array<AccountPrincipal | null>> {
+  const rows = await db
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId, keyHash: apiKeys.keyHash })
+    .from(apiKeys)
+    .where(and(inArray(apiKeys.keyHash, hashes), isNull(apiKeys.revokedAt)));
+  const byHash = new Map(rows.map((row) => [row.keyHash, row]));
+  return hashes.map((hash) => {
+    const row = byHash.get(hash);
+    return row ? { kind: 'account', accountId: row.accountId, keyId: row.id, via: 'api_key' } : null;
+  });
+}
+
+async function lookupDeviceKeys(db: Database, hashes: string[]): Promise<Array<DevicePrincipal | null>> {
+  const rows = await db
     .select({
       id: devices.id,
       accountId: devices.accountId,
       phoneNumber: devices.phoneNumber,
       status: devices.status,
+      keyHash: devices.keyHash,
     })
     .from(devices)
-    .where(and(eq(devices.keyHash, hash), ne(devices.status, 'revoked')))
-    .limit(1);
-  return row
-    ? { kind: 'device', deviceId: row.id, accountId: row.accountId, phoneNumber: row.phoneNumber, status: row.status }
-    : null;
+    .where(and(inArray(devices.keyHash, hashes), ne(devices.status, 'revoked')));
+  const byHash = new Map(rows.map((row) => [row.keyHash, row]));
+  return hashes.map((hash) => {
+    const row = byHash.get(hash);
+    return row
+      ? { kind: 'device', deviceId: row.id, accountId: row.accountId, phoneNumber: row.phoneNumber, status: row.status }
+      : null;
+  });
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -88,21 +136,44 @@ export function touchLastUsed(db: Database, principal: AccountPrincipal | Device
   const now = Date.now();
   if ((lastTouched.get(id) ?? 0) > now - LAST_USED_RESOLUTION_MS) return;
   lastTouched.set(id, now);
+  // Written together with the others of this turn of the event loop: one statement per kind.
+  let pending = touches.get(db);
+  if (!pending) {
+    pending = { account: new Set(), device: new Set() };
+    touches.set(db, pending);
+    const taken = pending;
+    setImmediate(() => {
+      touches.delete(db);
+      void writeLastUsed(db, taken);
+    });
+  }
+  pending[principal.kind].add(id);
+}
+
+type Touches = { account: Set<string>; device: Set<string> };
+const touches = new Map<Database, Touches>();
+
+async function writeLastUsed(db: Database, { account, device }: Touches): Promise<void> {
   const stale = sql`now() - interval '1 minute'`;
-  const write =
-    principal.kind === 'account'
-      ? db
-          .update(apiKeys)
-          .set({ lastUsedAt: sql`now()` })
-          .where(and(eq(apiKeys.id, id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))))
-      : db
-          .update(devices)
-          .set({ lastUsedAt: sql`now()` })
-          .where(and(eq(devices.id, id), or(isNull(devices.lastUsedAt), lt(devices.lastUsedAt, stale))));
-  setImmediate(() => {
-    write.then(
-      () => {},
-      (error: unknown) => log.warn({ err: error, keyId: id }, 'could not record key last use'),
+  const writes = [];
+  if (account.size > 0) {
+    writes.push(
+      db
+        .update(apiKeys)
+        .set({ lastUsedAt: sql`now()` })
+        .where(and(inArray(apiKeys.id, [...account]), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale)))),
     );
-  });
+  }
+  if (device.size > 0) {
+    writes.push(
+      db
+        .update(devices)
+        .set({ lastUsedAt: sql`now()` })
+        .where(and(inArray(devices.id, [...device]), or(isNull(devices.lastUsedAt), lt(devices.lastUsedAt, stale)))),
+    );
+  }
+  for (const result of await Promise.allSettled(writes)) {
+    if (result.status === 'rejected')
+      log.warn({ err: result.reason, keys: account.size + device.size }, 'could not record key last use');
+  }
 }

@@ -115,6 +115,9 @@ export const config = {
   get sseStreamsPerInstance() {
     return readSetting('SSE_STREAMS_PER_INSTANCE');
   },
+  get phoneConnectsPerSecond() {
+    return readSetting('PHONE_CONNECTS_PER_S');
+  },
   /** BACKGROUND=off: this web instance leaves sweeps and deliveries to `npm run worker` processes. */
   get backgroundWork() {
     return readSetting('BACKGROUND') === 'on';

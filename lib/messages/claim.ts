@@ -11,7 +11,8 @@ import { effectiveSending } from '@/lib/settings/settings';
 import { msUntilOpen } from '@/lib/settings/window';
 import { withTransaction } from '@/lib/transactions';
 import { type AccountPhone, awaitingCancel } from './cancelling';
-import { type DevicePhone, findDevicePhone } from './device-phone';
+import { type ClaimProbe, probeClaim } from './claim-probe';
+import { type DevicePhone, findConnectingPhone } from './device-phone';
 import { pacingOf } from './pacing';
 import type { MessageRow } from './present';
 import { afterTransition, idIn, sourcesOf } from './state-machine';
@@ -33,8 +34,9 @@ export async function claimForDevice(
   device: DevicePrincipal,
   options: ClaimOptions,
 ): Promise<{ claimed: MessageRow[]; cancel: string[] }> {
-  const claimed = await claimOutbox(db, device, options);
-  const phone = await findDevicePhone(db, device);
+  const { claimed, phone, probe } = await claim(db, device, options);
+  // The claim's last look says whether the phone holds any message to drop: most answers need no query.
+  if (!probe.cancelling) return { claimed, cancel: [] };
   const cancelling = await awaitingCancel(db, phone, { limit: CANCEL_LIST_MAX });
   return { claimed, cancel: cancelling.map((row) => row.id) };
 }
@@ -66,19 +68,25 @@ export function handedOutTo(phone: AccountPhone): SQL | undefined {
  * it answers what it has, possibly nothing, and the device simply claims again elsewhere or later).
  */
 export async function claimOutbox(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<MessageRow[]> {
+  return (await claim(db, device, options)).claimed;
+}
+
+type ClaimAnswer = { claimed: MessageRow[]; phone: DevicePhone; probe: ClaimProbe };
+
+async function claim(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<ClaimAnswer> {
   if (options.waitMs <= 0) return claimLoop(db, device, options);
   // A long-poll is a session of the device: it ends when the device's key is revoked or its phone
   // removed (in any instance), taken before the device is checked so no revocation falls between.
   const session = await openDeviceSession(device, 'poll');
   try {
-    const claimed = await claimLoop(db, device, { ...options, signal: anySignal(options.signal, session.signal) });
-    if (claimed.length === 0 && session.reason() === 'revoked') {
+    const answer = await claimLoop(db, device, { ...options, signal: anySignal(options.signal, session.signal) });
+    if (answer.claimed.length === 0 && session.reason() === 'revoked') {
       throw new DomainError(
         'UNAUTHENTICATED',
         'This device was revoked, or its phone removed, while the claim waited.',
       );
     }
-    return claimed;
+    return answer;
   } finally {
     session.release();
   }
@@ -88,24 +96,48 @@ function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal {
   return AbortSignal.any(signals.filter((signal): signal is AbortSignal => signal !== undefined));
 }
 
-async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<MessageRow[]> {
-  const phone = await findDevicePhone(db, device);
+/**
+ * The time an empty long-poll answers: its wait, less up to a fifth (at most 5 s) at random for waits
+ * of 10 s or more, so that phones that connected together (after a restart, say) do not all come back
+ * together every wait, each storm of claims queueing behind the last.
+ */
+export function jitteredWaitMs(waitMs: number, random: () => number = Math.random): number {
+  if (waitMs < 10_000) return waitMs;
+  return waitMs - Math.round(random() * Math.min(waitMs / 5, 5_000));
+}
+
+async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<ClaimAnswer> {
+  const phone = await findConnectingPhone(db, device);
   const signal = untilShutdown(options.signal);
-  const deadline = performance.now() + options.waitMs;
+  const deadline = performance.now() + jitteredWaitMs(options.waitMs);
   // Cancels asked from (about) now on end a long-poll: an earlier one was in an earlier answer.
   const cancelsSince = new Date(Date.now() - CANCEL_CLOCK_SKEW_MS);
   for (;;) {
     // Subscribed before looking, so a send committing in between still wakes this claim.
     const subscription = options.waitMs > 0 ? await subscribeOutbox(phone.id) : undefined;
     try {
-      const { claimed, retryInMs } = await claimOnce(db, phone, device.deviceId, options, new Date());
+      const now = new Date();
+      // A look without a transaction first (batched with other phones'): a claim that finds nothing
+      // to hand out costs one shared statement and holds no connection while it waits.
+      const probe = await probeClaim(db, {
+        accountId: phone.accountId,
+        phoneId: phone.id,
+        now,
+        redeliverBefore: new Date(now.getTime() - config.claimRedeliverAfterSeconds * 1000),
+        cancelsSince,
+      });
+      let claimed: MessageRow[] = [];
+      let retryInMs = probe.nextDueAt ? Math.max(1, probe.nextDueAt.getTime() - now.getTime()) : undefined;
+      if (probe.due || probe.unreported) {
+        ({ claimed, retryInMs } = await claimOnce(db, phone, device.deviceId, options, now));
+      }
       const remaining = deadline - performance.now();
       if (claimed.length > 0 || !subscription || remaining <= 0 || signal.aborted) {
-        return claimed;
+        return { claimed, phone, probe };
       }
       // A cancel wakes the phone's claims too: a long-poll answers at once when the phone was
       // asked to drop a message it holds while it waited (the answer's `cancel` list).
-      if ((await awaitingCancel(db, phone, { limit: 1, since: cancelsSince })).length > 0) return claimed;
+      if (probe.cancellingSince) return { claimed, phone, probe };
       await subscription.wait(Math.min(remaining, retryInMs ?? remaining), signal);
     } finally {
       subscription?.cancel();

@@ -1,7 +1,8 @@
-import { and, eq } from 'drizzle-orm';
-import type { Executor } from '@/db';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Database, Executor } from '@/db';
 import { phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
+import { batcher } from '@/lib/batch';
 import { DomainError } from '@/lib/errors';
 
 export type DevicePhone = {
@@ -40,5 +41,59 @@ export async function findDevicePhone(executor: Executor, device: DevicePrincipa
   if (!phone) {
     throw new DomainError('FORBIDDEN', `Phone ${device.phoneNumber} is no longer a phone of this account.`);
   }
+  return phone;
+}
+
+type PhoneRow = DevicePhone & { deviceId: string | null };
+
+const PHONE_BATCH_MAX = 500;
+const phoneLookups = new WeakMap<Database, (device: DevicePrincipal) => Promise<PhoneRow | undefined>>();
+
+/**
+ * `findDevicePhone` for the requests that open a phone's connection (a claim, an event stream):
+ * those arriving together (every phone reconnecting after a restart) are looked up in one statement.
+ */
+export async function findConnectingPhone(db: Database, device: DevicePrincipal): Promise<DevicePhone> {
+  if (device.status !== 'activated' || !device.accountId) return findDevicePhone(db, device);
+  let lookup = phoneLookups.get(db);
+  if (!lookup) {
+    lookup = batcher<DevicePrincipal, PhoneRow | undefined>({
+      inFlight: 2,
+      max: PHONE_BATCH_MAX,
+      gather: true,
+      run: async (items) => {
+        const rows = await db
+          .select({
+            id: phones.id,
+            accountId: phones.accountId,
+            phone: phones.phone,
+            messagesPerMinute: phones.messagesPerMinute,
+            dailyCap: phones.dailyCap,
+            deviceId: phones.deviceId,
+          })
+          .from(phones)
+          .where(
+            and(
+              inArray(phones.accountId, [...new Set(items.map((item) => item.accountId as string))]),
+              inArray(
+                phones.deviceId,
+                items.map((item) => item.deviceId),
+              ),
+            ),
+          );
+        const byDevice = new Map(rows.map((row) => [row.deviceId, row]));
+        return items.map((item) => {
+          const row = byDevice.get(item.deviceId);
+          return row && row.accountId === item.accountId && row.phone === item.phoneNumber ? row : undefined;
+        });
+      },
+    });
+    phoneLookups.set(db, lookup);
+  }
+  const row = await lookup(device);
+  if (!row) {
+    throw new DomainError('FORBIDDEN', `Phone ${device.phoneNumber} is no longer a phone of this account.`);
+  }
+  const { deviceId: _deviceId, ...phone } = row;
   return phone;
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /** `running`: started in this process; `off`: BACKGROUND=off, left to `npm run worker` processes. */
 export type BackgroundState = 'running' | 'off';
 
@@ -37,12 +38,25 @@ type Lifecycle = {
    * of those requests (lib/http/front-door.ts).
    */
   apiHeaders?: { guarded: (pathname: string) => boolean; headers: Array<[string, string]>; mark: string };
+  /**
+   * The routes the host calls itself, by `METHOD /path`, instead of through Next's router: the
+   * requests that stay open (lib/server/direct-routes.ts).
+   */
+  directRoutes?: Map<string, DirectHandler>;
 };
+
+/** A route handler as the host calls it: a web Request in, a Response out (lib/http/route.ts `RouteHandler`). */
+export type DirectHandler = (req: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 const globalForLifecycle = globalThis as typeof globalThis & { __simgateLifecycle?: Lifecycle };
 
 function lifecycle(): Lifecycle {
-  globalForLifecycle.__simgateLifecycle ??= { controller: new AbortController() };
+  if (!globalForLifecycle.__simgateLifecycle) {
+    const controller = new AbortController();
+    // Every open phone connection listens for the shutdown on this one signal: thousands, not a leak.
+    setMaxListeners(0, controller.signal);
+    globalForLifecycle.__simgateLifecycle = { controller };
+  }
   return globalForLifecycle.__simgateLifecycle;
 }
 
@@ -67,6 +81,11 @@ export function beginShutdown(): void {
 /** Hands scripts/start.mjs the API's security headers and the paths whose answers carry them. */
 export function offerApiHeaders(apiHeaders: NonNullable<Lifecycle['apiHeaders']>): void {
   lifecycle().apiHeaders = apiHeaders;
+}
+
+/** Hands scripts/serve.mjs the routes it serves without Next's router (lib/server/direct-routes.ts). */
+export function offerDirectRoutes(routes: Map<string, DirectHandler>): void {
+  lifecycle().directRoutes = routes;
 }
 
 /** Whether scripts/start.mjs drives the shutdown (and the app must not exit on signals itself). */

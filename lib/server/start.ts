@@ -4,7 +4,14 @@ import { freezeSettings } from '@/lib/config/env';
 import { apiSecurityHeaders, guardedByRoute } from '@/lib/http/front-door';
 import { SECURED_BY_HOST } from '@/lib/http/host-policy';
 import { log } from '@/lib/log';
-import { beginShutdown, hostedByHttpServer, markStarted, offerApiHeaders, setFinalStop } from './lifecycle';
+import {
+  beginShutdown,
+  hostedByHttpServer,
+  markStarted,
+  offerApiHeaders,
+  offerDirectRoutes,
+  setFinalStop,
+} from './lifecycle';
 
 type Stoppable = () => Promise<void>;
 const stoppers: Stoppable[] = [];
@@ -35,6 +42,8 @@ export async function startServer(): Promise<void> {
   // Under `npm start` its server sets the API's security headers on the Node response (cheaper).
   if (hostedByHttpServer()) {
     offerApiHeaders({ guarded: guardedByRoute, headers: apiSecurityHeaders(), mark: SECURED_BY_HOST });
+    const { directRoutes } = await import('./direct-routes');
+    offerDirectRoutes(directRoutes());
   }
   const handle = await getDatabase();
   log.info({ database: handle.driver.kind }, 'database ready');
@@ -48,6 +57,10 @@ export async function startServer(): Promise<void> {
     ]);
     onShutdown(await serveBackups(location.dataDir, () => embeddedBackup(handle.db, client)));
   }
+  // Phones held open cost heap: a log line says when the heap, not the database or the CPU, is the limit.
+  const { watchHeap } = await import('./heap-watch');
+  const stopHeapWatch = watchHeap();
+  onShutdown(async () => stopHeapWatch());
   const { startBackgroundWork } = await import('./background');
   await startBackgroundWork();
   const stopAll = async () => {

@@ -5,7 +5,8 @@ import { type DeviceSession, liveDevices, openDeviceSession } from '@/lib/device
 import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
 import { awaitingCancel } from '@/lib/messages/cancelling';
-import { findDevicePhone } from '@/lib/messages/device-phone';
+import { probeClaim } from '@/lib/messages/claim-probe';
+import { findConnectingPhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
 import { shutdownSignal } from '@/lib/server/lifecycle';
 import { MAX_PULL } from './messages';
@@ -68,7 +69,7 @@ async function streamAppEvents(
   session: DeviceSession,
   setStop: (stop: () => void) => void,
 ): Promise<Response> {
-  const phone = await findDevicePhone(db, device);
+  const phone = await findConnectingPhone(db, device);
   const encoder = new TextEncoder();
   const record = () =>
     recordHeartbeat(db, device, { phone: phone.phone, status: 'online' }).catch((error: unknown) =>
@@ -91,9 +92,12 @@ async function streamAppEvents(
   // Each cancel is told once per stream; the lookups run one after another.
   const told = new Set<string>();
   let telling = Promise.resolve();
-  const tellCancels = () => {
+  // `first`: at the stream's start, a batched look (shared by every phone connecting now) says
+  // whether the phone holds any message to drop before its list is read.
+  const tellCancels = (first = false) => {
     telling = telling.then(async () => {
       if (session.signal.aborted) return;
+      if (first && !(await holdsCancelling())) return;
       const rows = await awaitingCancel(db, phone, { limit: MAX_PULL }).catch((error: unknown) => {
         log.warn({ err: error, deviceId: device.deviceId }, 'could not look for cancelled messages');
         return undefined;
@@ -107,6 +111,17 @@ async function streamAppEvents(
         send(messageCancelledEvent(id));
       }
     });
+  };
+  const holdsCancelling = async () => {
+    const now = new Date();
+    const probe = await probeClaim(db, {
+      accountId: phone.accountId,
+      phoneId: phone.id,
+      now,
+      redeliverBefore: now,
+      cancelsSince: now,
+    }).catch(() => undefined);
+    return probe?.cancelling ?? true;
   };
   const unwatch = await watchOutbox(phone.id, () => {
     send(sseEvent('MessageEnqueued'));
@@ -160,7 +175,7 @@ async function streamAppEvents(
       session.setPush((name, data) => send(sseEvent(name, data)));
       send(sseEvent('WebhooksUpdated'));
       send(sseEvent('SettingsUpdated'));
-      tellCancels();
+      tellCancels(true);
     },
     cancel() {
       stop();

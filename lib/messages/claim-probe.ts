@@ -1,0 +1,103 @@
+import { sql } from 'drizzle-orm';
+import { type Database, queryRows } from '@/db';
+import { batcher } from '@/lib/batch';
+
+/**
+ * What a claim would find for a phone, looked at without a transaction: whether anything is due or
+ * handed out long enough ago to go again (then the claim's transaction runs), when the next
+ * scheduled message falls due, and whether the phone holds messages it was asked to drop (`cancelling`,
+ * any, and since a time).
+ */
+export type ClaimProbe = {
+  due: boolean;
+  unreported: boolean;
+  nextDueAt: Date | null;
+  cancelling: boolean;
+  cancellingSince: boolean;
+};
+
+export type ClaimProbeItem = {
+  accountId: string;
+  phoneId: string;
+  now: Date;
+  /** Handed out at or before this and not reported on: goes again (CLAIM_REDELIVER_AFTER_S). */
+  redeliverBefore: Date;
+  cancelsSince: Date;
+};
+
+/** Phones one probe statement looks at, at most. */
+export const PROBE_BATCH_MAX = 500;
+
+type ProbeRow = {
+  ord: string | number;
+  due: boolean;
+  unreported: boolean;
+  next_due: string | Date | null;
+  cancelling: boolean;
+  cancelling_since: boolean;
+};
+
+/**
+ * One statement for every phone in `items`: the same predicates as the claim's own (lib/messages/
+ * claim.ts), over the same indexes, answered in the items' order.
+ */
+async function probeMany(db: Database, items: ClaimProbeItem[]): Promise<ClaimProbe[]> {
+  const iso = (dates: Date[]) => dates.map((date) => date.toISOString());
+  const rows = await queryRows<ProbeRow>(
+    db,
+    sql`
+    select p.ord,
+      exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+        and m.status = 'queued' and m.send_at <= p.now and (m.expires_at is null or m.expires_at > p.now)) as due,
+      exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+        and m.direction = 'outbound' and m.status = 'dispatched' and m.updated_at <= p.redeliver_before
+        and (m.expires_at is null or m.expires_at > p.now)) as unreported,
+      (select min(m.send_at) from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+        and m.status = 'queued' and m.send_at > p.now) as next_due,
+      exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+        and m.direction = 'outbound' and m.status = 'cancelling') as cancelling,
+      exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+        and m.direction = 'outbound' and m.status = 'cancelling' and m.updated_at > p.cancels_since) as cancelling_since
+    from unnest(
+      ${`{${items.map((item) => item.accountId).join(',')}}`}::uuid[],
+      ${`{${items.map((item) => item.phoneId).join(',')}}`}::uuid[],
+      ${`{${iso(items.map((item) => item.now)).join(',')}}`}::timestamptz[],
+      ${`{${iso(items.map((item) => item.redeliverBefore)).join(',')}}`}::timestamptz[],
+      ${`{${iso(items.map((item) => item.cancelsSince)).join(',')}}`}::timestamptz[]
+    ) with ordinality as p(account_id, phone_id, now, redeliver_before, cancels_since, ord)`,
+  );
+  const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
+  return items.map((_, index) => {
+    const row = byOrd.get(index + 1);
+    return {
+      due: row?.due === true,
+      unreported: row?.unreported === true,
+      nextDueAt: row?.next_due ? new Date(row.next_due) : null,
+      cancelling: row?.cancelling === true,
+      cancellingSince: row?.cancelling_since === true,
+    };
+  });
+}
+
+// One batcher per database handle (tests swap databases).
+const batchers = new WeakMap<Database, (item: ClaimProbeItem) => Promise<ClaimProbe>>();
+
+/**
+ * Looks at what a claim would find, batched: the probes that arrive while one statement runs go
+ * together as the next (lib/batch.ts), so that a thousand phones re-polling at once cost a few
+ * statements, and a phone with nothing to claim costs no transaction, and holds no connection while
+ * it waits.
+ */
+export function probeClaim(db: Database, item: ClaimProbeItem): Promise<ClaimProbe> {
+  let probe = batchers.get(db);
+  if (!probe) {
+    probe = batcher<ClaimProbeItem, ClaimProbe>({
+      inFlight: 2,
+      max: PROBE_BATCH_MAX,
+      gather: true,
+      run: (items) => probeMany(db, items),
+    });
+    batchers.set(db, probe);
+  }
+  return probe(item);
+}

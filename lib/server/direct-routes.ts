@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { GET as appEvents } from '@/app/api/mobile/v1/events/route';
+import { POST as claimOutbox } from '@/app/api/v1/device/outbox/claim/route';
+import { config } from '@/lib/config';
+import { rateLimited } from '@/lib/errors';
+import { errorResponse } from '@/lib/http/route';
+import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
+import { asAppAnswer } from '@/lib/protocols/smsgate-app/route';
+import type { DirectHandler } from './lifecycle';
+import { phoneAdmission } from './phone-admission';
+
+/**
+ * The routes whose requests stay open (a phone's long-polling claim, the SMSGate app's event stream),
+ * which `npm start`'s server calls itself (scripts/serve.mjs) rather than through Next's router: the
+ * same handlers, through the same route() wrapper, with the same answers. Next keeps about 80 KB of
+ * its own per request it routes for as long as the answer is open (measured: 1,000 waiting claims or
+ * streams held 76–84 MB of live heap), which at ten thousand phones was most of the instance's
+ * memory; called directly, an open request holds only what the handler itself keeps (about 30 KB).
+ *
+ * Opening them is paced (PHONE_CONNECTS_PER_S): when every phone reconnects at once (the instance
+ * restarted), those past the rate are told to come back in 1–10 s (429 with Retry-After) before any
+ * database work, rather than all queueing for the database together and timing out as 503s.
+ */
+export function directRoutes(): Map<string, DirectHandler> {
+  const admit = phoneAdmission(config.phoneConnectsPerSecond);
+  const paced =
+    (pathname: string, handler: DirectHandler, plainJson = false): DirectHandler =>
+    async (req, context) => {
+      const retryAfter = admit();
+      if (retryAfter === undefined) return handler(req, context);
+      const refused = errorResponse(
+        rateLimited(retryAfter, 'Too many phones are connecting to this server at once. Try again in a few seconds.'),
+        randomUUID(),
+        req,
+      );
+      httpAnswered(surfaceOf(pathname), pathname, req.method, refused.status, 0);
+      return plainJson ? asAppAnswer(refused) : refused;
+    };
+  return new Map<string, DirectHandler>([
+    ['POST /api/v1/device/outbox/claim', paced('/api/v1/device/outbox/claim', claimOutbox)],
+    ['GET /api/mobile/v1/events', paced('/api/mobile/v1/events', appEvents, true)],
+  ]);
+}
