@@ -123,9 +123,11 @@ export function startFleet(port: number, count: number): Fleet {
   }));
   const requests = new Set<http.ClientRequest>();
   /** After a failure: the app's 5 s → 30 s → 60 s, the simulator's 1-5 s, each with jitter. */
-  const retryLater = (phone: Phone, run: () => void, retryAfterS?: number) => {
+  const retryLater = (phone: Phone, run: () => void, retryAfterS?: number, exactMs?: number) => {
     phone.connected = false;
     if (stopped) return;
+    // A server's `retry:` is followed as given (it is spread already); other waits get jitter here.
+    if (exactMs !== undefined) return void setTimeout(run, exactMs);
     const base = retryAfterS !== undefined ? retryAfterS * 1000 : phone.kind === 'stream' ? 5_000 : 1_000;
     setTimeout(run, base + Math.random() * base);
   };
@@ -167,7 +169,7 @@ export function startFleet(port: number, count: number): Fleet {
           requests.delete(req);
           if (!phone.connected) return;
           phone.connected = false;
-          retryLater(phone, () => openStream(phone), retryMs !== undefined ? retryMs / 1000 / 2 : undefined);
+          retryLater(phone, () => openStream(phone), undefined, retryMs);
         };
         res.on('end', ended);
         res.on('close', ended);

@@ -2,7 +2,11 @@ import { afterEach, expect, it } from 'vitest';
 import { GET as events } from '@/app/api/mobile/v1/events/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { waitingClaims } from '@/lib/notify/outbox';
-import { RECONNECT_AFTER_SHUTDOWN_MS } from '@/lib/protocols/smsgate-app/events';
+import {
+  RECONNECT_AFTER_SHUTDOWN_MS,
+  RECONNECT_SPREAD_MS,
+  reconnectAfterShutdownMs,
+} from '@/lib/protocols/smsgate-app/events';
 import { beginShutdown, resetShutdownForTests } from '@/lib/server/lifecycle';
 import { createTestAccount } from '../fixtures';
 import { call } from '../http';
@@ -96,5 +100,15 @@ it('the app’s event stream sends a retry hint and ends when shutdown begins', 
   beginShutdown();
   const received = await text;
   expect(received).toContain('event: SettingsUpdated');
-  expect(received.endsWith(`retry: ${RECONNECT_AFTER_SHUTDOWN_MS}\n\n`)).toBe(true);
+  // The reconnect hint is spread per stream over RECONNECT_SPREAD_MS, so a restart's phones come back spread out.
+  const retry = Number(/retry: (\d+)\n\n$/.exec(received)?.[1]);
+  expect(retry).toBeGreaterThanOrEqual(RECONNECT_AFTER_SHUTDOWN_MS);
+  expect(retry).toBeLessThan(RECONNECT_AFTER_SHUTDOWN_MS + RECONNECT_SPREAD_MS);
+});
+
+it('the reconnect hints of streams closed together are spread out', () => {
+  expect(reconnectAfterShutdownMs(() => 0)).toBe(RECONNECT_AFTER_SHUTDOWN_MS);
+  expect(reconnectAfterShutdownMs(() => 0.999)).toBe(RECONNECT_AFTER_SHUTDOWN_MS + RECONNECT_SPREAD_MS - 10);
+  const hints = new Set(Array.from({ length: 100 }, () => reconnectAfterShutdownMs()));
+  expect(hints.size).toBeGreaterThan(50);
 });

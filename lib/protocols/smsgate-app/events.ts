@@ -14,8 +14,18 @@ import { MAX_PULL } from './messages';
 /** Comment lines keep proxies from closing an idle stream (the reference sends one every 15 s). */
 export const KEEPALIVE_INTERVAL_MS = 15_000;
 
-/** How long the app waits before reconnecting to a stream the server closed to shut down (its SSE `retry:`). */
+/**
+ * How long the app waits before reconnecting to a stream the server closed to shut down (its SSE
+ * `retry:`): at least this, plus up to RECONNECT_SPREAD_MS at random per stream, so that the phones of a
+ * restarted instance come back spread over that time rather than all at once.
+ */
 export const RECONNECT_AFTER_SHUTDOWN_MS = 5_000;
+export const RECONNECT_SPREAD_MS = 10_000;
+
+/** One stream's `retry:` when the server shuts down. */
+export function reconnectAfterShutdownMs(random: () => number = Math.random): number {
+  return RECONNECT_AFTER_SHUTDOWN_MS + Math.floor(random() * RECONNECT_SPREAD_MS);
+}
 
 /**
  * An SSE event as OkHttp dispatches it: only with a `data:` line (`data: null`, as the reference
@@ -147,7 +157,7 @@ async function streamAppEvents(
       };
       endSession = close;
       const closeForShutdown = () => {
-        send(`retry: ${RECONNECT_AFTER_SHUTDOWN_MS}\n\n`);
+        send(`retry: ${reconnectAfterShutdownMs()}\n\n`);
         close();
       };
       stop = () => {
