@@ -3,6 +3,7 @@ import { type Executor, getDb } from '@/db';
 import { devices, phones } from '@/db/schema';
 import { onKeysChanged } from '@/lib/auth/key-lookup';
 import type { DevicePrincipal } from '@/lib/auth/principal';
+import { batcher } from '@/lib/batch';
 import { config } from '@/lib/config';
 import { DomainError, rateLimited } from '@/lib/errors';
 import { log } from '@/lib/log';
@@ -189,6 +190,30 @@ export async function liveDevices(executor: Executor, deviceIds: string[]): Prom
     )
     .where(and(inArray(devices.id, deviceIds), eq(devices.status, 'activated')));
   return new Set(rows.map((row) => row.id));
+}
+
+const liveChecks = new WeakMap<Executor, (deviceId: string) => Promise<boolean>>();
+
+/**
+ * Whether one device may still speak for its phone (`liveDevices`), asked by an open stream's tick:
+ * the ticks of streams that opened together (every phone reconnecting after a restart) come due
+ * together, and go as one statement.
+ */
+export function isLiveDevice(executor: Executor, deviceId: string): Promise<boolean> {
+  let check = liveChecks.get(executor);
+  if (!check) {
+    check = batcher<string, boolean>({
+      inFlight: 1,
+      max: 1000,
+      gather: true,
+      run: async (ids) => {
+        const live = await liveDevices(executor, [...new Set(ids)]);
+        return ids.map((id) => live.has(id));
+      },
+    });
+    liveChecks.set(executor, check);
+  }
+  return check(deviceId);
 }
 
 /** Ends every session of a device that can no longer speak for a phone. One query for all of this process's devices. */

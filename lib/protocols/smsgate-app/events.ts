@@ -1,7 +1,7 @@
 import type { Database } from '@/db';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { config } from '@/lib/config';
-import { type DeviceSession, liveDevices, openDeviceSession } from '@/lib/devices/sessions';
+import { type DeviceSession, isLiveDevice, openDeviceSession } from '@/lib/devices/sessions';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
 import { awaitingCancel } from '@/lib/messages/cancelling';
@@ -88,9 +88,9 @@ async function streamAppEvents(
   // Every tick re-checks the device: a revocation whose notification was lost records no presence.
   const tick = async () => {
     if (session.signal.aborted) return;
-    const live = await liveDevices(db, [device.deviceId]).catch(() => undefined);
+    const live = await isLiveDevice(db, device.deviceId).catch(() => undefined);
     if (session.signal.aborted) return;
-    if (live && !live.has(device.deviceId)) return endSession();
+    if (live === false) return endSession();
     await record();
   };
   let endSession = () => {};
