@@ -333,7 +333,12 @@ async function queriesFor(
     }
   }
   for (const q of ['invoice', 'zanzibar', 'Luigi pizza', 'nomatchword']) {
-    queries.push({ name: `search "${q}"`, account, path: `/api/v1/messages?limit=20&q=${encodeURIComponent(q)}`, kind: 'search' });
+    queries.push({
+      name: `search "${q}"`,
+      account,
+      path: `/api/v1/messages?limit=20&q=${encodeURIComponent(q)}`,
+      kind: 'search',
+    });
   }
   // A number prefix the account's counterparts start with, and one of a single contact.
   const [number] = await db.unsafe(
@@ -348,10 +353,20 @@ async function queriesFor(
       kind: 'search',
     });
   }
-  queries.push({ name: 'search "invoice", status=failed', account, path: '/api/v1/messages?limit=20&q=invoice&status=failed', kind: 'search' });
+  queries.push({
+    name: 'search "invoice", status=failed',
+    account,
+    path: '/api/v1/messages?limit=20&q=invoice&status=failed',
+    kind: 'search',
+  });
   queries.push({ name: 'stats', account, path: '/api/v1/stats/messages', kind: 'stats' });
   queries.push({ name: 'ledger', account, path: '/api/v1/credits/ledger?limit=20', kind: 'ledger' });
-  queries.push({ name: 'ledger kind=refund', account, path: '/api/v1/credits/ledger?limit=20&kind=refund', kind: 'ledger' });
+  queries.push({
+    name: 'ledger kind=refund',
+    account,
+    path: '/api/v1/credits/ledger?limit=20&kind=refund',
+    kind: 'ledger',
+  });
   const [ledgerDeep] = await db.unsafe(
     `select created_at, id from credit_ledger where account_id = '${accountId}' order by created_at desc, id desc offset 1000 limit 1`,
   );
@@ -432,7 +447,10 @@ function runSweep(budgetMs: number): Promise<{ report: Record<string, number>; m
   });
 }
 
-export async function measureBigTable(): Promise<{ results: BigTableResults; checks: Array<[string, boolean, string]> }> {
+export async function measureBigTable(): Promise<{
+  results: BigTableResults;
+  checks: Array<[string, boolean, string]>;
+}> {
   const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
   const [exists] = await admin`select count(*)::int as n from pg_database where datname = 'simgate_big'`;
   await admin.end();
@@ -555,7 +573,9 @@ export function printBigTable(r: BigTableResults): void {
   console.log(
     `sends p50 / p99: ${r.send_p50_ms_without_purge.toFixed(1)} / ${r.send_p99_ms_without_purge.toFixed(1)} ms without a purge, ${r.send_p50_ms_during_purge.toFixed(1)} / ${r.send_p99_ms_during_purge.toFixed(1)} ms during one`,
   );
-  console.log(`purge: ${r.purge.rows.toLocaleString('en')} messages in ${(r.purge.ms / 1000).toFixed(1)} s (${r.purge.rows_per_s.toLocaleString('en')}/s)`);
+  console.log(
+    `purge: ${r.purge.rows.toLocaleString('en')} messages in ${(r.purge.ms / 1000).toFixed(1)} s (${r.purge.rows_per_s.toLocaleString('en')}/s)`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
