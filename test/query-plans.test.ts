@@ -6,7 +6,7 @@ import { type SQLWrapper, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '@/db';
 import { ledgerPageQuery } from '@/lib/credits/history';
-import { type MessageListQuery, messagePageQuery } from '@/lib/messages/list';
+import { listMessages, type MessageListQuery, messagePageQuery } from '@/lib/messages/list';
 import { encodeCursor } from '@/lib/pagination';
 import { creditTotalsStatement, dailyCountsStatement } from '@/lib/stats/messages';
 import { createTestAccount, type TestAccount } from './fixtures';
@@ -125,6 +125,15 @@ describe('the message list', () => {
 });
 
 describe('search', () => {
+  it('plans each page for its own values, never with the plan cache’s generic plan', async () => {
+    const mode = await db().transaction(async (tx) => {
+      await listMessages(tx, busy.accountId, { limit: 20, q: 'pizza' });
+      const [row] = await queryRows<{ mode: string }>(tx, sql`select current_setting('plan_cache_mode') as mode`);
+      return row?.mode;
+    });
+    expect(mode).toBe('force_custom_plan');
+  });
+
   it('finds a word without reading the whole table', async () => {
     expect(await listPlan(busy, { q: 'pizza' })).not.toContain('Seq Scan');
     expect(await listPlan(quiet, { q: 'pizza' })).not.toContain('Seq Scan');

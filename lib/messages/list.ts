@@ -1,7 +1,8 @@
-import { and, asc, eq, gte, ilike, like, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, ilike, like, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessagePriority, type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
 import { keysetPage, type Page, toPage } from '@/lib/pagination';
+import { withTransaction } from '@/lib/transactions';
 import { ownedMessage } from './owned';
 import { type MessageWire, presentMessage } from './present';
 
@@ -72,15 +73,25 @@ export async function messagePageQuery(executor: Executor, accountId: string, qu
   };
 }
 
-/** The account's messages, newest first, filtered and keyset-paginated on (created_at, id). */
+/**
+ * The account's messages, newest first, filtered and keyset-paginated on (created_at, id). Planned
+ * for its own values every time: statements are prepared (db/client.ts), and after five runs the
+ * plan cache may settle on a generic plan, which cannot tell a busy account from a quiet one or a
+ * common word from a rare one; for a search that plan intersects the trigram index's matches of
+ * every account with the account's rows and sorts them (seconds on a busy account), where the
+ * plan for the values walks the account's newest rows.
+ */
 export async function listMessages(
   executor: Executor,
   accountId: string,
   query: MessageListQuery,
 ): Promise<Page<MessageWire>> {
-  const { statement } = await messagePageQuery(executor, accountId, query);
-  if (!statement) return { data: [], next_cursor: null };
-  return toPage(await statement, query.limit, (row) => presentMessage(row));
+  return withTransaction(executor, async (tx) => {
+    await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
+    const { statement } = await messagePageQuery(tx, accountId, query);
+    if (!statement) return { data: [], next_cursor: null };
+    return toPage(await statement, query.limit, (row) => presentMessage(row));
+  });
 }
 
 /** One message of the account with every state it has been in. */
