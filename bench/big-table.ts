@@ -516,6 +516,9 @@ export async function measureBigTable(): Promise<{
       byKind[q.kind].push(...s);
     }
 
+    // Printed now: the sends and the purge below take another minute and may fail on their own.
+    printQueries(perQuery);
+
     // Sends without, then with, the sweep purging content older than 90 days (every account but the
     // two measured, so that their content stays for the next run's searches).
     await sendFor(baseUrl, keys.large, 3, 'warm');
@@ -586,18 +589,22 @@ function checksOf(r: BigTableResults): Array<[string, boolean, string]> {
   ];
 }
 
-export function printBigTable(r: BigTableResults): void {
-  console.log(
-    `\nten million messages: ${r.messages.toLocaleString('en')} messages (large account ${r.large_account_messages.toLocaleString('en')}, small ${r.small_account_messages.toLocaleString('en')}), ~${r.history_rows.toLocaleString('en')} history rows, ~${r.ledger_rows.toLocaleString('en')} ledger rows${r.seed_s === null ? '' : `, seeded in ${r.seed_s.toFixed(0)} s`}`,
-  );
-  const width = Math.max(...Object.keys(r.queries).map((k) => k.length));
+function printQueries(queries: Record<string, Timing>): void {
+  const width = Math.max(...Object.keys(queries).map((k) => k.length));
   console.log(`${'query'.padEnd(width)}  p50 ms   p99 ms`);
-  for (const [name, t] of Object.entries(r.queries)) {
+  for (const [name, t] of Object.entries(queries)) {
     const note = t.timeouts ? `   ${t.timeouts} of ${t.n} past the statement timeout` : '';
     console.log(
       `${name.padEnd(width)}  ${t.p50_ms.toFixed(1).padStart(6)}   ${t.p99_ms.toFixed(1).padStart(6)}${note}`,
     );
   }
+}
+
+export function printBigTable(r: BigTableResults): void {
+  console.log(
+    `\nten million messages: ${r.messages.toLocaleString('en')} messages (large account ${r.large_account_messages.toLocaleString('en')}, small ${r.small_account_messages.toLocaleString('en')}), ~${r.history_rows.toLocaleString('en')} history rows, ~${r.ledger_rows.toLocaleString('en')} ledger rows${r.seed_s === null ? '' : `, seeded in ${r.seed_s.toFixed(0)} s`}`,
+  );
+  printQueries(r.queries);
   console.log(
     `sends p50 / p99: ${r.send_p50_ms_without_purge.toFixed(1)} / ${r.send_p99_ms_without_purge.toFixed(1)} ms without a purge, ${r.send_p50_ms_during_purge.toFixed(1)} / ${r.send_p99_ms_during_purge.toFixed(1)} ms during one`,
   );

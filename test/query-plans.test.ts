@@ -128,10 +128,20 @@ describe('search', () => {
   it('plans each page for its own values, never with the plan cache’s generic plan', async () => {
     const mode = await db().transaction(async (tx) => {
       await listMessages(tx, busy.accountId, { limit: 20, q: 'pizza' });
-      const [row] = await queryRows<{ mode: string }>(tx, sql`select current_setting('plan_cache_mode') as mode`);
-      return row?.mode;
+      const [row] = await queryRows<{ mode: string; jit: string }>(
+        tx,
+        sql`select current_setting('plan_cache_mode') as mode, current_setting('jit') as jit`,
+      );
+      return row;
     });
-    expect(mode).toBe('force_custom_plan');
+    expect(mode).toEqual({ mode: 'force_custom_plan', jit: 'off' });
+  });
+
+  it('finds a rare number prefix in a busy account through the counterpart number indexes', async () => {
+    const plan = await listPlan(busy, { q: '+4477009150' });
+    expect(plan).toContain('messages_account_to_idx');
+    expect(plan).toContain('messages_account_from_idx');
+    expect(plan).not.toContain('Seq Scan');
   });
 
   it('finds a word without reading the whole table', async () => {

@@ -156,8 +156,16 @@ export const messages = pgTable(
     // Pacing counts what a phone was handed recently.
     index('messages_phone_updated_idx').on(t.phoneId, t.updatedAt).where(sql`${t.direction} = 'outbound'`),
     // Search by content: messages_content_trgm_idx, a pg_trgm GIN index (hand-written migration 0009).
-    // Sticky group sends, and search by the counterpart number: which phone last wrote to this recipient.
-    index('messages_account_to_idx').on(t.accountId, t.to, t.createdAt).where(sql`${t.direction} = 'outbound'`),
+    // Sticky group sends (which phone last wrote to this recipient), and search by the start of the
+    // counterpart number: text_pattern_ops, because under a collation other than C a plain btree cannot
+    // serve `like '+4477%'`, and a busy account's rare prefix would read every row the account has.
+    index('messages_account_to_idx')
+      .on(t.accountId, t.to.op('text_pattern_ops'), t.createdAt)
+      .where(sql`${t.direction} = 'outbound'`),
+    // The same search over inbound messages, by the sender's number.
+    index('messages_account_from_idx')
+      .on(t.accountId, t.from.op('text_pattern_ops'), t.createdAt)
+      .where(sql`${t.direction} = 'inbound'`),
     // The retention sweep: an account's final messages whose content is still there, oldest first.
     index('messages_retention_idx')
       .on(t.accountId, t.createdAt)
