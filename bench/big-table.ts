@@ -392,7 +392,7 @@ async function timeGet(baseUrl: string, key: string, pathAndQuery: string): Prom
   const started = performance.now();
   const res = await fetch(`${baseUrl}${pathAndQuery}`, { headers: { 'x-api-key': key } });
   const body = await res.text();
-  if (res.status === 503) failures.set(pathAndQuery, (failures.get(pathAndQuery) ?? 0) + 1);
+  if (res.status === 503) failures.set(`${key} ${pathAndQuery}`, (failures.get(`${key} ${pathAndQuery}`) ?? 0) + 1);
   else if (res.status !== 200) throw new Error(`GET ${pathAndQuery} answered ${res.status}: ${body.slice(0, 300)}`);
   return performance.now() - started;
 }
@@ -511,7 +511,7 @@ export async function measureBigTable(): Promise<{
     const byKind: Record<Query['kind'], number[]> = { list: [], search: [], stats: [], ledger: [] };
     for (const q of queries) {
       const s = samples.get(q)!;
-      const timeouts = failures.get(q.path);
+      const timeouts = failures.get(`${keys[q.account]} ${q.path}`);
       perQuery[`${q.account}: ${q.name}`] = timeouts ? { ...timing(s), timeouts } : timing(s);
       byKind[q.kind].push(...s);
     }
