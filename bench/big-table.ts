@@ -608,6 +608,10 @@ export function printBigTable(r: BigTableResults): void {
   console.log(
     `sends p50 / p99: ${r.send_p50_ms_without_purge.toFixed(1)} / ${r.send_p99_ms_without_purge.toFixed(1)} ms without a purge, ${r.send_p50_ms_during_purge.toFixed(1)} / ${r.send_p99_ms_during_purge.toFixed(1)} ms during one`,
   );
+  const { sizes_mb: mb } = r;
+  console.log(
+    `sizes: messages ${mb.messages} MB + ${mb.messages_indexes} MB of indexes, history ${mb.history} MB, ledger ${mb.ledger} MB`,
+  );
   console.log(
     `purge: ${r.purge.rows.toLocaleString('en')} messages in ${(r.purge.ms / 1000).toFixed(1)} s (${r.purge.rows_per_s.toLocaleString('en')}/s)`,
   );
