@@ -248,8 +248,8 @@ async function seedRows(db: postgres.Sql, largeAccount: string, smallAccount: st
         ) x
         returning id, account_id, group_id, direction, status, created_at
       ), history as (
-        insert into message_status_history (message_id, status, at)
-        select m.id, h.status, m.created_at + h.after_ms * interval '1 millisecond'
+        insert into message_status_history (account_id, message_id, status, at)
+        select m.account_id, m.id, h.status, m.created_at + h.after_ms * interval '1 millisecond'
         from m, unnest(
           case m.status
             when 'delivered' then array['queued', 'sent', 'delivered']

@@ -9,9 +9,11 @@
  */
 export const GLOBAL_TABLES: Readonly<Record<string, string>> = {
   accounts: 'the account directory: sign-in by email and Twilio AccountSid find an account before its shard is known',
-  devices: 'the device directory: a device key is found by its hash before the account is known, and a device registers before it has one',
+  devices:
+    'the device directory: a device key is found by its hash before the account is known, and a device registers before it has one',
   api_keys: 'the key directory: an API key is found by its hash before the account is known',
-  pairing_codes: 'the pairing directory: the SMSGate app sends a code before it belongs to an account',
+  pairing_codes:
+    'the pairing directory: the SMSGate app sends a code before it belongs to an account, and a live code is unique across the instance; it names its phone without a foreign key (a reference table cannot point into a distributed one)',
   verification_codes: 'codes of registration and sign-in, sent before an account exists or is known',
   app_callback_ids: "the SMSGate app's replayed-call guard, kept per device (the device directory's)",
   rate_limit_hits: "the instance's rate limiter, by key or IP address",

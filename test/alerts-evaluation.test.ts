@@ -307,6 +307,7 @@ describe('webhook_failing', () => {
       db()
         .insert(webhookAttempts)
         .values({
+          accountId: owner.accountId,
           deliveryId: delivery!.id,
           statusCode: 500,
           attemptedAt: new Date(now.getTime() - minutesAgo * MINUTE),

@@ -338,8 +338,8 @@ describe('the other kinds', () => {
       await db()
         .insert(webhookAttempts)
         .values([
-          { deliveryId: d!.id, attemptedAt: at },
-          { deliveryId: d!.id, attemptedAt: at },
+          { accountId: account.accountId, deliveryId: d!.id, attemptedAt: at },
+          { accountId: account.accountId, deliveryId: d!.id, attemptedAt: at },
         ]);
       return { event: e, delivery: d! };
     };

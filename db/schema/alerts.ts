@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { ALERT_KINDS, ALERT_SUBJECT_TYPES } from './alert-kinds';
 import { checkIn } from './check-in';
@@ -15,7 +15,7 @@ export * from './alert-kinds';
 export const alerts = pgTable(
   'alerts',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -31,6 +31,7 @@ export const alerts = pgTable(
     resolvedAt: timestamp('resolved_at', { withTimezone: true, precision: 3 }),
   },
   (t) => [
+    primaryKey({ name: 'alerts_pkey', columns: [t.id, t.accountId] }),
     // One open alert per condition, whatever the number of evaluators.
     uniqueIndex('alerts_open_key').on(t.accountId, t.kind, t.subjectId).where(sql`${t.resolvedAt} is null`),
     // Lists: newest first per account.

@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { AUDIT_ACTIONS, AUDIT_ACTOR_KINDS } from './audit-actions';
 import { checkIn } from './check-in';
@@ -12,7 +12,7 @@ export * from './audit-actions';
 export const auditLog = pgTable(
   'audit_log',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -27,6 +27,7 @@ export const auditLog = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'audit_log_pkey', columns: [t.id, t.accountId] }),
     // Newest first per account, optionally by action.
     index('audit_log_account_created_idx').on(t.accountId, t.createdAt, t.id),
     index('audit_log_account_action_idx').on(t.accountId, t.action, t.createdAt),

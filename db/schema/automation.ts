@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  boolean,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { messages } from './messages';
 
@@ -20,7 +32,7 @@ export type StoredRuleAction =
 export const inboundRules = pgTable(
   'inbound_rules',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -41,7 +53,10 @@ export const inboundRules = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('inbound_rules_account_position_idx').on(t.accountId, t.position)],
+  (t) => [
+    primaryKey({ name: 'inbound_rules_pkey', columns: [t.id, t.accountId] }),
+    index('inbound_rules_account_position_idx').on(t.accountId, t.position),
+  ],
 );
 
 /**
@@ -52,17 +67,21 @@ export const inboundRules = pgTable(
 export const automaticSends = pgTable(
   'automatic_sends',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    id: bigserial('id', { mode: 'number' }).notNull(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
     counterpart: text('counterpart').notNull(),
-    messageId: uuid('message_id')
-      .notNull()
-      .references(() => messages.id, { onDelete: 'cascade' }),
+    messageId: uuid('message_id').notNull(),
     at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'automatic_sends_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'automatic_sends_message_id_messages_id_fk',
+      columns: [t.accountId, t.messageId],
+      foreignColumns: [messages.accountId, messages.id],
+    }).onDelete('cascade'),
     index('automatic_sends_counterpart_idx').on(t.accountId, t.counterpart, t.at),
     // The account's count over the last hour (AUTO_SMS_ACCOUNT_HOURLY_LIMIT).
     index('automatic_sends_account_at_idx').on(t.accountId, t.at),

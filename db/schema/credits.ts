@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 
@@ -22,7 +32,7 @@ export type LedgerKind = (typeof LEDGER_KINDS)[number];
 export const creditLedger = pgTable(
   'credit_ledger',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    id: bigserial('id', { mode: 'number' }).notNull(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -38,13 +48,16 @@ export const creditLedger = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'credit_ledger_pkey', columns: [t.id, t.accountId] }),
     // The ledger list (newest first, keyset on created_at and id), the overview's credit totals and
     // the balance history all read an account's rows by time; kind and amount in the key make the
     // overview's totals an index-only scan.
     index('credit_ledger_account_created_idx').on(t.accountId, t.createdAt, t.id, t.kind, t.amount),
     index('credit_ledger_group_idx').on(t.groupId, t.id),
     // A message is charged at most once and refunded at most once, whatever retries happen.
-    uniqueIndex('credit_ledger_message_kind_key').on(t.messageId, t.kind).where(sql`${t.messageId} is not null`),
+    uniqueIndex('credit_ledger_message_kind_key')
+      .on(t.messageId, t.kind, t.accountId)
+      .where(sql`${t.messageId} is not null`),
     checkIn('credit_ledger_kind_check', t.kind, LEDGER_KINDS),
   ],
 );

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  foreignKey,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 import { messages } from './messages';
@@ -11,7 +21,7 @@ import { messages } from './messages';
 export const emailAddresses = pgTable(
   'email_addresses',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -25,8 +35,10 @@ export const emailAddresses = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'email_addresses_pkey', columns: [t.id, t.accountId] }),
     uniqueIndex('email_addresses_account_email_key').on(t.accountId, t.email),
-    uniqueIndex('email_addresses_token_hash_key').on(t.tokenHash),
+    // The confirmation link finds its row by the token's hash alone, the leading column.
+    uniqueIndex('email_addresses_token_hash_key').on(t.tokenHash, t.accountId),
   ],
 );
 
@@ -43,12 +55,12 @@ export type OutboxEmailStatus = (typeof OUTBOX_EMAIL_STATUSES)[number];
 export const emailOutbox = pgTable(
   'email_outbox',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
     // The inbound message a forward carries; null for an alert email.
-    inboundMessageId: uuid('inbound_message_id').references(() => messages.id, { onDelete: 'cascade' }),
+    inboundMessageId: uuid('inbound_message_id'),
     // The number whose inbound message caused a forward (AUTO_REPLY_LIMIT counts per number).
     counterpart: text('counterpart'),
     to: text('to').notNull(),
@@ -64,6 +76,12 @@ export const emailOutbox = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'email_outbox_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'email_outbox_inbound_message_id_messages_id_fk',
+      columns: [t.accountId, t.inboundMessageId],
+      foreignColumns: [messages.accountId, messages.id],
+    }).onDelete('cascade'),
     checkIn('email_outbox_status_check', t.status, OUTBOX_EMAIL_STATUSES),
     // Workers claim due pending rows.
     index('email_outbox_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),

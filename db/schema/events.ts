@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 
@@ -35,7 +35,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const events = pgTable(
   'events',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -46,6 +46,7 @@ export const events = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'events_pkey', columns: [t.id, t.accountId] }),
     index('events_account_created_idx').on(t.accountId, t.createdAt),
     // The retention sweep deletes old events no delivery needs any more (lib/retention).
     index('events_created_idx').on(t.createdAt),

@@ -3,10 +3,12 @@ import {
   bigserial,
   boolean,
   check,
+  foreignKey,
   index,
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   serial,
   smallint,
   text,
@@ -30,7 +32,7 @@ import { devices } from './devices';
 export const phoneGroups = pgTable(
   'phone_groups',
   {
-    id: serial('id').primaryKey(),
+    id: serial('id').notNull(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -44,6 +46,7 @@ export const phoneGroups = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'phone_groups_pkey', columns: [t.id, t.accountId] }),
     uniqueIndex('phone_groups_account_name_key').on(t.accountId, t.nameKey),
     // Exactly one default group per account.
     uniqueIndex('phone_groups_one_default_key').on(t.accountId).where(sql`${t.isDefault}`),
@@ -65,13 +68,11 @@ export type SimVerification = (typeof SIM_VERIFICATIONS)[number];
 export const phones = pgTable(
   'phones',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    groupId: integer('group_id')
-      .notNull()
-      .references(() => phoneGroups.id),
+    groupId: integer('group_id').notNull(),
     phone: text('phone').notNull(),
     label: text('label'),
     // The activated device that sends for this number, if any.
@@ -89,6 +90,12 @@ export const phones = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'phones_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'phones_group_id_phone_groups_id_fk',
+      columns: [t.accountId, t.groupId],
+      foreignColumns: [phoneGroups.accountId, phoneGroups.id],
+    }),
     uniqueIndex('phones_account_phone_key').on(t.accountId, t.phone),
     index('phones_account_created_idx').on(t.accountId, t.createdAt),
     index('phones_group_idx').on(t.groupId),
@@ -112,9 +119,10 @@ export const pairingCodes = pgTable(
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    phoneId: uuid('phone_id')
-      .notNull()
-      .references(() => phones.id, { onDelete: 'cascade' }),
+    // Not a foreign key: a global table cannot reference an account table once they are sharded
+    // (db/tenancy.ts). Removing a phone deletes its codes (lib/phones/delete.ts), and redeeming
+    // one finds its phone by account and id or refuses it.
+    phoneId: uuid('phone_id').notNull(),
     codeHash: text('code_hash').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
     // Set when the app redeems the code, or when a newer code for the phone voids it.
@@ -138,18 +146,22 @@ export type HeartbeatStatus = (typeof HEARTBEAT_STATUSES)[number];
 export const heartbeats = pgTable(
   'heartbeats',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    id: bigserial('id', { mode: 'number' }).notNull(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    phoneId: uuid('phone_id')
-      .notNull()
-      .references(() => phones.id, { onDelete: 'cascade' }),
+    phoneId: uuid('phone_id').notNull(),
     status: text('status', { enum: HEARTBEAT_STATUSES }).notNull(),
     battery: smallint('battery'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'heartbeats_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'heartbeats_phone_id_phones_id_fk',
+      columns: [t.accountId, t.phoneId],
+      foreignColumns: [phones.accountId, phones.id],
+    }).onDelete('cascade'),
     index('heartbeats_phone_created_idx').on(t.phoneId, t.createdAt),
     // The retention sweep deletes the oldest (lib/retention).
     index('heartbeats_created_idx').on(t.createdAt),

@@ -3,10 +3,12 @@ import {
   bigserial,
   boolean,
   check,
+  foreignKey,
   index,
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -60,31 +62,37 @@ export const SIM_SLOTS = [1, 2] as const;
 export const bulkMessages = pgTable(
   'bulk_messages',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
     // The sending phone; null for a bulk sent through a group (`from_group`), spread over its phones.
-    phoneId: uuid('phone_id').references(() => phones.id, { onDelete: 'cascade' }),
+    phoneId: uuid('phone_id'),
     fromGroup: integer('from_group'),
     content: text('content').notNull(),
     recipientCount: integer('recipient_count').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('bulk_messages_account_idx').on(t.accountId, t.createdAt)],
+  (t) => [
+    primaryKey({ name: 'bulk_messages_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'bulk_messages_phone_id_phones_id_fk',
+      columns: [t.accountId, t.phoneId],
+      foreignColumns: [phones.accountId, phones.id],
+    }).onDelete('cascade'),
+    index('bulk_messages_account_idx').on(t.accountId, t.createdAt),
+  ],
 );
 
 export const messages = pgTable(
   'messages',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
     // The account's phone that sends (outbound) or received (inbound) the message.
-    phoneId: uuid('phone_id')
-      .notNull()
-      .references(() => phones.id, { onDelete: 'cascade' }),
+    phoneId: uuid('phone_id').notNull(),
     // The group charged for an outbound message: a refund goes back there.
     groupId: integer('group_id'),
     direction: text('direction', { enum: MESSAGE_DIRECTIONS }).notNull(),
@@ -95,7 +103,7 @@ export const messages = pgTable(
     segments: integer('segments').notNull(),
     encoding: text('encoding', { enum: ENCODINGS }).notNull(),
     requestId: text('request_id'),
-    bulkId: uuid('bulk_id').references(() => bulkMessages.id, { onDelete: 'set null' }),
+    bulkId: uuid('bulk_id'),
     // Inbound idempotency: the phone's own id for a received SMS.
     deviceMessageId: text('device_message_id'),
     sendAt: timestamp('send_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
@@ -112,7 +120,7 @@ export const messages = pgTable(
     fromGroup: integer('from_group'),
     priority: text('priority', { enum: MESSAGE_PRIORITIES }).notNull().default('normal'),
     // Where this message's state events also go (its status_callback_url), through the webhook worker.
-    callbackWebhookId: uuid('callback_webhook_id').references(() => webhooks.id, { onDelete: 'set null' }),
+    callbackWebhookId: uuid('callback_webhook_id'),
     // An automatic message: why it was sent (rule, HELP, webhook reply), by which rule, answering which
     // inbound message; `origin_key` names the action, so each is sent at most once per inbound message.
     originKind: text('origin_kind', { enum: MESSAGE_ORIGIN_KINDS }),
@@ -133,10 +141,28 @@ export const messages = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'messages_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'messages_phone_id_phones_id_fk',
+      columns: [t.accountId, t.phoneId],
+      foreignColumns: [phones.accountId, phones.id],
+    }).onDelete('cascade'),
+    // Both SET NULL only the id (`ON DELETE SET NULL (bulk_id)`, migration 0028): drizzle writes the
+    // whole key, which would null account_id.
+    foreignKey({
+      name: 'messages_bulk_id_bulk_messages_id_fk',
+      columns: [t.accountId, t.bulkId],
+      foreignColumns: [bulkMessages.accountId, bulkMessages.id],
+    }).onDelete('set null'),
+    foreignKey({
+      name: 'messages_callback_webhook_id_webhooks_id_fk',
+      columns: [t.accountId, t.callbackWebhookId],
+      foreignColumns: [webhooks.accountId, webhooks.id],
+    }).onDelete('set null'),
     // Idempotency of sends rests on this index, not on a read-then-write.
     uniqueIndex('messages_account_request_id_key').on(t.accountId, t.requestId).where(sql`${t.requestId} is not null`),
     uniqueIndex('messages_phone_device_message_id_key')
-      .on(t.phoneId, t.deviceMessageId)
+      .on(t.phoneId, t.deviceMessageId, t.accountId)
       .where(sql`${t.deviceMessageId} is not null`),
     // Claims: a phone's due queued messages, high priority first ('high' < 'normal'), oldest first.
     index('messages_claim_idx').on(t.phoneId, t.priority, t.sendAt, t.createdAt).where(sql`${t.status} = 'queued'`),
@@ -149,7 +175,9 @@ export const messages = pgTable(
     // busy account's page would read every row it has to find none.
     index('messages_account_high_idx').on(t.accountId, t.createdAt, t.id).where(sql`${t.priority} = 'high'`),
     // An automatic action happens once per inbound message, whatever retries or resends happen.
-    uniqueIndex('messages_origin_key').on(t.originMessageId, t.originKey).where(sql`${t.originMessageId} is not null`),
+    uniqueIndex('messages_origin_key')
+      .on(t.originMessageId, t.originKey, t.accountId)
+      .where(sql`${t.originMessageId} is not null`),
     index('messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
     // Expiry sweep over live outbound messages only.
     index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched', 'cancelling')`),
@@ -186,10 +214,10 @@ export const messages = pgTable(
 export const messageStatusHistory = pgTable(
   'message_status_history',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    messageId: uuid('message_id')
-      .notNull()
-      .references(() => messages.id, { onDelete: 'cascade' }),
+    id: bigserial('id', { mode: 'number' }).notNull(),
+    // The message's account, so that the history lives on the message's shard.
+    accountId: uuid('account_id').notNull(),
+    messageId: uuid('message_id').notNull(),
     status: text('status', { enum: HISTORY_STATUSES }).notNull(),
     error: text('error'),
     // For `rerouted`: the numbers of the phone it left and the phone it moved to.
@@ -198,6 +226,12 @@ export const messageStatusHistory = pgTable(
     at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'message_status_history_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'message_status_history_message_id_messages_id_fk',
+      columns: [t.accountId, t.messageId],
+      foreignColumns: [messages.accountId, messages.id],
+    }).onDelete('cascade'),
     index('message_status_history_message_idx').on(t.messageId, t.id),
     checkIn('message_status_history_status_check', t.status, HISTORY_STATUSES),
   ],

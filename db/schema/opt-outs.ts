@@ -1,4 +1,4 @@
-import { bigserial, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 
@@ -10,7 +10,7 @@ export type OptOutSource = (typeof OPT_OUT_SOURCES)[number];
 export const optOuts = pgTable(
   'opt_outs',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    id: bigserial('id', { mode: 'number' }).notNull(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -20,6 +20,7 @@ export const optOuts = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'opt_outs_pkey', columns: [t.id, t.accountId] }),
     // One row per number and account; every send looks it up by this key.
     uniqueIndex('opt_outs_account_phone_key').on(t.accountId, t.phone),
     checkIn('opt_outs_source_check', t.source, OPT_OUT_SOURCES),

@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 import { phones } from './fleet';
@@ -16,18 +27,30 @@ export type SmsgateRecipient = { phone_number: string; message_id: string | null
 export const smsgateMessages = pgTable(
   'smsgate_messages',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
     extId: text('ext_id').notNull(),
-    bulkId: uuid('bulk_id').references(() => bulkMessages.id, { onDelete: 'cascade' }),
+    bulkId: uuid('bulk_id'),
     // The phone it went through (the first recipient's), shown as `deviceId`.
-    phoneId: uuid('phone_id').references(() => phones.id, { onDelete: 'set null' }),
+    phoneId: uuid('phone_id'),
     recipients: jsonb('recipients').$type<SmsgateRecipient[]>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'smsgate_messages_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'smsgate_messages_bulk_id_bulk_messages_id_fk',
+      columns: [t.accountId, t.bulkId],
+      foreignColumns: [bulkMessages.accountId, bulkMessages.id],
+    }).onDelete('cascade'),
+    // SET NULL only phone_id (`ON DELETE SET NULL (phone_id)`, migration 0028).
+    foreignKey({
+      name: 'smsgate_messages_phone_id_phones_id_fk',
+      columns: [t.accountId, t.phoneId],
+      foreignColumns: [phones.accountId, phones.id],
+    }).onDelete('set null'),
     // Idempotency of the integrator's id rests on this index.
     uniqueIndex('smsgate_messages_account_ext_id_key').on(t.accountId, t.extId),
     index('smsgate_messages_account_created_idx').on(t.accountId, t.createdAt),
@@ -46,7 +69,7 @@ export const SMSGATE_TOKEN_USES = ['access', 'refresh'] as const;
 export const smsgateTokens = pgTable(
   'smsgate_tokens',
   {
-    jti: text('jti').primaryKey(),
+    jti: text('jti').notNull(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -60,6 +83,7 @@ export const smsgateTokens = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'smsgate_tokens_pkey', columns: [t.jti, t.accountId] }),
     index('smsgate_tokens_account_expires_idx').on(t.accountId, t.expiresAt),
     index('smsgate_tokens_parent_idx').on(t.parentJti).where(sql`${t.parentJti} is not null`),
     checkIn('smsgate_tokens_use_check', t.use, SMSGATE_TOKEN_USES),
@@ -74,13 +98,11 @@ export const smsgateTokens = pgTable(
 export const smsgateInboxExports = pgTable(
   'smsgate_inbox_exports',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    phoneId: uuid('phone_id')
-      .notNull()
-      .references(() => phones.id, { onDelete: 'cascade' }),
+    phoneId: uuid('phone_id').notNull(),
     since: timestamp('since', { withTimezone: true, precision: 3 }).notNull(),
     until: timestamp('until', { withTimezone: true, precision: 3 }).notNull(),
     messageTypes: text('message_types').notNull().default('SMS'),
@@ -88,5 +110,13 @@ export const smsgateInboxExports = pgTable(
     repeated: integer('repeated').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('smsgate_inbox_exports_phone_created_idx').on(t.phoneId, t.createdAt)],
+  (t) => [
+    primaryKey({ name: 'smsgate_inbox_exports_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'smsgate_inbox_exports_phone_id_phones_id_fk',
+      columns: [t.accountId, t.phoneId],
+      foreignColumns: [phones.accountId, phones.id],
+    }).onDelete('cascade'),
+    index('smsgate_inbox_exports_phone_created_idx').on(t.phoneId, t.createdAt),
+  ],
 );

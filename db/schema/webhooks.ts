@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  boolean,
+  foreignKey,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkAllIn, checkIn } from './check-in';
 import { EVENT_TYPES, events } from './events';
@@ -18,7 +30,7 @@ export const WEBHOOK_KINDS = ['endpoint', 'callback', 'smsgate', 'twilio', 'twil
 export const webhooks = pgTable(
   'webhooks',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
@@ -45,6 +57,7 @@ export const webhooks = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: 'webhooks_pkey', columns: [t.id, t.accountId] }),
     index('webhooks_account_idx').on(t.accountId, t.createdAt),
     // One callback target per URL and account: sends with the same status_callback_url share it.
     uniqueIndex('webhooks_callback_url_key').on(t.accountId, t.url).where(sql`${t.kind} = 'callback'`),
@@ -62,16 +75,12 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: uuid('id').notNull().defaultRandom(),
     accountId: uuid('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    webhookId: uuid('webhook_id')
-      .notNull()
-      .references(() => webhooks.id, { onDelete: 'cascade' }),
-    eventId: uuid('event_id')
-      .notNull()
-      .references(() => events.id, { onDelete: 'cascade' }),
+    webhookId: uuid('webhook_id').notNull(),
+    eventId: uuid('event_id').notNull(),
     eventType: text('event_type', { enum: EVENT_TYPES }).notNull(),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
     attemptCount: integer('attempt_count').notNull().default(0),
@@ -84,7 +93,18 @@ export const webhookDeliveries = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('webhook_deliveries_event_webhook_key').on(t.eventId, t.webhookId),
+    primaryKey({ name: 'webhook_deliveries_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'webhook_deliveries_webhook_id_webhooks_id_fk',
+      columns: [t.accountId, t.webhookId],
+      foreignColumns: [webhooks.accountId, webhooks.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      name: 'webhook_deliveries_event_id_events_id_fk',
+      columns: [t.accountId, t.eventId],
+      foreignColumns: [events.accountId, events.id],
+    }).onDelete('cascade'),
+    uniqueIndex('webhook_deliveries_event_webhook_key').on(t.eventId, t.webhookId, t.accountId),
     checkIn('webhook_deliveries_event_type_check', t.eventType, EVENT_TYPES),
     // Workers claim due pending rows, account by account (lib/webhooks/worker.ts): the accounts
     // with pending rows, then each one's oldest due.
@@ -101,10 +121,10 @@ export const webhookDeliveries = pgTable(
 export const webhookAttempts = pgTable(
   'webhook_attempts',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    deliveryId: uuid('delivery_id')
-      .notNull()
-      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    id: bigserial('id', { mode: 'number' }).notNull(),
+    // The delivery's account, so that the attempts live on the delivery's shard.
+    accountId: uuid('account_id').notNull(),
+    deliveryId: uuid('delivery_id').notNull(),
     attemptedAt: timestamp('attempted_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     statusCode: integer('status_code'),
     latencyMs: integer('latency_ms'),
@@ -114,5 +134,13 @@ export const webhookAttempts = pgTable(
     // For a webhook that accepts replies: what became of the answer's reply (sent, ignored, or why malformed).
     replyResult: text('reply_result'),
   },
-  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id)],
+  (t) => [
+    primaryKey({ name: 'webhook_attempts_pkey', columns: [t.id, t.accountId] }),
+    foreignKey({
+      name: 'webhook_attempts_delivery_id_webhook_deliveries_id_fk',
+      columns: [t.accountId, t.deliveryId],
+      foreignColumns: [webhookDeliveries.accountId, webhookDeliveries.id],
+    }).onDelete('cascade'),
+    index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id),
+  ],
 );

@@ -159,7 +159,8 @@ export async function insertQueued(
         segments int, encoding text)
       returning id, status, created_at
     )
-    insert into message_status_history (message_id, status, at) select id, status, created_at from message
+    insert into message_status_history (account_id, message_id, status, at)
+    select ${batch.accountId}::uuid, id, status, created_at from message
   `);
 }
 

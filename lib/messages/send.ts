@@ -256,7 +256,8 @@ function acceptStatement(message: Accepted): SQL {
       returning *
     ),
     history as (
-      insert into message_status_history (message_id, status, at) select id, status, created_at from message
+      insert into message_status_history (account_id, message_id, status, at)
+        select account_id, id, status, created_at from message
     ),
     woken as (
       select ${outboxNotification(sql`phone_id`)} from message

@@ -118,11 +118,15 @@ export async function afterTransition(
 ): Promise<Map<string, string>> {
   const eventIds = new Map<string, string>();
   if (moved.length === 0) return eventIds;
-  await tx
-    .insert(messageStatusHistory)
-    .values(
-      moved.map((row) => ({ messageId: row.id, status: row.status, at: options.at, error: options.error ?? null })),
-    );
+  await tx.insert(messageStatusHistory).values(
+    moved.map((row) => ({
+      accountId: row.accountId,
+      messageId: row.id,
+      status: row.status,
+      at: options.at,
+      error: options.error ?? null,
+    })),
+  );
   messagesMoved(tx, moved, options.at);
   // Refunds lock their groups in one order, so two sweeps refunding the same groups cannot deadlock.
   const ordered = [...moved].sort((a, b) => (a.groupId ?? 0) - (b.groupId ?? 0));
@@ -211,6 +215,7 @@ export async function requeueMessage(
   await tx.insert(messageStatusHistory).values(
     moving
       ? {
+          accountId: requeued.accountId,
           messageId: requeued.id,
           status: 'rerouted',
           fromPhone: message.from,
@@ -218,7 +223,7 @@ export async function requeueMessage(
           error: change.reason,
           at,
         }
-      : { messageId: requeued.id, status: 'retrying', error: change.note, at },
+      : { accountId: requeued.accountId, messageId: requeued.id, status: 'retrying', error: change.note, at },
   );
   messagesMoved(tx, [{ ...requeued, status: change.kind }], at);
   if (moving) {

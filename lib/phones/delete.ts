@@ -1,6 +1,6 @@
 import { and, eq, inArray, ne } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
-import { devices, messages, phones } from '@/db/schema';
+import { devices, messages, pairingCodes, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { clearKeyCache, keysChanged } from '@/lib/auth/key-lookup';
 import { afterTransition, idIn } from '@/lib/messages/state-machine';
@@ -31,6 +31,8 @@ export async function deletePhone(executor: Executor, accountId: string, phoneId
     const phone = await ownedPhone(tx, accountId, phoneId, { lock: 'update' });
     await failUnsent(tx, phoneId);
     await tx.delete(phones).where(eq(phones.id, phoneId));
+    // Its pairing codes too: they name the phone without a foreign key (db/tenancy.ts).
+    await tx.delete(pairingCodes).where(and(eq(pairingCodes.accountId, accountId), eq(pairingCodes.phoneId, phoneId)));
     // The number's device credentials (simulator keys, app tokens) die with the phone: adding the
     // number again later must not bring an old device back.
     await tx

@@ -248,6 +248,7 @@ async function recordAttempt(
 
   return db.transaction(async (tx) => {
     await tx.insert(webhookAttempts).values({
+      accountId: delivery.accountId,
       deliveryId: claim.id,
       attemptedAt: now,
       statusCode: outcome.statusCode,

@@ -114,6 +114,15 @@ describe('pairing codes: POST /api/v1/phones/{id}/pairing-code', () => {
     }
   });
 
+  it('removing the phone deletes its codes (they name it without a foreign key), and one typed after answers 401', async () => {
+    const removed = await createTestAccount(db());
+    const code = await newPairingCode(removed);
+    const res = await call(deletePhone, { method: 'DELETE', params: { id: removed.phoneId }, apiKey: removed.apiKey });
+    expect(res.status).toBe(204);
+    expect(await db().select().from(pairingCodes).where(eq(pairingCodes.phoneId, removed.phoneId))).toEqual([]);
+    expect((await registerWith(`Code ${code}`)).status).toBe(401);
+  });
+
   it('is limited per account: past PAIRING_RATE_LIMIT an hour it answers 429 with Retry-After', async () => {
     const limited = await createTestAccount(db());
     process.env.PAIRING_RATE_LIMIT = '2';
