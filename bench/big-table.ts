@@ -50,9 +50,12 @@ export type BigTableResults = {
   queries: Record<string, Timing>;
 };
 
+/** The database's name: simgate_big unless BENCH_BIG_DB says (a smaller trial beside the big one). */
+const DB_NAME = process.env.BENCH_BIG_DB ?? 'simgate_big';
+
 function bigUrl(): string {
   const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/');
-  url.pathname = '/simgate_big';
+  url.pathname = `/${DB_NAME}`;
   return url.toString();
 }
 
@@ -95,8 +98,8 @@ function serverEnv(): Record<string, string> {
 /** A fresh database, migrated by the server's first start, with the two accounts activated over HTTP. */
 async function seed(): Promise<Seeded> {
   const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
-  await admin.unsafe('drop database if exists simgate_big with (force)');
-  await admin.unsafe('create database simgate_big');
+  await admin.unsafe(`drop database if exists "${DB_NAME}" with (force)`);
+  await admin.unsafe(`create database "${DB_NAME}"`);
   await admin.end();
   const started = performance.now();
   const server = await startServer(serverEnv());
@@ -460,7 +463,7 @@ export async function measureBigTable(): Promise<{
   checks: Array<[string, boolean, string]>;
 }> {
   const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
-  const [exists] = await admin`select count(*)::int as n from pg_database where datname = 'simgate_big'`;
+  const [exists] = await admin`select count(*)::int as n from pg_database where datname = ${DB_NAME}`;
   await admin.end();
   let seeded: Seeded | undefined;
   if (exists?.n && !process.env.BENCH_BIG_RESEED) {
@@ -468,9 +471,9 @@ export async function measureBigTable(): Promise<{
     seeded = await readMarker(probe);
     await probe.end();
   }
-  if (seeded) console.log(`simgate_big holds ${seeded.messages.toLocaleString('en')} messages (seeded before)`);
+  if (seeded) console.log(`${DB_NAME} holds ${seeded.messages.toLocaleString('en')} messages (seeded before)`);
   else {
-    console.log(`seeding simgate_big with ${TOTAL.toLocaleString('en')} messages…`);
+    console.log(`seeding ${DB_NAME} with ${TOTAL.toLocaleString('en')} messages…`);
     seeded = await seed();
   }
   const db = postgres(bigUrl(), { max: 2, onnotice: () => {} });
