@@ -1,7 +1,7 @@
 -- The read paths of a busy account (bench/big-table.ts, docs/performance.md "Ten million messages"):
 -- the overview's counts and credit totals as index-only scans, the rare high-priority filter, and
 -- number-prefix search under a non-C collation (text_pattern_ops). On 10 million messages these took
--- about 10 s on the project's machine, during which writes to messages and credit_ledger wait.
+-- about 40 s on the project's machine, during which writes to messages and credit_ledger wait.
 DROP INDEX "credit_ledger_account_created_idx";--> statement-breakpoint
 DROP INDEX "messages_account_created_idx";--> statement-breakpoint
 DROP INDEX "messages_account_to_idx";--> statement-breakpoint
