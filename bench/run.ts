@@ -104,8 +104,9 @@ async function scaleScenarios(): Promise<{ results: Record<string, unknown>; che
     }
   }
   if (only === 'big_table' || (only === undefined && process.env.BENCH_BIG_TABLE === '1')) {
-    const { measureBigTable } = await import('./big-table');
+    const { measureBigTable, printBigTable } = await import('./big-table');
     const measured = await measureBigTable();
+    printBigTable(measured.results);
     results.big_table = measured.results;
     checks.push(...measured.checks);
   }

@@ -50,8 +50,9 @@ export const creditLedger = pgTable(
   (t) => [
     primaryKey({ name: 'credit_ledger_pkey', columns: [t.id, t.accountId] }),
     // The ledger list (newest first, keyset on created_at and id), the overview's credit totals and
-    // the balance history all read an account's rows by time.
-    index('credit_ledger_account_created_idx').on(t.accountId, t.createdAt, t.id),
+    // the balance history all read an account's rows by time; kind and amount in the key make the
+    // overview's totals an index-only scan.
+    index('credit_ledger_account_created_idx').on(t.accountId, t.createdAt, t.id, t.kind, t.amount),
     index('credit_ledger_group_idx').on(t.groupId, t.id),
     // A message is charged at most once and refunded at most once, whatever retries happen.
     uniqueIndex('credit_ledger_message_kind_key')

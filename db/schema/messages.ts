@@ -166,8 +166,14 @@ export const messages = pgTable(
       .where(sql`${t.deviceMessageId} is not null`),
     // Claims: a phone's due queued messages, high priority first ('high' < 'normal'), oldest first.
     index('messages_claim_idx').on(t.phoneId, t.priority, t.sendAt, t.createdAt).where(sql`${t.status} = 'queued'`),
-    // Lists: newest first per account.
-    index('messages_account_created_idx').on(t.accountId, t.createdAt, t.id),
+    // Lists: newest first per account. The overview's daily counts read the last 30 days of an account
+    // and only kind, direction and status besides: with them in the key that is an index-only scan,
+    // not a visit to every row's page (status is in partial indexes' predicates already, so keeping it
+    // here costs no HOT update).
+    index('messages_account_created_idx').on(t.accountId, t.createdAt, t.id, t.kind, t.direction, t.status),
+    // Lists filtered to high priority, which few messages have: along messages_account_created_idx a
+    // busy account's page would read every row it has to find none.
+    index('messages_account_high_idx').on(t.accountId, t.createdAt, t.id).where(sql`${t.priority} = 'high'`),
     // An automatic action happens once per inbound message, whatever retries or resends happen.
     uniqueIndex('messages_origin_key')
       .on(t.originMessageId, t.originKey, t.accountId)
@@ -178,8 +184,16 @@ export const messages = pgTable(
     // Pacing counts what a phone was handed recently.
     index('messages_phone_updated_idx').on(t.phoneId, t.updatedAt).where(sql`${t.direction} = 'outbound'`),
     // Search by content: messages_content_trgm_idx, a pg_trgm GIN index (hand-written migration 0009).
-    // Sticky group sends, and search by the counterpart number: which phone last wrote to this recipient.
-    index('messages_account_to_idx').on(t.accountId, t.to, t.createdAt).where(sql`${t.direction} = 'outbound'`),
+    // Sticky group sends (which phone last wrote to this recipient), and search by the start of the
+    // counterpart number: text_pattern_ops, because under a collation other than C a plain btree cannot
+    // serve `like '+4477%'`, and a busy account's rare prefix would read every row the account has.
+    index('messages_account_to_idx')
+      .on(t.accountId, t.to.op('text_pattern_ops'), t.createdAt)
+      .where(sql`${t.direction} = 'outbound'`),
+    // The same search over inbound messages, by the sender's number.
+    index('messages_account_from_idx')
+      .on(t.accountId, t.from.op('text_pattern_ops'), t.createdAt)
+      .where(sql`${t.direction} = 'inbound'`),
     // The retention sweep: an account's final messages whose content is still there, oldest first.
     index('messages_retention_idx')
       .on(t.accountId, t.createdAt)

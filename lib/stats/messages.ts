@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import type { MessageStats } from './schemas';
 
@@ -17,6 +17,33 @@ const BUCKET = sql`case
   else 'failed' end`;
 
 /**
+ * The account's messages since `start` by UTC day and bucket: an index-only scan of
+ * messages_account_created_idx (whose key holds kind, direction and status), days formatted per group.
+ */
+export function dailyCountsStatement(accountId: string, start: Date): SQL {
+  return sql`
+    select to_char(day, 'YYYY-MM-DD') as day, bucket, count from (
+      select (created_at at time zone 'UTC')::date as day, ${BUCKET} as bucket, count(*)::int as count
+      from messages
+      where account_id = ${accountId}::uuid and created_at >= ${start.toISOString()}::timestamptz and kind = 'message'
+      group by 1, 2
+    ) days
+  `;
+}
+
+/** Credits used (charges less refunds) today and since `start`: an index-only scan of credit_ledger_account_created_idx. */
+export function creditTotalsStatement(accountId: string, today: Date, start: Date): SQL {
+  return sql`
+    select
+      coalesce(-sum(amount) filter (where created_at >= ${today.toISOString()}::timestamptz), 0)::int as today,
+      coalesce(-sum(amount), 0)::int as period
+    from credit_ledger
+    where account_id = ${accountId}::uuid and kind in ('message_charge', 'refund')
+      and created_at >= ${start.toISOString()}::timestamptz
+  `;
+}
+
+/**
  * The overview's figures for one account: today's and the last 30 days' totals and the daily
  * volume by state, from two grouped queries over messages_account_created_idx and the ledger.
  */
@@ -29,23 +56,11 @@ export async function messageStats(
   const start = new Date(today.getTime() - (DAYS - 1) * DAY_MS);
   const rows = await queryRows<{ day: string; bucket: keyof Omit<Day, 'date'>; count: number }>(
     executor,
-    sql`
-      select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, ${BUCKET} as bucket, count(*)::int as count
-      from messages
-      where account_id = ${accountId}::uuid and created_at >= ${start.toISOString()}::timestamptz and kind = 'message'
-      group by 1, 2
-    `,
+    dailyCountsStatement(accountId, start),
   );
   const credits = await queryRows<{ today: number; period: number }>(
     executor,
-    sql`
-      select
-        coalesce(-sum(amount) filter (where created_at >= ${today.toISOString()}::timestamptz), 0)::int as today,
-        coalesce(-sum(amount), 0)::int as period
-      from credit_ledger
-      where account_id = ${accountId}::uuid and kind in ('message_charge', 'refund')
-        and created_at >= ${start.toISOString()}::timestamptz
-    `,
+    creditTotalsStatement(accountId, today, start),
   );
   const daily = new Map<string, Day>();
   for (let i = 0; i < DAYS; i++) {
