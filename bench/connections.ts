@@ -44,6 +44,8 @@ export type ConnectionResults = {
   cpu_ms_per_idle_connection_per_min: number;
   wake_ms: { p50: number; p99: number; sends: number; missed: number };
   connect_s: number;
+  /** Garbage collections while idle and during the sends (V8's full and young-generation ones), with their mean pause. */
+  gc: Record<'major' | 'minor', { count: number; ms_avg: number }>;
   reconnect: { phones: number; reconnected: number; seconds: number; status_5xx: number; refused_answers: number };
   server_errors: number;
 };
@@ -266,13 +268,27 @@ function processCpuMs(pid: number): number {
 }
 
 /** A few of the server's own metrics (/metrics, loopback needs no token). */
-export async function serverMetrics(baseUrl: string): Promise<{ heapUsed: number; heapLimit: number; eldP99: number }> {
+export async function serverMetrics(baseUrl: string): Promise<{
+  heapUsed: number;
+  heapLimit: number;
+  eldP99: number;
+  gc: Record<'major' | 'minor', { count: number; seconds: number }>;
+}> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
   const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const gcOf = (kind: string) => ({
+    count: Number(
+      new RegExp(`^nodejs_gc_duration_seconds_count\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0,
+    ),
+    seconds: Number(
+      new RegExp(`^nodejs_gc_duration_seconds_sum\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0,
+    ),
+  });
   return {
     heapUsed: read('nodejs_heap_size_used_bytes'),
     heapLimit: read('nodejs_heap_size_total_bytes'),
     eldP99: read('nodejs_eventloop_lag_p99_seconds'),
+    gc: { major: gcOf('major'), minor: gcOf('minor') },
   };
 }
 
@@ -369,7 +385,7 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
       `connections: ${fleet.connected()} of ${phoneCount} connected in ${connectS.toFixed(1)} s${allConnected ? '' : ' (not all)'}`,
     );
     // Idle: keepalives and re-polls only.
-    await serverMetrics(server.baseUrl); // resets the event-loop histogram
+    const atIdle = await serverMetrics(server.baseUrl); // resets the event-loop histogram
     const cpuBefore = processCpuMs(pid);
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
     const idleCpuMs = processCpuMs(pid) - cpuBefore;
@@ -379,6 +395,11 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
     );
     const wake = await measureWakeUps(server.baseUrl, fleet);
     const metrics = await serverMetrics(server.baseUrl);
+    const gcSince = (kind: 'major' | 'minor') => {
+      const count = metrics.gc[kind].count - atIdle.gc[kind].count;
+      const ms = (metrics.gc[kind].seconds - atIdle.gc[kind].seconds) * 1000;
+      return { count, ms_avg: count > 0 ? Math.round((ms / count) * 10) / 10 : 0 };
+    };
     const stats = processStats(pid);
     const dbConns = await dbConnections(dbUrl);
     const connectedAtEnd = fleet.connected();
@@ -414,6 +435,7 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
         missed: wake.missed,
       },
       connect_s: Math.round(connectS * 10) / 10,
+      gc: { major: gcSince('major'), minor: gcSince('minor') },
       reconnect: {
         phones: phoneCount,
         reconnected: reconnected(),

@@ -13,6 +13,15 @@ export type DevicePhone = {
   dailyCap: number | null;
 };
 
+/** What a device's phone is read as (`DevicePhone`). */
+const DEVICE_PHONE_COLUMNS = {
+  id: phones.id,
+  accountId: phones.accountId,
+  phone: phones.phone,
+  messagesPerMinute: phones.messagesPerMinute,
+  dailyCap: phones.dailyCap,
+};
+
 /**
  * The phone a device key speaks for: its account's phone whose device it is. A device that has
  * not bound an email has no account, so no phone, yet; one whose phone was removed (or has
@@ -23,13 +32,7 @@ export async function findDevicePhone(executor: Executor, device: DevicePrincipa
     throw new DomainError('DEVICE_NOT_ACTIVATED', 'Bind an email to this device before it sends or receives messages.');
   }
   const [phone] = await executor
-    .select({
-      id: phones.id,
-      accountId: phones.accountId,
-      phone: phones.phone,
-      messagesPerMinute: phones.messagesPerMinute,
-      dailyCap: phones.dailyCap,
-    })
+    .select(DEVICE_PHONE_COLUMNS)
     .from(phones)
     .where(
       and(
@@ -63,14 +66,7 @@ export async function findConnectingPhone(db: Database, device: DevicePrincipal)
       gather: true,
       run: async (items) => {
         const rows = await db
-          .select({
-            id: phones.id,
-            accountId: phones.accountId,
-            phone: phones.phone,
-            messagesPerMinute: phones.messagesPerMinute,
-            dailyCap: phones.dailyCap,
-            deviceId: phones.deviceId,
-          })
+          .select({ ...DEVICE_PHONE_COLUMNS, deviceId: phones.deviceId })
           .from(phones)
           .where(
             and(
