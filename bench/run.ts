@@ -5,6 +5,8 @@
 // receiver), search over 100,000 messages, and the server's peak RSS during the sends. Prints a
 // table and writes bench/results/latest.json. With BENCH_DATABASE_URL the server runs on that
 // PostgreSQL database (server mode); otherwise on a throwaway embedded database.
+// Then, on PostgreSQL, the connected phones (bench/connections.ts) and with BENCH_BIG_TABLE=1 ten million
+// messages (bench/big-table.ts): scaleScenarios below.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
