@@ -49,6 +49,19 @@ test('encrypted messages: compose encrypts in the browser, the app decrypts, the
     output += chunk;
   });
   try {
+    // The phone was verified by its activation already: wait for the app to have paired (which starts a
+    // new SIM check) before waiting for that check to pass.
+    await expect
+      .poll(
+        async () => {
+          const devices = await (await request.get(`/api/v1/phones/${phoneId}/devices`, { headers })).json();
+          return devices.data.some(
+            (device: { kind: string; current: boolean }) => device.current && device.kind === 'app',
+          );
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true);
     await expect
       .poll(async () => (await (await request.get(`/api/v1/phones/${phoneId}`, { headers })).json()).sim_verification, {
         timeout: 30_000,
