@@ -5,9 +5,11 @@ import { clearKeyCache, principalForKey, touchLastUsed } from '@/lib/auth/key-lo
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { jitteredWaitMs } from '@/lib/messages/claim';
 import { findConnectingPhone } from '@/lib/messages/device-phone';
+import { waitingClaims } from '@/lib/notify/outbox';
 import * as transactions from '@/lib/transactions';
 import { addTestPhone, createTestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
+import { until } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
@@ -49,7 +51,7 @@ describe('a phone with nothing to claim', () => {
   it('still hands out what is due, in the claim transaction, and wakes a waiting claim', async () => {
     const { who } = await phonesOf(1);
     const waiting = claimAs(who.deviceKey, 5);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => waitingClaims(who.phoneId) > 0);
     const sent = await call(send, { body: { from: who.phone, to: testNumber(), content: 'due' }, apiKey: who.apiKey });
     expect(sent.status).toBe(201);
     const answer = await waiting;
