@@ -76,7 +76,7 @@ export async function serve(root, distDir) {
   process.env.SIMGATE_PEER_TOKEN = token;
   process.env.NODE_ENV = 'production';
 
-  // The app's shutdown (lib/server/lifecycle.ts): this process owns the signals, so the app must not
+  // The app's shutdown (lib/runtime/lifecycle.ts): this process owns the signals, so the app must not
   // exit on them itself; its signal ends long-polls and event streams, its `stop` closes the rest.
   globalThis.__simgateLifecycle ??= { controller: new AbortController() };
   const lifecycle = globalThis.__simgateLifecycle;
@@ -111,7 +111,7 @@ export async function serve(root, distDir) {
   let onDrained = () => {};
 
   // In flight: every answer not yet closed, and every route handler still running (counted by the
-  // app, lib/server/lifecycle.ts): a client that hangs up closes its answer at once, while the handler
+  // app, lib/runtime/lifecycle.ts): a client that hangs up closes its answer at once, while the handler
   // may still be in the database, which the shutdown closes last.
   const drained = () => inFlight.size === 0 && !(lifecycle.running > 0);
   const whenDrained = () => {

@@ -5,8 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GET as appEvents } from '@/app/api/mobile/v1/events/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
+import type { DirectHandler } from '@/lib/runtime/lifecycle';
 import { directRoutes } from '@/lib/server/direct-routes';
-import type { DirectHandler } from '@/lib/server/lifecycle';
 import { withTestDatabase } from './setup-db';
 
 withTestDatabase();

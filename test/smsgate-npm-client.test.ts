@@ -13,7 +13,7 @@ import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/r
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { messages } from '@/db/schema';
 import type { RouteHandler } from '@/lib/http/route';
-import { markBackground, markStarted, resetStartForTests } from '@/lib/server/lifecycle';
+import { markBackground, markStarted, resetStartForTests } from '@/lib/runtime/lifecycle';
 import { addTestPhone, createTestAccount, type TestAccount, testNumber } from './fixtures';
 import { call } from './http';
 import { withTestDatabase } from './setup-db';

@@ -1,5 +1,5 @@
 import { config } from '@/lib/config';
-import { startPeriodic } from '@/lib/server/periodic';
+import { startPeriodic } from '@/lib/runtime/periodic';
 import { evaluateAlerts } from './evaluate';
 
 /**

@@ -1,6 +1,6 @@
 import { getDatabase } from '@/db';
-import { startPeriodic } from '@/lib/server/periodic';
-import { startWakeLoop } from '@/lib/server/wake-loop';
+import { startPeriodic } from '@/lib/runtime/periodic';
+import { startWakeLoop } from '@/lib/runtime/wake-loop';
 import { EMAIL_BATCH_SIZE, EMAIL_OUTBOX_CHANNEL, pruneEmailOutbox, runEmailBatch } from './outbox';
 
 /** Polls this often (retries come due without a NOTIFY); a committed enqueue wakes it at once. */

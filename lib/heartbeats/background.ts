@@ -1,7 +1,7 @@
 import type { Database } from '@/db';
 import { config } from '@/lib/config';
 import { rerouteStranded } from '@/lib/messages/reroute';
-import { startPeriodic } from '@/lib/server/periodic';
+import { startPeriodic } from '@/lib/runtime/periodic';
 import { sweepOfflinePhones } from './sweep';
 
 export type FleetWorkOptions = {

@@ -7,7 +7,7 @@ import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-doo
 import { log } from '@/lib/log';
 import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
-import { handling } from '@/lib/server/lifecycle';
+import { handling } from '@/lib/runtime/lifecycle';
 import { auditActorOf } from './actor';
 import { queryObject, readFormBody, readJsonBody, validate } from './parse';
 import { problemBody, problemResponse } from './problem';

@@ -1,5 +1,5 @@
 import { config } from '@/lib/config';
-import { startPeriodic } from '@/lib/server/periodic';
+import { startPeriodic } from '@/lib/runtime/periodic';
 import { expireMessages } from './expire';
 
 /** The expiry sweep (MESSAGE_EXPIRY_SWEEP_S): messages past their TTL end `expired`, refunded. */

@@ -6,7 +6,7 @@ import { config } from '@/lib/config';
 import { openDeviceSession } from '@/lib/devices/sessions';
 import { DomainError } from '@/lib/errors';
 import { subscribeOutbox } from '@/lib/notify/outbox';
-import { untilShutdown } from '@/lib/server/lifecycle';
+import { untilShutdown } from '@/lib/runtime/lifecycle';
 import { effectiveSending } from '@/lib/settings/settings';
 import { msUntilOpen } from '@/lib/settings/window';
 import { withTransaction } from '@/lib/transactions';

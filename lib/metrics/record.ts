@@ -82,7 +82,7 @@ export function taskLabel(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]+/g, '_');
 }
 
-/** One pass of a background task (lib/server/periodic.ts, lib/server/wake-loop.ts), named as its logs name it. */
+/** One pass of a background task (lib/runtime/periodic.ts, lib/runtime/wake-loop.ts), named as its logs name it. */
 export function taskRan(name: string, seconds: number, ok: boolean): void {
   const task = taskLabel(name);
   metrics.taskRuns.inc({ task, result: ok ? 'ok' : 'error' });

@@ -2,7 +2,7 @@ import { lt, sql } from 'drizzle-orm';
 import { type Executor, withQueryOrigin } from '@/db';
 import { rateLimitHits } from '@/db/schema';
 import { config } from '@/lib/config';
-import { startPeriodic } from '@/lib/server/periodic';
+import { startPeriodic } from '@/lib/runtime/periodic';
 
 const HOUR_S = 3600;
 

@@ -2,7 +2,7 @@ import type { Database } from '@/db';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 import { retentionSwept } from '@/lib/metrics/record';
-import { startPeriodic } from '@/lib/server/periodic';
+import { startPeriodic } from '@/lib/runtime/periodic';
 import { describeReport, RETENTION_KINDS, type RetentionReport, sweepRetention } from './sweep';
 
 const totals = Object.fromEntries(RETENTION_KINDS.map((kind) => [kind, 0])) as RetentionReport;

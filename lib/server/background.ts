@@ -6,9 +6,9 @@ import { log } from '@/lib/log';
 import { startMessagingWork } from '@/lib/messages/background';
 import { startRateLimitHousekeeping } from '@/lib/rate-limit/sweep';
 import { startRetentionWork } from '@/lib/retention/background';
+import { markBackground } from '@/lib/runtime/lifecycle';
 import { startWebhookWork } from '@/lib/webhooks/background';
 import { startEmbeddedMaintenance } from './embedded-maintenance';
-import { markBackground } from './lifecycle';
 import { onShutdown } from './start';
 
 let started = false;

@@ -6,7 +6,7 @@ import { rateLimited } from '@/lib/errors';
 import { errorResponse } from '@/lib/http/route';
 import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
 import { asAppAnswer } from '@/lib/protocols/smsgate-app/route';
-import type { DirectHandler } from './lifecycle';
+import type { DirectHandler } from '@/lib/runtime/lifecycle';
 import { phoneAdmission } from './phone-admission';
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, getDatabase, queryRows } from '@/db';
 import { log } from '@/lib/log';
-import { startPeriodic } from './periodic';
+import { startPeriodic } from '@/lib/runtime/periodic';
 
 /** How often the embedded database looks for tables due for ANALYZE or VACUUM. */
 export const EMBEDDED_MAINTENANCE_INTERVAL_MS = 60_000;

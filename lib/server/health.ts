@@ -4,9 +4,9 @@ import journal from '@/db/migrations/meta/_journal.json';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 import { checkDatabase, checkReadiness, HEALTH_CHECK_TIMEOUT_MS, within } from '@/lib/notify/readiness';
+import { type BackgroundState, backgroundState, hasStarted, shuttingDown } from '@/lib/runtime/lifecycle';
+import { APP_VERSION } from '@/lib/runtime/version';
 import { z } from '@/lib/zod';
-import { type BackgroundState, backgroundState, hasStarted, shuttingDown } from './lifecycle';
-import { APP_VERSION } from './version';
 
 /**
  * The health probes (`/api/health/live`, `/ready`, `/startup`, and SMSGate's `/health/*`):

@@ -11,7 +11,7 @@ import {
   offerApiHeaders,
   offerDirectRoutes,
   setFinalStop,
-} from './lifecycle';
+} from '@/lib/runtime/lifecycle';
 
 type Stoppable = () => Promise<void>;
 const stoppers: Stoppable[] = [];

@@ -1,7 +1,7 @@
 import { getDatabase } from '@/db';
 import { WEBHOOK_DELIVERIES_CHANNEL } from '@/lib/events/emit';
 import { log } from '@/lib/log';
-import { startWakeLoop } from '@/lib/server/wake-loop';
+import { startWakeLoop } from '@/lib/runtime/wake-loop';
 import { currentNetworkPolicy } from './validate';
 import { claimDueDeliveries, DEFAULT_BATCH_SIZE, deliverClaimed } from './worker';
 

@@ -10,15 +10,15 @@ import { GET as health } from '@/app/api/health/route';
 import { GET as startup } from '@/app/api/health/startup/route';
 import { openPostgres, queryRows, setDatabase } from '@/db';
 import journal from '@/db/migrations/meta/_journal.json';
-import { type HealthState, probe, processState } from '@/lib/server/health';
 import {
   beginShutdown,
   markBackground,
   markStarted,
   resetShutdownForTests,
   resetStartForTests,
-} from '@/lib/server/lifecycle';
-import { APP_VERSION } from '@/lib/server/version';
+} from '@/lib/runtime/lifecycle';
+import { APP_VERSION } from '@/lib/runtime/version';
+import { type HealthState, probe, processState } from '@/lib/server/health';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 

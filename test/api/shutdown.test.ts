@@ -7,7 +7,7 @@ import {
   RECONNECT_SPREAD_MS,
   reconnectAfterShutdownMs,
 } from '@/lib/protocols/smsgate-app/events';
-import { beginShutdown, resetShutdownForTests } from '@/lib/server/lifecycle';
+import { beginShutdown, resetShutdownForTests } from '@/lib/runtime/lifecycle';
 import { createTestAccount } from '../fixtures';
 import { call } from '../http';
 import { until } from '../poll';

@@ -15,7 +15,7 @@ import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as heartbeat } from '@/app/api/v1/heartbeats/route';
 import { POST as addOptOut } from '@/app/api/v1/opt-outs/route';
 import { accounts, messages, phones, smsgateMessages, webhooks } from '@/db/schema';
-import { markBackground, markStarted, resetStartForTests } from '@/lib/server/lifecycle';
+import { markBackground, markStarted, resetStartForTests } from '@/lib/runtime/lifecycle';
 import { runDeliveryBatch } from '@/lib/webhooks/worker';
 import {
   addTestPhone,

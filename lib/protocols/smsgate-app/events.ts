@@ -8,7 +8,7 @@ import { awaitingCancel } from '@/lib/messages/cancelling';
 import { probeClaim } from '@/lib/messages/claim-probe';
 import { findConnectingPhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
-import { shutdownSignal } from '@/lib/server/lifecycle';
+import { shutdownSignal } from '@/lib/runtime/lifecycle';
 import { MAX_PULL } from './messages';
 
 /** Comment lines keep proxies from closing an idle stream (the reference sends one every 15 s). */
