@@ -1,11 +1,11 @@
-// Writes lib/openapi/routes.ts: every route module under app/api, app/2010-04-01 (the Twilio-compatible
+// Writes app/route-index.ts: every route module under app/api, app/2010-04-01 (the Twilio-compatible
 // API) and app/.well-known made by route(), mobileRoute(), integratorRoute() or twilioRoute(), with its URL path, from which the OpenAPI document is generated. `npm run openapi:index`;
 // test/api/openapi.test.ts fails when the file differs from what this script would write.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export const INDEX_FILE = path.join('lib', 'openapi', 'routes.ts');
+export const INDEX_FILE = path.join('app', 'route-index.ts');
 const API_DIRS = [path.join('app', 'api'), path.join('app', '2010-04-01'), path.join('app', '.well-known')];
 const WRAPPED = /\b(route|mobileRoute|integratorRoute|notAvailableRoute|twilioRoute)\(/;
 

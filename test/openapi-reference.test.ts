@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ROUTES } from '@/app/route-index';
 import { openApiDocument } from '@/lib/openapi/document';
 import {
   HTTP_METHODS,
@@ -9,7 +10,6 @@ import {
   typeOf,
   webhookEvents,
 } from '@/lib/openapi/reference';
-import { ROUTES } from '@/lib/openapi/routes';
 
 const doc = openApiDocument(ROUTES) as unknown as OpenApiDocument;
 

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import { referenceDocument } from '@/components/docs/load';
+import { referenceDocument } from '@/app/docs/reference-document';
 import { tagSections } from '@/lib/openapi/reference';
 
 const NAV_LINK =

@@ -8,7 +8,7 @@ import { queryKeys } from '@/components/query-keys';
 import { formatTime, Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Message } from '@/components/wire';
-import { FINAL_MESSAGE_STATUSES } from '@/db/schema/message-states';
+import { FINAL_MESSAGE_STATUSES } from '@/lib/messages/states';
 import { MessageNumber, MessageText } from './message-text';
 import { MessageStatusBadge } from './status-badge';
 

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { ALERT_KINDS, ALERT_RULES, type AlertKind } from '@/db/schema/alert-kinds';
+import { ALERT_KINDS, ALERT_RULES, type AlertKind } from '@/lib/alerts/kinds';
 import type { AlertSettings } from '@/lib/alerts/schemas';
 import { ALERT_SETTING_TEXT } from '@/lib/alerts/text';
 import { ApiProblem, api } from '../api';

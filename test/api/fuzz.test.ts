@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '@/app/route-index';
 import type { RouteHandler } from '@/lib/http/route';
 import { sendBulk } from '@/lib/messages/bulk';
 import { sendMessage } from '@/lib/messages/send';
 import { openApiDocument } from '@/lib/openapi/document';
-import { ROUTES } from '@/lib/openapi/routes';
 import { createAuthToken } from '@/lib/protocols/twilio/credentials';
 import { messageSidOf } from '@/lib/protocols/twilio/ids';
 import { queueTestEvent } from '@/lib/webhooks/deliveries';

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { referenceDocument } from '@/components/docs/load';
+import { referenceDocument } from '@/app/docs/reference-document';
 import { Prose } from '@/components/docs/markdown';
 import { OperationView } from '@/components/docs/operation';
 import { tagSections } from '@/lib/openapi/reference';

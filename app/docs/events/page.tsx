@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { referenceDocument } from '@/components/docs/load';
+import { referenceDocument } from '@/app/docs/reference-document';
 import { Prose } from '@/components/docs/markdown';
 import { SchemaTable } from '@/components/docs/operation';
 import { webhookEvents } from '@/lib/openapi/reference';

@@ -17,5 +17,5 @@ export const GET = route(
     },
   },
   // The index imports this module too: loaded on the first request, it completes no import cycle.
-  async () => openApiDocument((await import('@/lib/openapi/routes')).ROUTES),
+  async () => openApiDocument((await import('@/app/route-index')).ROUTES),
 );

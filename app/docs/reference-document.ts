@@ -1,6 +1,6 @@
+import { ROUTES } from '@/app/route-index';
 import { openApiDocument } from '@/lib/openapi/document';
 import type { OpenApiDocument } from '@/lib/openapi/reference';
-import { ROUTES } from '@/lib/openapi/routes';
 
 let cached: OpenApiDocument | undefined;
 
