@@ -11,7 +11,7 @@ import type { Executor } from './client';
  * names the code that applied a database's newest migration, for the messages below.
  */
 
-/** The running code's version (package.json's, as in lib/runtime/version.ts: db/ imports nothing from lib). */
+/** The running code's version (package.json's, as in lib/version.ts: db/ imports nothing from lib). */
 const CODE_VERSION: string = pkg.version;
 
 export type JournalEntry = { idx: number; tag: string; when: number };

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { APP_VERSION } from '@/lib/runtime/version';
+import { APP_VERSION } from '@/lib/version';
 import { activateDevice } from '@/tools/device-sim/activate';
 import { DeviceClient } from '@/tools/device-sim/client';
 import { eventually } from './fixtures/tls/receiver';

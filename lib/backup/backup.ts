@@ -10,7 +10,7 @@ import {
   openPostgres,
 } from '@/db';
 import { databaseSchemaVersion } from '@/db/schema-version';
-import { APP_VERSION } from '@/lib/runtime/version';
+import { APP_VERSION } from '@/lib/version';
 import { type BackupHeader, headerBytes, readHeader, writeAtomically } from './archive';
 import { requestBackup } from './live';
 import { pgDump } from './postgres';

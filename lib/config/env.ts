@@ -6,7 +6,7 @@ import { RETENTION_MODES } from '@/db/schema/retention-modes';
 
 /**
  * Every environment variable the service reads, with how it is read and its default: the one
- * place that knows them (the README's configuration table lists the same names; test/readme-config.test.ts holds them together). Each reader
+ * place that knows them (docs/configuration.md lists the same names; test/configuration-doc.test.ts holds them together). Each reader
  * throws a message completing "<NAME> …" when the value is unusable; messages never repeat a
  * value that may hold a password (DATABASE_URL, SMTP_URL) or the secret itself.
  */

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { APP_VERSION } from '@/lib/runtime/version';
+import { APP_VERSION } from '@/lib/version';
 
 /**
  * The Prometheus metrics, each defined once: names, types and labels are a contract that

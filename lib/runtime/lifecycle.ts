@@ -17,7 +17,7 @@ export type BackgroundState = 'running' | 'off';
  * (`offerApiHeaders`; lib/http/front-door.ts).
  *
  * Whether the app has started and runs the background work: what the health probes read
- * (lib/server/health.ts), whichever bundle answers them.
+ * (lib/runtime/health.ts), whichever bundle answers them.
  */
 type Lifecycle = {
   controller: AbortController;

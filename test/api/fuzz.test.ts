@@ -164,7 +164,7 @@ describe('fuzzing every documented operation', () => {
       const integrator = path.startsWith('/api/3rdparty/');
       // What the reference answers 501 for (a feature it has off) is documented so, and answers so here.
       const notImplemented = Boolean(op.responses['501']);
-      // The health probes answer 503 while the instance is not ready (lib/server/health.ts).
+      // The health probes answer 503 while the instance is not ready (lib/runtime/health.ts).
       const probe = /\/health(\/(live|ready|startup))?$/.test(path);
       const bodyType = twilio ? 'application/x-www-form-urlencoded' : 'application/json';
       const fields = Object.keys(op.requestBody?.content[bodyType]?.schema.properties ?? {});

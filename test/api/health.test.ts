@@ -17,8 +17,8 @@ import {
   resetShutdownForTests,
   resetStartForTests,
 } from '@/lib/runtime/lifecycle';
-import { APP_VERSION } from '@/lib/runtime/version';
-import { type HealthState, probe, processState } from '@/lib/server/health';
+import { APP_VERSION } from '@/lib/version';
+import { type HealthState, probe, processState } from '@/lib/runtime/health';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 

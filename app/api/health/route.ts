@@ -1,5 +1,5 @@
 import { route } from '@/lib/http/route';
-import { healthReportSchema, probeAnswer } from '@/lib/server/health';
+import { healthReportSchema, probeAnswer } from '@/lib/runtime/health';
 
 /** Readiness, at the path load balancers have always probed: the same checks and body as /api/health/ready. */
 export const GET = route(

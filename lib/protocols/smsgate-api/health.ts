@@ -1,5 +1,5 @@
 import type { Database } from '@/db';
-import { type HealthState, type Probe, probe } from '@/lib/server/health';
+import { type HealthState, type Probe, probe } from '@/lib/runtime/health';
 
 /** What SMSGate's clients read about each check. */
 const DESCRIPTIONS: Record<string, string> = {
@@ -13,7 +13,7 @@ const DESCRIPTIONS: Record<string, string> = {
 };
 
 /**
- * A probe of lib/server/health.ts in SMSGate's shape: `pass` (200) or `fail` (503), each check with
+ * A probe of lib/runtime/health.ts in SMSGate's shape: `pass` (200) or `fail` (503), each check with
  * its time in ms where it has one. The database check keeps SMSGate's name, `db:ping`.
  */
 export async function smsgateHealth(

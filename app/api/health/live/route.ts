@@ -1,7 +1,7 @@
 import { route } from '@/lib/http/route';
-import { healthReportSchema, probeAnswer } from '@/lib/server/health';
+import { healthReportSchema, probeAnswer } from '@/lib/runtime/health';
 
-/** Liveness: the process answers (lib/server/health.ts). No database query. */
+/** Liveness: the process answers (lib/runtime/health.ts). No database query. */
 export const GET = route(
   {
     auth: 'none',

@@ -1,7 +1,7 @@
 import { route } from '@/lib/http/route';
-import { healthReportSchema, probeAnswer } from '@/lib/server/health';
+import { healthReportSchema, probeAnswer } from '@/lib/runtime/health';
 
-/** Readiness: whether this instance should get traffic (lib/server/health.ts). */
+/** Readiness: whether this instance should get traffic (lib/runtime/health.ts). */
 export const GET = route(
   {
     auth: 'none',

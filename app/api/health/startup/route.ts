@@ -1,7 +1,7 @@
 import { route } from '@/lib/http/route';
-import { healthReportSchema, probeAnswer } from '@/lib/server/health';
+import { healthReportSchema, probeAnswer } from '@/lib/runtime/health';
 
-/** Startup: the app finished starting (lib/server/health.ts). */
+/** Startup: the app finished starting (lib/runtime/health.ts). */
 export const GET = route(
   {
     auth: 'none',

@@ -5,7 +5,7 @@ import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 import { checkDatabase, checkReadiness, HEALTH_CHECK_TIMEOUT_MS, within } from '@/lib/notify/readiness';
 import { type BackgroundState, backgroundState, hasStarted, shuttingDown } from '@/lib/runtime/lifecycle';
-import { APP_VERSION } from '@/lib/runtime/version';
+import { APP_VERSION } from '@/lib/version';
 import { z } from '@/lib/zod';
 
 /**
