@@ -12,6 +12,11 @@ export default defineConfig({
     pool: 'forks',
     // The per-key rate limit is off unless a test turns it on: suites make hundreds of calls with one key.
     // SIMGATE_PEER_TOKEN: what npm start's server sets, so tests can say which socket a request came from (test/http.ts).
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', API_KEY_RATE_LIMIT: '0', SIMGATE_PEER_TOKEN: 'vitest-peer' },
+    env: {
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      API_KEY_RATE_LIMIT: '0',
+      SIMGATE_PEER_TOKEN: 'vitest-peer',
+      SIMGATE_CHECK_ANSWERS: '1',
+    },
   },
 });

@@ -9,6 +9,7 @@ import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
 import { handling } from '@/lib/runtime/lifecycle';
 import { auditActorOf } from './actor';
+import { checkingAnswers, contractBreach } from './answer-contract';
 import { queryObject, readFormBody, readJsonBody, validate } from './parse';
 import { problemBody, problemResponse } from './problem';
 import { type AuthMode, authenticate, type PrincipalFor } from './request-auth';
@@ -114,6 +115,11 @@ export function route<
           )
         : await work();
       response = toResponse(result, options.status);
+      if (checkingAnswers) {
+        const breach = await contractBreach(options.doc, options.status, response);
+        // Only under tests: the detail names the breach, so the failing test shows it.
+        if (breach) throw new DomainError('INTERNAL_ERROR', breach);
+      }
     } catch (error) {
       response = errorResponse(error, requestId, req, routePattern(url.pathname, rawParams));
     }
