@@ -160,6 +160,20 @@ describe('POST /api/v1/bulk-messages with encrypted: true', () => {
     expect(rows.map((row) => row.to).sort()).toEqual([...recipients].sort());
   });
 
+  it('refuses 120 recipients of `i=1` × 2722 at once, naming each (a linear format check)', async () => {
+    const recipients = Array.from({ length: 120 }, () => `$aes-256-cbc/pbkdf2-sha1$${'i=1'.repeat(2722)}`);
+    const started = performance.now();
+    const res = await call(sendBulk, {
+      body: { from: account.phone, recipients, content: encrypt('x'), encrypted: true },
+      apiKey: account.apiKey,
+    });
+    // The regular expression held the event loop 4.75 s; splitting on `$` takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(res.status).toBe(400);
+    const paths = new Set(res.body.errors.map((error: { path: string }) => error.path));
+    expect([...paths]).toEqual(recipients.map((_, index) => `recipients.${index}`));
+  });
+
   it('refuses { to, vars } recipients when encrypted', async () => {
     const res = await call(sendBulk, {
       body: {

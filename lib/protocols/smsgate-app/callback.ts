@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
-import { isSmsGateEncrypted } from '@/components/crypto/smsgate-encryption';
 import type { Database, Transaction } from '@/db';
 import { appCallbackIds, devices } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { decryptSecret } from '@/lib/crypto/secret-box';
+import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
 import { DEVICE_SIGNING_KEY_PURPOSE } from '@/lib/devices/pairing';
 import { DomainError, validationError } from '@/lib/errors';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
