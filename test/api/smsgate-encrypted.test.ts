@@ -7,6 +7,7 @@ import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { POST as sendMessage } from '@/app/api/v1/messages/route';
 import { POST as addOptOut } from '@/app/api/v1/opt-outs/route';
 import { messages } from '@/db/schema';
+import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
 import { addTestPhone, balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -250,6 +251,29 @@ describe('sms:received from the app, encrypted', () => {
     expect(res.status, res.text).toBe(200);
     const [row] = await db().select().from(messages).where(eq(messages.content, text));
     expect(row).toMatchObject({ encrypted: true, from: '+14155550189' });
+  });
+
+  it('refuses a ciphertext sender with CR LF or ESC, or of 8,034 characters, with 400 on payload.sender', async () => {
+    const [, , params, salt, data] = encrypt('+14155550191').split('$');
+    const prefix = '$aes-256-cbc/pbkdf2-sha1$';
+    const senders = [
+      `${prefix}${params}$${salt}$${data}\r\nInjected yes`,
+      `${prefix}${params}\u001b[31m$${salt}$${data}`,
+      `${prefix}${params}$${salt}$${data}`.padEnd(8034, 'A'),
+    ];
+    for (const [index, sender] of senders.entries()) {
+      expect(isSmsGateEncrypted(sender)).toBe(true);
+      const text = encrypt(`refused ${index}`);
+      const res = await signedCallback(app, 'sms:received', {
+        messageId: `enc-bad-sender-${index}`,
+        message: text,
+        phoneNumber: sender,
+        isEncrypted: true,
+      });
+      expect([index, res.status]).toEqual([index, 400]);
+      expect(res.body.message).toMatch(/payload\.sender/);
+      expect(await db().$count(messages, eq(messages.content, text))).toBe(0);
+    }
   });
 
   it('a clear SMS stays encrypted: false', async () => {
