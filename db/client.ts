@@ -13,6 +13,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { runningCommitHooks } from './commit-hooks';
 import { createGate, type Gate, guardingEveryQuery } from './guard';
+import { restrictToOwner, withOwnerOnlyUmask } from './owner-only';
 import { preparingPglite } from './pglite-prepared';
 import { postgresTarget } from './postgres-url';
 import { queryLogger } from './query-log';
@@ -47,6 +48,8 @@ export type DatabaseHandle = {
   close: () => Promise<void>;
   /** The pool as the process sees it now. */
   pool?: () => PoolState;
+  /** Entries of an embedded database folder made before that were open to other users, restricted at open. */
+  repairedModes?: number;
 };
 
 /**
@@ -96,6 +99,7 @@ const PGLITE_SHARED_BUFFERS = '32MB';
  */
 async function createPgliteDataDir(dataDir: string): Promise<void> {
   const script = `import { PGlite } from '@electric-sql/pglite';
+process.umask(0o077);
 const db = new PGlite(process.argv[1]);
 await db.waitReady;
 await db.close();`;
@@ -105,26 +109,47 @@ await db.close();`;
   });
 }
 
+/**
+ * Opens the embedded database, in memory or in a folder kept to its owner: the folder is created
+ * 0700, what PGlite writes while it opens is created under umask 077, and the modes PGlite sets
+ * itself (0666 on a new folder's files) are taken back after it creates the folder, at each open,
+ * and at close. `repairedModes` counts the entries of a folder made before that had to be restricted.
+ */
 export async function openPglite(dataDirOrMemory?: string, options?: { loadDataDir?: Blob }): Promise<DatabaseHandle> {
-  if (dataDirOrMemory) fs.mkdirSync(dataDirOrMemory, { recursive: true });
-  if (dataDirOrMemory && !options?.loadDataDir && !fs.existsSync(path.join(dataDirOrMemory, 'PG_VERSION'))) {
-    await createPgliteDataDir(dataDirOrMemory);
-  }
-  // pg_trgm: the message search index (migration 0009).
-  const pgliteOptions = {
-    loadDataDir: options?.loadDataDir,
-    extensions: { pg_trgm },
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+  const folder = dataDirOrMemory;
+  const opening = async () => {
+    let repaired = 0;
+    if (folder) {
+      fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+      const existing = fs.existsSync(path.join(folder, 'PG_VERSION'));
+      if (!existing && !options?.loadDataDir) await createPgliteDataDir(folder);
+      const restricted = restrictToOwner(folder, { recursive: true });
+      if (existing) repaired = restricted;
+    }
+    // pg_trgm: the message search index (migration 0009).
+    const pgliteOptions = {
+      loadDataDir: options?.loadDataDir,
+      extensions: { pg_trgm },
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    };
+    const opened = folder ? new PGlite(folder, pgliteOptions) : new PGlite(pgliteOptions);
+    await opened.waitReady;
+    if (folder) restrictToOwner(folder, { recursive: true });
+    return { client: opened, repairedModes: repaired };
   };
-  const client = dataDirOrMemory ? new PGlite(dataDirOrMemory, pgliteOptions) : new PGlite(pgliteOptions);
-  await client.waitReady;
+  const { client, repairedModes } = folder ? await withOwnerOnlyUmask(opening) : await opening();
   preparingPglite(client);
   const db = drizzlePglite({ client, schema, logger: queryLogger('pglite') }) as unknown as Database;
   runningCommitHooks(db);
   // One session, so one "connection" for batches: sends and heartbeats that arrive together go as one
   // statement, as on a server's pipelined connections (`openPostgres`).
   Object.defineProperty(db, PIPELINE, { value: { db, size: 1, gather: true } satisfies Pipeline });
-  return { db, driver: { kind: 'pglite', client }, close: () => client.close(), pool: () => PGLITE_POOL };
+  const close = async () => {
+    await client.close();
+    // A file PostgreSQL wrote while open with fopen()'s 0666 (its relation cache, pg_internal.init).
+    if (folder) restrictToOwner(folder, { recursive: true });
+  };
+  return { db, driver: { kind: 'pglite', client }, close, pool: () => PGLITE_POOL, repairedModes };
 }
 
 /**

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { type DatabaseHandle, type DatabaseLimits, openPglite, openPostgres, runMigrations } from './client';
+import { restrictToOwner } from './owner-only';
 
 export * from './client';
 export { afterCommit } from './commit-hooks';
@@ -25,6 +27,17 @@ export function embeddedFolder(dataDir: string): string {
   return path.join(dataDir, 'pglite');
 }
 
+/**
+ * The embedded database in DATA_DIR, which is kept to its owner as the database's own folder is
+ * (db/owner-only.ts): the data folder itself is made 0700, or restricted when it was made before.
+ */
+async function openEmbedded(dataDir: string): Promise<DatabaseHandle> {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const repaired = restrictToOwner(dataDir, { recursive: false });
+  const handle = await openPglite(embeddedFolder(dataDir));
+  return { ...handle, repairedModes: repaired + (handle.repairedModes ?? 0) };
+}
+
 export function locateDatabase(location: DatabaseLocation): void {
   state.location = location;
 }
@@ -36,7 +49,7 @@ async function openLocated(): Promise<DatabaseHandle> {
   const handle =
     'url' in location
       ? openPostgres(location.url, { max: location.poolSize, pipeline: location.pipelineSize, limits: location.limits })
-      : await openPglite(embeddedFolder(location.dataDir));
+      : await openEmbedded(location.dataDir);
   try {
     await runMigrations(handle);
   } catch (error) {

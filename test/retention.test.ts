@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/route';
@@ -24,6 +24,7 @@ import {
   webhookDeliveries,
   webhooks,
 } from '@/db/schema';
+import { derivedKey } from '@/lib/crypto/derived-key';
 import { sourcesOf } from '@/lib/messages/state-machine';
 import { metrics } from '@/lib/metrics/registry';
 import { retentionTotals, startRetentionWork } from '@/lib/retention/background';
@@ -44,6 +45,9 @@ const NOW = new Date('2031-03-01T12:00:00.000Z');
 const DAY = 86_400_000;
 const daysAgo = (days: number, from = NOW) => new Date(from.getTime() - days * DAY);
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+/** A purged counterpart number: HMAC-SHA256 under a key derived from APP_SECRET, never a bare hash. */
+const counterpartHash = (number: string) =>
+  createHmac('sha256', derivedKey('retention-counterpart')).update(number, 'utf8').digest('hex');
 
 const INSTANCE: InstanceRetention = {
   contentDays: null,
@@ -147,10 +151,11 @@ describe('message content retention', () => {
     });
 
     const out = await messageById(outbound.id);
-    expect(out).toMatchObject({ content: '', to: sha256(outbound.to), from: account.phone });
+    expect(out).toMatchObject({ content: '', to: counterpartHash(outbound.to), from: account.phone });
+    expect(out.to).not.toBe(sha256(outbound.to));
     expect(out.contentPurgedAt).not.toBeNull();
     const inb = await messageById(inbound.id);
-    expect(inb).toMatchObject({ content: '', from: sha256(inbound.from), to: account.phone });
+    expect(inb).toMatchObject({ content: '', from: counterpartHash(inbound.from), to: account.phone });
     const live = await messageById(queued.id);
     expect(live).toMatchObject({ content: queued.content, to: queued.to, contentPurgedAt: null });
   });
@@ -168,9 +173,26 @@ describe('message content retention', () => {
 
     await sweepRetention(db(), { now: NOW, settings: { ...INSTANCE, contentDays: 30 } });
 
-    expect(await messageById(strictOld.id)).toMatchObject({ content: '', to: sha256(strictOld.to) });
+    expect(await messageById(strictOld.id)).toMatchObject({ content: '', to: counterpartHash(strictOld.to) });
     expect(await messageById(plainOld.id)).toMatchObject({ content: plainOld.content, contentPurgedAt: null });
     expect(await messageById(plainOlder.id)).toMatchObject({ content: sha256(plainOlder.content), to: plainOlder.to });
+  });
+
+  it('counts an inbound message’s age from its receipt here, not from a received_at the phone puts days back', async () => {
+    const account = await createTestAccount(db());
+    const content = `backdated ${crypto.randomUUID()}`;
+    const res = await call(received, {
+      body: { from: testNumber(), content, received_at: new Date(Date.now() - 3 * DAY).toISOString() },
+      apiKey: account.deviceKey,
+    });
+    expect(res.status, res.text).toBe(201);
+    const [row] = await db().select().from(messages).where(eq(messages.content, content));
+    const settings = { ...INSTANCE, contentDays: 1 };
+
+    await sweepRetention(db(), { now: new Date(), settings });
+    expect(await messageById(row!.id)).toMatchObject({ content, contentPurgedAt: null });
+    await sweepRetention(db(), { now: new Date(Date.now() + 2 * DAY), settings });
+    expect(await messageById(row!.id)).toMatchObject({ content: sha256(content) });
   });
 
   it('keeps a purged message in the statistics and leaves the ledger as it was', async () => {

@@ -271,4 +271,27 @@ describe('TwiML', () => {
       expect(parseTwiml(bad), bad).toHaveProperty('error');
     }
   });
+
+  it('reads declarations, comments, self-closing and single-quoted forms, and refuses an answer over 16 KiB', () => {
+    expect(
+      parseTwiml(
+        '\uFEFF<?xml version="1.0"?>\n<!-- a --><Response>\n  <Message to=\'+14155550100\' >hi<!-- b --></Message>\n' +
+          '  <Message/><Message to="+14155550101" /><Message>\n <Body> two </Body>\n</Message></Response>\n',
+      ),
+    ).toEqual({ replies: [{ content: 'hi', to: '+14155550100' }, { content: 'two' }] });
+    expect(parseTwiml('<Response><Message>unclosed</Response>')).toHaveProperty('error');
+    expect(parseTwiml('<Response><Message to="x>ok</Message></Response>')).toHaveProperty('error');
+    expect(parseTwiml('<Response><Message><Body><Body>x</Body></Body></Message></Response>')).toHaveProperty('error');
+    expect(parseTwiml(`<Response>${' '.repeat(16 * 1024)}</Response>`)).toEqual({
+      error: 'malformed TwiML: the answer is over 16 KiB',
+    });
+  });
+
+  it('reads a <Message> with 16,300 spaces before its `>` in linear time', () => {
+    const answer = `<Response><Message${' '.repeat(16_300)}>ok</Message></Response>`;
+    const started = performance.now();
+    for (let i = 0; i < 20; i++) expect(parseTwiml(answer)).toEqual({ replies: [{ content: 'ok' }] });
+    // The attribute regular expression took ~0.22 s per parse; a scan takes well under a millisecond.
+    expect(performance.now() - started).toBeLessThan(500);
+  });
 });

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, pbkdf2Sync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decryptSmsGate, encryptSmsGate, isSmsGateEncrypted, tryDecryptSmsGate } from './smsgate-encryption';
+import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
+import { decryptSmsGate, encryptSmsGate, tryDecryptSmsGate } from './smsgate-encryption';
 
 /**
  * client-py's documented algorithm (android-sms-gateway/client-py, android_sms_gateway/encryption.py,

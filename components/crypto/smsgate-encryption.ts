@@ -4,19 +4,16 @@
  * PBKDF2-HMAC-SHA1(passphrase, salt, iterations, 32 bytes); the 16-byte salt is also the CBC IV;
  * the text is UTF-8 with PKCS#7 padding. Source: the app's EncryptionService.kt (commit 0cdc5d8)
  * and client-py's `Encryptor` (android_sms_gateway/encryption.py, 75 000 iterations by default).
+ * Whether a value has the format's shape is lib/crypto/smsgate-format.ts's rule.
  */
 
-export const SMSGATE_ALGORITHM = 'aes-256-cbc/pbkdf2-sha1';
+import { SMSGATE_ALGORITHM } from '@/lib/crypto/smsgate-format';
+
 export const DEFAULT_ITERATIONS = 75_000;
 const SALT_BYTES = 16;
 const MAX_ITERATIONS = 10_000_000;
 
 const PREFIX = `$${SMSGATE_ALGORITHM}$`;
-
-/** Whether a string has the shape of the app's encrypted format (not whether it decrypts). */
-export function isSmsGateEncrypted(value: string): boolean {
-  return /^\$aes-256-cbc\/pbkdf2-sha1\$[^$]*i=\d+[^$]*\$[A-Za-z0-9+/=\s]+\$[A-Za-z0-9+/=\s]+$/.test(value);
-}
 
 function toBase64(bytes: Uint8Array): string {
   let binary = '';

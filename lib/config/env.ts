@@ -206,7 +206,7 @@ export const envSchema = z.object({
   RETENTION_MESSAGE_CONTENT_DAYS: variable(wholeNumber(1)),
   /** What happens to content past those days: emptied (`delete`) or replaced by its SHA-256 (`hash`). */
   RETENTION_MESSAGE_CONTENT_MODE: variable(oneOf(RETENTION_MODES)).default('hash'),
-  /** Also replace the counterpart number of a purged message by its SHA-256. */
+  /** Also replace the counterpart number of a purged message by its HMAC-SHA256 (key from APP_SECRET). */
   RETENTION_HASH_COUNTERPART: variable(flag).default(false),
   /** Days finished webhook deliveries (with their attempts) and the events behind them are kept. */
   RETENTION_WEBHOOK_DELIVERIES_DAYS: variable(wholeNumber(1)).default(30),

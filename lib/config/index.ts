@@ -220,7 +220,7 @@ export function appSecret(): string {
   try {
     cachedSecret = fs.readFileSync(file, 'utf8').trim();
   } catch {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const generated = randomBytes(48).toString('base64url');
     try {
       fs.writeFileSync(file, generated, { mode: 0o600, flag: 'wx' });

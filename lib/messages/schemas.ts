@@ -1,4 +1,3 @@
-import { isSmsGateEncrypted } from '@/components/crypto/smsgate-encryption';
 import {
   ENCODINGS,
   HISTORY_STATUSES,
@@ -9,6 +8,7 @@ import {
   SIM_SLOTS,
 } from '@/db/schema';
 import { automationEntrySchema, messageOriginSchema } from '@/lib/automation/schemas';
+import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { queryPhone, queryTimestamp, timestamp } from '@/lib/query-params';
@@ -37,7 +37,7 @@ const content = z
 const NOT_ENCRYPTED =
   "not in the SMSGate app's encrypted format ($aes-256-cbc/pbkdf2-sha1$i=<iterations>$<salt>$<data>)";
 
-/** A value in the SMSGate app's encrypted format (components/crypto/smsgate-encryption.ts). */
+/** A value in the SMSGate app's encrypted format (lib/crypto/smsgate-format.ts). */
 export const encryptedValue = z
   .string()
   .max(MAX_ENCRYPTED_LENGTH)

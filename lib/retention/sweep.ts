@@ -2,6 +2,7 @@ import { isNotNull, type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { accounts, FINAL_MESSAGE_STATUSES } from '@/db/schema';
 import { config } from '@/lib/config';
+import { derivedKey } from '@/lib/crypto/derived-key';
 import { type ContentPolicy, contentPolicy, type InstanceRetention } from './policy';
 
 /** What one sweep removes, each reported by its row count. */
@@ -40,6 +41,22 @@ const PURGEABLE = sql.raw(
 );
 
 const sha256Hex = (column: string) => sql.raw(`encode(sha256(convert_to(${column}, 'UTF8')), 'hex')`);
+
+const HMAC_BLOCK_BYTES = 64;
+
+/**
+ * HMAC-SHA256 of a text column in hex, under a key derived from APP_SECRET: a purged number cannot be
+ * found again by hashing every number of a country, as a bare SHA-256 can (10⁴ numbers take
+ * milliseconds). Built per RFC 2104 from the sha256() PostgreSQL (and PGlite) has built in, so no
+ * extension is needed: H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ text)).
+ */
+function counterpartHmacHex(column: string): SQL {
+  const key = Buffer.alloc(HMAC_BLOCK_BYTES);
+  derivedKey('retention-counterpart').copy(key);
+  const inner = Buffer.from(key.map((byte) => byte ^ 0x36)).toString('hex');
+  const outer = Buffer.from(key.map((byte) => byte ^ 0x5c)).toString('hex');
+  return sql`encode(sha256(decode(${outer}, 'hex') || sha256(decode(${inner}, 'hex') || convert_to(${sql.raw(column)}, 'UTF8'))), 'hex')`;
+}
 
 /**
  * One retention pass over every kind of old data: each statement handles at most `batchSize` rows
@@ -140,7 +157,17 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
   });
 }
 
-/** Purges one batch of an account's final messages created before `cutoff`; answers how many. */
+/**
+ * An inbound message's `created_at` is when the phone says it received it, which the phone may put
+ * days back; the server received it no earlier than its `updated_at` as stored then (and an
+ * inbound message's row is rarely written again). Its age for retention counts from that receipt.
+ */
+const receivedBefore = (cutoff: string): SQL => sql`(direction <> 'inbound' or updated_at < ${cutoff}::timestamptz)`;
+
+/**
+ * Purges one batch of an account's final messages created before `cutoff` (an inbound one also
+ * received by this server before it); answers how many.
+ */
 async function purgeContent(
   db: Database,
   accountId: string,
@@ -151,8 +178,8 @@ async function purgeContent(
 ): Promise<number> {
   const content: SQL = policy.mode === 'delete' ? sql.raw(`''`) : sha256Hex('content');
   const counterpart: SQL = policy.hashCounterpart
-    ? sql`, "to" = case when direction = 'outbound' then ${sha256Hex('"to"')} else "to" end,
-           "from" = case when direction = 'inbound' then ${sha256Hex('"from"')} else "from" end`
+    ? sql`, "to" = case when direction = 'outbound' then ${counterpartHmacHex('"to"')} else "to" end,
+           "from" = case when direction = 'inbound' then ${counterpartHmacHex('"from"')} else "from" end`
     : sql``;
   const purged = await queryRows<{ id: string }>(
     db,
@@ -160,6 +187,7 @@ async function purgeContent(
         where id = any(array(
           select id from messages
           where account_id = ${accountId} and ${PURGEABLE} and created_at < ${cutoff}::timestamptz
+            and ${receivedBefore(cutoff)}
           order by created_at limit ${batch} for update skip locked))
           and ${PURGEABLE}
         returning id`,

@@ -47,6 +47,12 @@ export async function startServer(): Promise<void> {
   }
   const handle = await getDatabase();
   log.info({ database: handle.driver.kind }, 'database ready');
+  if (handle.repairedModes) {
+    log.warn(
+      { repaired: handle.repairedModes },
+      'the data folder was open to other users: its files and folders are now its owner’s only (0600, 0700)',
+    );
+  }
   const location = config.database;
   if (handle.driver.kind === 'pglite' && 'dataDir' in location) {
     // Only this process may open the embedded folder: `npm run ops -- backup` asks it (lib/backup/live.ts).

@@ -7,6 +7,7 @@ import { GET as readMessage } from '@/app/api/v1/messages/[id]/route';
 import { POST as sendMessage } from '@/app/api/v1/messages/route';
 import { POST as addOptOut } from '@/app/api/v1/opt-outs/route';
 import { messages } from '@/db/schema';
+import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
 import { addTestPhone, balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -160,6 +161,20 @@ describe('POST /api/v1/bulk-messages with encrypted: true', () => {
     expect(rows.map((row) => row.to).sort()).toEqual([...recipients].sort());
   });
 
+  it('refuses 120 recipients of `i=1` × 2722 at once, naming each (a linear format check)', async () => {
+    const recipients = Array.from({ length: 120 }, () => `$aes-256-cbc/pbkdf2-sha1$${'i=1'.repeat(2722)}`);
+    const started = performance.now();
+    const res = await call(sendBulk, {
+      body: { from: account.phone, recipients, content: encrypt('x'), encrypted: true },
+      apiKey: account.apiKey,
+    });
+    // The regular expression held the event loop 4.75 s; splitting on `$` takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(res.status).toBe(400);
+    const paths = new Set(res.body.errors.map((error: { path: string }) => error.path));
+    expect([...paths]).toEqual(recipients.map((_, index) => `recipients.${index}`));
+  });
+
   it('refuses { to, vars } recipients when encrypted', async () => {
     const res = await call(sendBulk, {
       body: {
@@ -236,6 +251,29 @@ describe('sms:received from the app, encrypted', () => {
     expect(res.status, res.text).toBe(200);
     const [row] = await db().select().from(messages).where(eq(messages.content, text));
     expect(row).toMatchObject({ encrypted: true, from: '+14155550189' });
+  });
+
+  it('refuses a ciphertext sender with CR LF or ESC, or of 8,034 characters, with 400 on payload.sender', async () => {
+    const [, , params, salt, data] = encrypt('+14155550191').split('$');
+    const prefix = '$aes-256-cbc/pbkdf2-sha1$';
+    const senders = [
+      `${prefix}${params}$${salt}$${data}\r\nInjected yes`,
+      `${prefix}${params}\u001b[31m$${salt}$${data}`,
+      `${prefix}${params}$${salt}$${data}`.padEnd(8034, 'A'),
+    ];
+    for (const [index, sender] of senders.entries()) {
+      expect(isSmsGateEncrypted(sender)).toBe(true);
+      const text = encrypt(`refused ${index}`);
+      const res = await signedCallback(app, 'sms:received', {
+        messageId: `enc-bad-sender-${index}`,
+        message: text,
+        phoneNumber: sender,
+        isEncrypted: true,
+      });
+      expect([index, res.status]).toEqual([index, 400]);
+      expect(res.body.message).toMatch(/payload\.sender/);
+      expect(await db().$count(messages, eq(messages.content, text))).toBe(0);
+    }
   });
 
   it('a clear SMS stays encrypted: false', async () => {

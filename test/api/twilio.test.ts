@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { POST as createMessage } from '@/app/2010-04-01/Accounts/[accountSid]/Messages.json/route';
 import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as createToken } from '@/app/api/v1/twilio/auth-token/route';
@@ -10,7 +11,7 @@ import { resetKeyBuckets } from '@/lib/rate-limit/key-bucket';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
-import { twilioClient } from '../twilio-client';
+import { TWILIO_BASE, twilioClient } from '../twilio-client';
 
 process.env.APP_SECRET ??= 'test-app-secret-for-webhooks-0123456789abcdef';
 
@@ -237,5 +238,35 @@ describe('the official twilio client against the Messages API', () => {
       else process.env.API_KEY_RATE_LIMIT = previous;
       resetKeyBuckets();
     }
+  });
+});
+
+describe('the Twilio form body', () => {
+  it('answers `a&` × 40,000 at once with 400 naming the field limit (20400)', async () => {
+    const { account, creds } = await withToken();
+    const url = `${TWILIO_BASE}/2010-04-01/Accounts/${creds.account_sid}/Messages.json`;
+    const post = (body: string) =>
+      createMessage(
+        new Request(url, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body,
+        }),
+        { params: Promise.resolve({ accountSid: creds.account_sid }) },
+      );
+    // Many repeated fields under the limit still parse, gathered into one array (the message is sent).
+    const form = new URLSearchParams({ From: account.phone, To: testNumber(), Body: 'hi' });
+    for (let i = 0; i < 900; i++) form.append('a', String(i));
+    expect((await post(form.toString())).status).toBe(201);
+
+    const started = performance.now();
+    const res = await post('a&'.repeat(40_000));
+    // The quadratic parse took 16 s; a linear one takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 20400, message: 'The form body has more than 1000 fields.' });
   });
 });

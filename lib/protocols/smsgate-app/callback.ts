@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
-import { isSmsGateEncrypted } from '@/components/crypto/smsgate-encryption';
 import type { Database, Transaction } from '@/db';
 import { appCallbackIds, devices } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { decryptSecret } from '@/lib/crypto/secret-box';
+import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
 import { DEVICE_SIGNING_KEY_PURPOSE } from '@/lib/devices/pairing';
 import { DomainError, validationError } from '@/lib/errors';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
@@ -135,12 +135,24 @@ export async function handleAppCallback(
 }
 
 /**
+ * The longest sender kept as ciphertext: a number or sender id (at most 16 bytes) encrypts to about
+ * 100 characters in the app's format, whatever the iteration count.
+ */
+const MAX_ENCRYPTED_SENDER_LENGTH = 256;
+
+/**
  * A received SMS's sender as stored: a phone number as the phone wrote it (E.164 or national, read
  * in the receiving phone's country) in E.164, else what the device API accepts (a short code or an
- * alphanumeric sender id). Control characters are refused, never trimmed away.
+ * alphanumeric sender id); in an encrypted SMS, a sender in the app's encrypted format is kept as
+ * it is, up to MAX_ENCRYPTED_SENDER_LENGTH characters. Control characters are refused, never
+ * trimmed away, encrypted or not.
  */
-function senderOf(raw: string, receivingNumber: string): string {
+function senderOf(raw: string, receivingNumber: string, encrypted = false): string {
   if (CONTROL_CHARACTERS.test(raw)) throw validationError('payload.sender', 'must not contain control characters');
+  if (encrypted && isSmsGateEncrypted(raw)) {
+    if (raw.length <= MAX_ENCRYPTED_SENDER_LENGTH) return raw;
+    throw validationError('payload.sender', `an encrypted sender is at most ${MAX_ENCRYPTED_SENDER_LENGTH} characters`);
+  }
   const stored = senderAsStored(raw, receivingNumber);
   if (toE164(stored) === stored) return stored;
   const result = inboundSender.safeParse(stored);
@@ -170,9 +182,8 @@ async function applyCallback(
       const raw = sms.sender ?? sms.phoneNumber;
       if (!raw) throw validationError('payload.sender', 'required');
       const encrypted = isEncryptedReceived(sms, raw);
-      const from = encrypted && isSmsGateEncrypted(raw) ? raw : senderOf(raw, phone.phone);
       const { created } = await receiveMessage(tx, principal, {
-        from,
+        from: senderOf(raw, phone.phone, encrypted),
         content: sms.message,
         encrypted,
         receivedAt: sms.receivedAt ?? undefined,
