@@ -50,6 +50,8 @@ export type DatabaseHandle = {
   pool?: () => PoolState;
   /** Entries of an embedded database folder made before that were open to other users, restricted at open. */
   repairedModes?: number;
+  /** A request's one deadline for its waits on this database (db/deadline.ts); none on the embedded database. */
+  requestDeadlineMs?: number;
 };
 
 /**
@@ -165,6 +167,8 @@ export type DatabaseLimits = {
   acquireTimeoutMs: number;
   /** Queries and transactions this process may have open at once; past it a request fails at once. */
   maxWaiting: number;
+  /** A request's one bound for all of the above together (db/deadline.ts): its connections and statements share it. */
+  requestDeadlineMs: number;
 };
 
 export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = {
@@ -172,6 +176,7 @@ export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = {
   statementTimeoutMs: 10_000,
   acquireTimeoutMs: 5_000,
   maxWaiting: 512,
+  requestDeadlineMs: 10_000,
 };
 
 /** The longest pause between two connection attempts: a database that is back is in use within it. */
@@ -271,6 +276,7 @@ export function openPostgres(
     acquireTimeoutMs: limits.acquireTimeoutMs,
     answerTimeoutMs: limits.statementTimeoutMs + STATEMENT_ANSWER_GRACE_MS,
     maxWaiting: limits.maxWaiting,
+    statementTimeoutMs: limits.statementTimeoutMs,
   });
   const statementTimeout = { statement_timeout: `${limits.statementTimeoutMs}ms` };
   const client = guardingEveryQuery(
@@ -282,8 +288,9 @@ export function openPostgres(
   const pipelineSize = options.pipeline ?? 0;
   const driver: Driver = { kind: 'postgres', client, url, connectTimeoutS: limits.connectTimeoutS };
   const pool = poolThroughGate(gate, options.max + pipelineSize);
+  const requestDeadlineMs = limits.requestDeadlineMs;
   if (pipelineSize === 0) {
-    return { db, driver, close: () => client.end({ timeout: 5 }), pool };
+    return { db, driver, close: () => client.end({ timeout: 5 }), pool, requestDeadlineMs };
   }
   const pipelineClient = guardingEveryQuery(
     preparingEveryQuery(
@@ -307,7 +314,7 @@ export function openPostgres(
   const close = async () => {
     await Promise.all([client.end({ timeout: 5 }), pipelineClient.end({ timeout: 5 })]);
   };
-  return { db, driver, close, pool };
+  return { db, driver, close, pool, requestDeadlineMs };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { currentDeadline, leftOf, type RequestDeadline } from './deadline';
 
 /**
  * The bounds on how long a request waits for a server database (db/client.ts `DatabaseLimits`):
@@ -6,7 +7,7 @@ import type postgres from 'postgres';
  */
 export class DatabaseUnavailableError extends Error {
   constructor(
-    readonly code: 'DATABASE_BUSY' | 'DATABASE_ACQUIRE_TIMEOUT' | 'DATABASE_NO_ANSWER',
+    readonly code: 'DATABASE_BUSY' | 'DATABASE_ACQUIRE_TIMEOUT' | 'DATABASE_NO_ANSWER' | 'DATABASE_DEADLINE',
     message: string,
   ) {
     super(message);
@@ -14,7 +15,16 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-export type GateLimits = { acquireTimeoutMs: number; answerTimeoutMs: number; maxWaiting: number };
+/**
+ * `statementTimeoutMs`: the connections' own `statement_timeout`, which a transaction lowers to what
+ * is left of its request's deadline when that is well below it.
+ */
+export type GateLimits = {
+  acquireTimeoutMs: number;
+  answerTimeoutMs: number;
+  maxWaiting: number;
+  statementTimeoutMs?: number;
+};
 
 /** Queries and transactions this process has handed to the driver and not yet seen end, across its clients. */
 export type Gate = { open: number; limits: GateLimits };
@@ -33,6 +43,52 @@ const notAcquired = (ms: number) =>
   new DatabaseUnavailableError('DATABASE_ACQUIRE_TIMEOUT', `No database connection within ${ms} ms.`);
 const noAnswer = (ms: number) =>
   new DatabaseUnavailableError('DATABASE_NO_ANSWER', `No answer from the database within ${ms} ms.`);
+export const deadlinePassed = (deadline: RequestDeadline) =>
+  new DatabaseUnavailableError(
+    'DATABASE_DEADLINE',
+    `The request's ${deadline.ms} ms for the database (REQUEST_DEADLINE_MS) have passed.`,
+  );
+
+/** A wait of `ms` failing with `error`, cut to what is left of `deadline` (then failing with DATABASE_DEADLINE). */
+type Bound = { ms: number; error: () => Error };
+function bounded(ms: number, error: () => Error, deadline: RequestDeadline | undefined): Bound {
+  if (!deadline) return { ms, error };
+  const left = leftOf(deadline);
+  return left < ms ? { ms: left, error: () => deadlinePassed(deadline) } : { ms, error };
+}
+
+/**
+ * `promise`, or a DATABASE_DEADLINE error when the current request's deadline passes first: for a
+ * wait on work that several requests share (lib/batch.ts), which runs with no deadline of its own.
+ * `onPassed` is called then, before the error is thrown.
+ */
+export function beforeDeadline<T>(promise: Promise<T>, onPassed?: () => void): Promise<T> {
+  const deadline = currentDeadline();
+  if (!deadline) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onPassed?.();
+      reject(deadlinePassed(deadline));
+    }, leftOf(deadline));
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * How much below the connections' `statement_timeout` a request's deadline must be for its
+ * transaction to lower it: a request that began a moment ago (all of them, when the database
+ * answers) sends nothing more.
+ */
+const LOWER_STATEMENT_TIMEOUT_BY_MS = 1_000;
 
 /**
  * Bounds every query and transaction `client` runs, so that a database that is down, slow to
@@ -41,7 +97,11 @@ const noAnswer = (ms: number) =>
  * - a query or transaction that has no connection after `acquireTimeoutMs` fails (a transaction
  *   that gets one later rolls back without running; a lone query still runs, its answer unread);
  * - a statement whose answer does not come within `answerTimeoutMs` of being sent fails, and so
- *   does its transaction (which, once the database answers again, rolls back).
+ *   does its transaction (which, once the database answers again, rolls back);
+ * - in a request (db/deadline.ts), each of those waits is cut to what is left of the request's one
+ *   deadline, past which it fails with DATABASE_DEADLINE; a transaction that begins with much less
+ *   left than the connection's `statement_timeout` lowers it to that (`set_config(…, true)`, sent
+ *   with its first statement), so that the database stops its work then too.
  * The driver's query is left to end on its own: the gate counts it until then.
  */
 export function guardingEveryQuery(client: postgres.Sql, gate: Gate): postgres.Sql {
@@ -61,14 +121,17 @@ export function guardingEveryQuery(client: postgres.Sql, gate: Gate): postgres.S
 }
 
 function guardTransaction(gate: Gate, begin: (...args: unknown[]) => unknown, args: unknown[]): Promise<unknown> {
-  const { acquireTimeoutMs, answerTimeoutMs, maxWaiting } = gate.limits;
+  const { acquireTimeoutMs, answerTimeoutMs, maxWaiting, statementTimeoutMs } = gate.limits;
+  const deadline = currentDeadline();
+  if (deadline && leftOf(deadline) <= 0) return Promise.reject(deadlinePassed(deadline));
   if (gate.open >= maxWaiting) return Promise.reject(busy());
   gate.open++;
   const callback = args.at(-1) as Callback;
   let started = false;
   let abandoned: Error | undefined;
   return new Promise((resolve, reject) => {
-    let timer = setTimeout(() => started || fail(notAcquired(acquireTimeoutMs)), acquireTimeoutMs);
+    const acquire = bounded(acquireTimeoutMs, () => notAcquired(acquireTimeoutMs), deadline);
+    let timer = setTimeout(() => started || fail(acquire.error()), acquire.ms);
     const fail: Fail = (error) => {
       abandoned ??= error;
       clearTimeout(timer);
@@ -79,10 +142,12 @@ function guardTransaction(gate: Gate, begin: (...args: unknown[]) => unknown, ar
         if (abandoned) throw abandoned;
         started = true;
         clearTimeout(timer);
+        if (deadline && statementTimeoutMs !== undefined) lowerStatementTimeout(sql, deadline, statementTimeoutMs);
         const result = await callback(guardingTransaction(sql, fail));
         if (abandoned) throw abandoned;
         // The commit is the driver's own statement: bounded here.
-        timer = setTimeout(() => fail(noAnswer(answerTimeoutMs)), answerTimeoutMs);
+        const commit = bounded(answerTimeoutMs, () => noAnswer(answerTimeoutMs), deadline);
+        timer = setTimeout(() => fail(commit.error()), commit.ms);
         return result;
       }),
     );
@@ -103,7 +168,7 @@ function guardTransaction(gate: Gate, begin: (...args: unknown[]) => unknown, ar
   function guardingTransaction(sql: postgres.Sql, fail: Fail): postgres.Sql {
     const txUnsafe = sql.unsafe.bind(sql);
     sql.unsafe = ((...unsafeArgs: Parameters<typeof sql.unsafe>) =>
-      guardQuery(txUnsafe(...unsafeArgs), gate, fail)) as typeof sql.unsafe;
+      guardQuery(txUnsafe(...unsafeArgs), gate, fail, deadline)) as typeof sql.unsafe;
     const methods = sql as unknown as Methods;
     const savepoint = methods.savepoint;
     if (typeof savepoint === 'function') {
@@ -123,11 +188,22 @@ function guardTransaction(gate: Gate, begin: (...args: unknown[]) => unknown, ar
  * transaction (`failTransaction`) the connection is held already: only the answer is bounded, and
  * a statement that gets none fails its transaction too.
  */
-function guardQuery<Q extends postgres.PendingQuery<postgres.Row[]>>(query: Q, gate: Gate, failTransaction?: Fail): Q {
+function guardQuery<Q extends postgres.PendingQuery<postgres.Row[]>>(
+  query: Q,
+  gate: Gate,
+  failTransaction?: Fail,
+  transactionDeadline?: RequestDeadline,
+): Q {
   const then = query.then;
   let outcome: Promise<unknown> | undefined;
   const settle = (): Promise<unknown> => {
     const { acquireTimeoutMs, answerTimeoutMs, maxWaiting } = gate.limits;
+    const deadline = failTransaction ? transactionDeadline : currentDeadline();
+    if (deadline && leftOf(deadline) <= 0) {
+      const error = deadlinePassed(deadline);
+      failTransaction?.(error);
+      return Promise.reject(error);
+    }
     if (!failTransaction) {
       if (gate.open >= maxWaiting) return Promise.reject(busy());
       gate.open++;
@@ -138,12 +214,16 @@ function guardQuery<Q extends postgres.PendingQuery<postgres.Row[]>>(query: Q, g
         failTransaction?.(error);
       };
       const sent = () => (query as unknown as { state: unknown }).state != null;
-      let timer = failTransaction
-        ? setTimeout(() => fail(noAnswer(answerTimeoutMs)), answerTimeoutMs)
+      const answer = () => bounded(answerTimeoutMs, () => noAnswer(answerTimeoutMs), deadline);
+      const acquire = bounded(acquireTimeoutMs, () => notAcquired(acquireTimeoutMs), deadline);
+      const inTransaction = failTransaction ? answer() : undefined;
+      let timer = inTransaction
+        ? setTimeout(() => fail(inTransaction.error()), inTransaction.ms)
         : setTimeout(() => {
-            if (!sent()) return fail(notAcquired(acquireTimeoutMs));
-            timer = setTimeout(() => fail(noAnswer(answerTimeoutMs)), answerTimeoutMs);
-          }, acquireTimeoutMs);
+            if (!sent()) return fail(acquire.error());
+            const unanswered = answer();
+            timer = setTimeout(() => fail(unanswered.error()), unanswered.ms);
+          }, acquire.ms);
       const done = () => {
         clearTimeout(timer);
         if (!failTransaction) gate.open--;
@@ -171,4 +251,19 @@ function guardQuery<Q extends postgres.PendingQuery<postgres.Row[]>>(query: Q, g
     return outcome.then(onFulfilled, onRejected);
   };
   return query;
+}
+
+/**
+ * Sends `set_config('statement_timeout', …, true)` for the rest of the transaction, without
+ * waiting for it (postgres-js pipelines it before the transaction's first statement), when what is
+ * left of `deadline` is well below the connection's `statement_timeout`. A failure aborts the
+ * transaction, whose next statement then fails.
+ */
+function lowerStatementTimeout(sql: postgres.Sql, deadline: RequestDeadline, statementTimeoutMs: number): void {
+  const left = Math.floor(leftOf(deadline));
+  if (left > statementTimeoutMs - LOWER_STATEMENT_TIMEOUT_BY_MS) return;
+  sql
+    .unsafe("select set_config('statement_timeout', $1, true)", [`${Math.max(1, left)}ms`])
+    .execute()
+    .catch(() => {});
 }

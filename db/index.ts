@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type DatabaseHandle, type DatabaseLimits, openPglite, openPostgres, runMigrations } from './client';
 import { restrictToOwner } from './owner-only';
+import { withDeadline } from './deadline';
 
 export * from './client';
 export { afterCommit } from './commit-hooks';
+export { outsideDeadline, pausingDeadline } from './deadline';
+export { beforeDeadline } from './guard';
 export { queryLogging, withQueryOrigin } from './query-log';
 
 /**
@@ -96,4 +99,13 @@ export async function closeDatabase(): Promise<void> {
   state.handle = undefined;
   state.opened = undefined;
   if (pending) await (await pending).close();
+}
+
+/**
+ * Runs a request's `work` under its one deadline for the database (REQUEST_DEADLINE_MS, db/deadline.ts):
+ * on a server database, once open; the embedded database has no pool to wait for and no deadline.
+ */
+export function withRequestDeadline<T>(work: () => Promise<T>): Promise<T> {
+  const ms = state.opened?.requestDeadlineMs;
+  return ms === undefined ? work() : withDeadline(ms, work);
 }

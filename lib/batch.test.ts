@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { currentDeadline, withDeadline } from '@/db/deadline';
 import { batcher } from './batch';
 
 /** A `run` whose batches end when the test says so. */
@@ -157,5 +158,32 @@ describe('natural batching', () => {
   it('refuses a run that answers the wrong number of results', async () => {
     const submit = batcher({ inFlight: 1, max: 10, run: async () => [] as string[] });
     await expect(submit(1)).rejects.toThrow('0 results for 1 items');
+  });
+
+  it("bounds each caller's wait by its own request's deadline, runs batches outside any, and drops an item whose deadline passed while it waited", async () => {
+    const { batches, run } = controlledRun();
+    const deadlinesSeen: unknown[] = [];
+    const submit = batcher({
+      inFlight: 1,
+      max: 10,
+      run: (items: number[]) => {
+        deadlinesSeen.push(currentDeadline());
+        return run(items);
+      },
+    });
+    const started = performance.now();
+    // The first item's batch hangs (a frozen database); the second waits behind it.
+    const outcomes = await Promise.allSettled([withDeadline(100, () => submit(1)), withDeadline(150, () => submit(2))]);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    for (const outcome of outcomes) {
+      expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'DATABASE_DEADLINE' } });
+    }
+    expect(deadlinesSeen).toEqual([undefined]);
+    // The hung batch ends: the item that gave up waiting is not in the next one.
+    const third = submit(3);
+    batches[0]?.finish();
+    await vi.waitFor(() => expect(batches.map((batch) => batch.items)).toEqual([[1], [3]]));
+    batches[1]?.finish();
+    expect(await third).toBe('done 3');
   });
 });

@@ -1,3 +1,5 @@
+import { beforeDeadline, outsideDeadline } from '@/db';
+
 /**
  * Natural batching, the application's group commit: an item handed in while a batch is running
  * waits, and all that wait (up to `max`) go together as the next batch when it ends. An item handed
@@ -20,6 +22,11 @@
  *
  * `run` answers one result per item, in order; when it throws, every item of the batch rejects
  * with that error.
+ *
+ * A batch serves several requests, so it runs outside any request's deadline (db/deadline.ts), with
+ * the database's own bounds; each caller waits for its item only until its own deadline passes, and
+ * then fails with DATABASE_DEADLINE: an item still waiting is dropped, one in a running batch may
+ * still be done.
  */
 export function batcher<I, O>(options: {
   inFlight: number;
@@ -69,7 +76,7 @@ export function batcher<I, O>(options: {
         next();
         deliver();
       };
-      run(batch.map((waiting) => waiting.item)).then(
+      outsideDeadline(() => run(batch.map((waiting) => waiting.item))).then(
         (results) =>
           settle(() => {
             if (results.length !== batch.length) {
@@ -97,10 +104,17 @@ export function batcher<I, O>(options: {
     });
   };
 
-  return (item) =>
-    new Promise<O>((resolve, reject) => {
-      queue.push({ item, resolve, reject });
+  return (item) => {
+    let waiting: Waiting | undefined;
+    const answer = new Promise<O>((resolve, reject) => {
+      waiting = { item, resolve, reject };
+      queue.push(waiting);
       if (halve) notePeak();
       start();
     });
+    // An item whose caller's deadline passed before its batch began is left out of it.
+    return beforeDeadline(answer, () => {
+      queue = queue.filter((other) => other !== waiting);
+    });
+  };
 }

@@ -136,7 +136,13 @@ describe('settings read at use', () => {
       url: 'postgres://db/simgate?sslmode=require',
       poolSize: 4,
       pipelineSize: 2,
-      limits: { acquireTimeoutMs: 5000, connectTimeoutS: 5, maxWaiting: 512, statementTimeoutMs: 7000 },
+      limits: {
+        acquireTimeoutMs: 5000,
+        connectTimeoutS: 5,
+        maxWaiting: 512,
+        statementTimeoutMs: 7000,
+        requestDeadlineMs: 10_000,
+      },
     });
     vi.stubEnv('DATABASE_URL', '');
     vi.stubEnv('DATA_DIR', '/srv/simgate');

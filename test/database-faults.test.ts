@@ -8,7 +8,8 @@ import { built, type Running, startServer } from './start-server';
 /**
  * `npm start`'s server on a PostgreSQL cluster of the test's own, through the faults a database
  * has: a restart, an outage (stopped, then started), a freeze (SIGSTOP). Requests fail with 503
- * within the configured bounds instead of hanging, readiness says so within 2 s, and once it is
+ * within the configured bounds instead of hanging (a request within its one deadline, however many
+ * statements it has), readiness says so within 2 s, and once it is
  * ready again a message reaches a long-polling phone and an SMSGate app on its event stream
  * within 2 s. Needs a build (NEXT_DIST_DIR) and PostgreSQL's binaries.
  */
@@ -16,6 +17,8 @@ import { built, type Running, startServer } from './start-server';
 const ACQUIRE_MS = 2_000;
 const STATEMENT_MS = 3_000;
 const ANSWER_GRACE_MS = 1_000;
+/** A request's one deadline for all its waits together (REQUEST_DEADLINE_MS), below acquire + statement + grace. */
+const DEADLINE_MS = 3_000;
 /** What a test tolerates beyond a bound: a loaded CI machine, the request's own path. */
 const SLACK_MS = 1_500;
 const DELIVERY_MS = 2_000;
@@ -27,6 +30,7 @@ describe.runIf(built && canRunCluster)('npm start through database faults', () =
   let server: Running;
   let baseUrl: string;
   let pollingPhone: Phone;
+  let pollingDeviceKey: string;
   let appPhone: Phone;
   let appToken: string;
   const claimed = new Map<string, number>();
@@ -43,6 +47,7 @@ describe.runIf(built && canRunCluster)('npm start through database faults', () =
       DATABASE_CONNECT_TIMEOUT_S: '2',
       DATABASE_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_MS),
       DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
+      REQUEST_DEADLINE_MS: String(DEADLINE_MS),
       KEY_CACHE_TTL_MS: '0',
     });
     baseUrl = server.baseUrl;
@@ -54,6 +59,7 @@ describe.runIf(built && canRunCluster)('npm start through database faults', () =
       apiKeyName: 'faults',
     });
     pollingPhone = { number: '+14155550160', apiKey: pollingActivation.apiKey as string };
+    pollingDeviceKey = pollingActivation.deviceKey as string;
     const app = await activateDevice(new DeviceClient({ baseUrl }), {
       phone: '+14155550161',
       email: 'faults-app@example.test',
@@ -237,8 +243,47 @@ describe.runIf(built && canRunCluster)('npm start through database faults', () =
   }, async () => {
     cluster.freeze();
     try {
-      // Waiting for a connection, or for a statement's answer once it has one.
-      await failsFast(ACQUIRE_MS + STATEMENT_MS + ANSWER_GRACE_MS);
+      // Waiting for a connection, or for a statement's answer once it has one: within the request's deadline.
+      await failsFast(Math.min(ACQUIRE_MS + STATEMENT_MS + ANSWER_GRACE_MS, DEADLINE_MS));
+    } finally {
+      cluster.thaw();
+    }
+    expect(await untilReady(2_000 + SLACK_MS)).toBeLessThan(2_000 + SLACK_MS);
+    await deliversToBothPhones();
+  });
+
+  it('with the database frozen, a send, a list and a long-polling claim each answer 503 within the request deadline', {
+    timeout: 90_000,
+  }, async () => {
+    const timed = async (path: string, init: RequestInit) => {
+      const started = performance.now();
+      const res = await fetch(`${baseUrl}${path}`, init);
+      return { res, ms: performance.now() - started };
+    };
+    const json = { 'content-type': 'application/json' };
+    cluster.freeze();
+    try {
+      // Every request has several waits on the database (its key, then its work): each alone may take up to
+      // acquire + statement + grace (6 s here); together they stay within the one deadline.
+      const answers = await Promise.all([
+        timed('/api/v1/messages', {
+          method: 'POST',
+          headers: { 'x-api-key': pollingPhone.apiKey, ...json },
+          body: JSON.stringify({ from: pollingPhone.number, to: '+14155550199', content: 'frozen send' }),
+        }),
+        timed('/api/v1/messages?limit=50', { headers: { 'x-api-key': appPhone.apiKey } }),
+        timed('/api/v1/device/outbox/claim?wait=20', {
+          method: 'POST',
+          headers: { 'x-api-key': pollingDeviceKey, ...json },
+          body: JSON.stringify({ limit: 10 }),
+        }),
+      ]);
+      for (const { res, ms } of answers) {
+        expect(res.status, await res.clone().text()).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('5');
+        expect(((await res.json()) as { code: string }).code).toBe('SERVICE_UNAVAILABLE');
+        expect(ms).toBeLessThan(DEADLINE_MS + 1_000 + SLACK_MS);
+      }
     } finally {
       cluster.thaw();
     }

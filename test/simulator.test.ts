@@ -166,6 +166,54 @@ describe('the device simulator', () => {
     expect(await statusOf(sent.body.id)).toBe('failed');
   });
 
+  it('tries a failed status report again with backoff until it lands, and gives up at once on a 4xx', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    const sent = await sendFrom(account);
+    // The `delivered` report meets an instance that is going away: no answer, then a 503, then the route.
+    let failing = 2;
+    const attempts: number[] = [];
+    const flaky: Fetch = async (input, init) => {
+      if (init?.body && String(init.body).includes('"delivered"')) {
+        attempts.push(performance.now());
+        if (failing-- === 2) throw new TypeError('fetch failed');
+        if (failing === 0) return new Response(JSON.stringify({ code: 'SERVICE_UNAVAILABLE' }), { status: 503 });
+      }
+      return routedFetch(input, init);
+    };
+    const client = new DeviceClient({ baseUrl: BASE_URL, deviceKey: account.deviceKey, fetch: flaky });
+    const [message] = await client.claim({ limit: 1, waitSeconds: 0 });
+    const lines: string[] = [];
+    const outcome = await deliver(client, message!, {
+      failureRate: 0,
+      delayMs: 0,
+      signal: new AbortController().signal,
+      retry: { attempts: 10, firstDelayMs: 40, maxDelayMs: 60 },
+      log: (line) => lines.push(line),
+    });
+    expect(outcome).toBe('delivered');
+    expect(await statusOf(sent.body.id)).toBe('delivered');
+    expect(attempts).toHaveLength(3);
+    // Backoff: 40 ms after the first failure, then twice that capped at 60.
+    expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(35);
+    expect(attempts[2]! - attempts[1]!).toBeGreaterThanOrEqual(55);
+    expect(lines.filter((line) => line.startsWith('report failed'))).toHaveLength(2);
+
+    // A refusal is the server's word: not tried again.
+    let refused = 0;
+    const refusing = new DeviceClient({
+      baseUrl: BASE_URL,
+      deviceKey: account.deviceKey,
+      fetch: async () => {
+        refused++;
+        return new Response(JSON.stringify({ code: 'INVALID_TRANSITION', detail: 'no' }), { status: 409 });
+      },
+    });
+    await expect(
+      deliver(refusing, message!, { failureRate: 0, delayMs: 0, signal: new AbortController().signal }),
+    ).rejects.toMatchObject({ status: 409 });
+    expect(refused).toBe(1);
+  });
+
   it('injects an inbound SMS, once per device message id', async () => {
     const account = await createTestAccount(db());
     const client = simulatorFor(account);

@@ -29,6 +29,7 @@ export const config = {
             statementTimeoutMs: readSetting('DATABASE_STATEMENT_TIMEOUT_MS'),
             acquireTimeoutMs: readSetting('DATABASE_ACQUIRE_TIMEOUT_MS'),
             maxWaiting: readSetting('DATABASE_MAX_WAITING'),
+            requestDeadlineMs: readSetting('REQUEST_DEADLINE_MS'),
           },
         }
       : { dataDir: this.dataDir };

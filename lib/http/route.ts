@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { type Database, getDb, queryLogging, withQueryOrigin } from '@/db';
+import { type Database, getDb, queryLogging, withQueryOrigin, withRequestDeadline } from '@/db';
 import { actingAs } from '@/lib/audit/actor';
 import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
@@ -108,12 +108,15 @@ export function route<
         );
       };
       // The query log's origin (db/query-log.ts), only when statements are logged: the operation.
-      const result = queryLogging
-        ? await withQueryOrigin(
-            `request:${options.doc?.operationId ?? `${req.method} ${routePattern(url.pathname, rawParams)}`}`,
-            work,
-          )
-        : await work();
+      // Every wait for the database shares the request's one deadline (REQUEST_DEADLINE_MS).
+      const result = await withRequestDeadline(() =>
+        queryLogging
+          ? withQueryOrigin(
+              `request:${options.doc?.operationId ?? `${req.method} ${routePattern(url.pathname, rawParams)}`}`,
+              work,
+            )
+          : work(),
+      );
       response = toResponse(result, options.status);
       if (checkingAnswers) {
         const breach = await contractBreach(options.doc, options.status, response);
@@ -184,7 +187,8 @@ function safeDecode(segment: string): string {
 // exceeded: a value too large to index). Then those that mean the database is away.
 const INPUT_SQLSTATE = /^(22[0-9A-Z]{3}|54000)$/;
 // …and a transaction the database aborted to break a deadlock or a serialisation conflict: retryable.
-// 57014: a statement past DATABASE_STATEMENT_TIMEOUT_MS. DATABASE_*: the waits db/guard.ts bounds.
+// 57014: a statement past DATABASE_STATEMENT_TIMEOUT_MS (or its request's deadline). DATABASE_*: the
+// waits db/guard.ts bounds, and the request's deadline (REQUEST_DEADLINE_MS).
 const UNAVAILABLE_SQLSTATES = /^(08|57P0|57014|53|40P01|40001)/;
 const UNAVAILABLE_ERRNOS = new Set([
   'ECONNREFUSED',
@@ -195,6 +199,7 @@ const UNAVAILABLE_ERRNOS = new Set([
   'DATABASE_BUSY',
   'DATABASE_ACQUIRE_TIMEOUT',
   'DATABASE_NO_ANSWER',
+  'DATABASE_DEADLINE',
   // postgres-js refused a BEGIN on a connection it had not reserved: none of the transaction's work ran, so
   // a retry is safe. patches/postgres+3.4.9.patch reserves every BEGIN's connection; this stays a safety net.
   'UNSAFE_TRANSACTION',

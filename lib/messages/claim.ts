@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lte, min, or, type SQL } from 'drizzle-orm';
-import type { Database, Executor } from '@/db';
+import { type Database, type Executor, pausingDeadline } from '@/db';
 import { messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { config } from '@/lib/config';
@@ -138,7 +138,8 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       // A cancel wakes the phone's claims too: a long-poll answers at once when the phone was
       // asked to drop a message it holds while it waited (the answer's `cancel` list).
       if (probe.cancellingSince) return { claimed, phone, probe };
-      await subscription.wait(Math.min(remaining, retryInMs ?? remaining), signal);
+      // Not a wait for the database: the request's deadline for it moves on by its length.
+      await pausingDeadline(subscription.wait(Math.min(remaining, retryInMs ?? remaining), signal));
     } finally {
       subscription?.cancel();
     }

@@ -39,21 +39,62 @@ export const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-/** Sends one claimed message: `sent`, then `delivered` or (at the failure rate) `failed`. */
+/**
+ * How a status report that failed is tried again, as the SMSGate app's SendStateWorker does: up to
+ * `attempts` in all, waiting `firstDelayMs` after the first failure and twice as long after each
+ * next one, at most `maxDelayMs`.
+ */
+export type ReportRetry = { attempts: number; firstDelayMs: number; maxDelayMs: number };
+
+export const REPORT_RETRY: ReportRetry = { attempts: 10, firstDelayMs: 1_000, maxDelayMs: 30_000 };
+
+/**
+ * Whether a failed report may succeed later: the server could not be reached or answered 5xx or 429
+ * (an instance that died, a database away). Any other answer is the server's word on the report.
+ */
+function worthRetrying(error: unknown): boolean {
+  return !(error instanceof ApiError) || error.status >= 500 || error.status === 429;
+}
+
+/** `report()`, tried again after a failure worth retrying (`ReportRetry`) until it succeeds or `signal` aborts. */
+export async function reportWithRetry<T>(
+  report: () => Promise<T>,
+  options: { signal: AbortSignal; retry?: ReportRetry; log?: (line: string) => void },
+): Promise<T> {
+  const retry = options.retry ?? REPORT_RETRY;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await report();
+    } catch (error) {
+      if (attempt >= retry.attempts || !worthRetrying(error) || options.signal.aborted) throw error;
+      const delayMs = Math.min(retry.firstDelayMs * 2 ** (attempt - 1), retry.maxDelayMs);
+      options.log?.(`report failed (${(error as Error).message}); attempt ${attempt + 1} in ${delayMs} ms`);
+      await sleep(delayMs, options.signal);
+    }
+  }
+}
+
+/**
+ * Sends one claimed message: `sent`, then `delivered` or (at the failure rate) `failed`. A report
+ * that fails is tried again (`reportWithRetry`), so a message does not stay `sent` because one
+ * report met an instance that was going away.
+ */
 export async function deliver(
   client: DeviceClient,
   message: WireMessage,
-  options: Pick<RunOptions, 'failureRate' | 'delayMs' | 'signal' | 'random'>,
+  options: Pick<RunOptions, 'failureRate' | 'delayMs' | 'signal' | 'random' | 'log'> & { retry?: ReportRetry },
 ): Promise<'delivered' | 'failed'> {
   const random = options.random ?? Math.random;
+  const report = (status: 'sent' | 'delivered' | 'failed', error?: string) =>
+    reportWithRetry(() => client.reportStatus(message.id, status, error), options);
   await sleep(options.delayMs, options.signal);
   if (random() < options.failureRate) {
-    await client.reportStatus(message.id, 'failed', 'simulated carrier failure');
+    await report('failed', 'simulated carrier failure');
     return 'failed';
   }
-  await client.reportStatus(message.id, 'sent');
+  await report('sent');
   await sleep(options.delayMs, options.signal);
-  await client.reportStatus(message.id, 'delivered');
+  await report('delivered');
   return 'delivered';
 }
 
