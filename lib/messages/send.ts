@@ -14,7 +14,14 @@ import { chooseGroupPhones, noOnlinePhone } from './assign';
 import { checkDataSender } from './data-sms';
 import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
-import { type MessageRow, type MessageWire, messageRowOf, presentMessage } from './present';
+import {
+  MESSAGE_COLUMNS,
+  type MessageRow,
+  type MessageWire,
+  messageColumns,
+  messageRowOf,
+  presentMessage,
+} from './present';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
@@ -253,7 +260,7 @@ function acceptStatement(message: Accepted): SQL {
         ${message.dataPort === null ? 'message' : 'data'}::text, ${message.dataPort}::int
       from sender, charged
       where charged.balance_after is not null
-      returning *
+      returning ${MESSAGE_COLUMNS}
     ),
     history as (
       insert into message_status_history (account_id, message_id, status, at)
@@ -265,7 +272,7 @@ function acceptStatement(message: Accepted): SQL {
     select sender.id as sender_id, sender.group_id as sender_group_id, sender.sim_ok,
       exists (select 1 from opted) as opted_out, (select ok from country) as country_ok,
       (select id from existing) as existing_id,
-      (select count(*)::int from woken) as woken, message.*
+      (select count(*)::int from woken) as woken, ${messageColumns('message')}
     from sender left join message on true
   `;
 }
