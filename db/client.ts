@@ -248,6 +248,46 @@ export function preparingEveryQuery(client: postgres.Sql): postgres.Sql {
 }
 
 /**
+ * Whether `error` is PostgreSQL refusing a prepared statement whose result changed shape since it
+ * was prepared (SQLSTATE 0A000, "cached plan must not change result type": a migration changed a
+ * table the statement returns). The statement did not run, so running it again is safe.
+ */
+export function isStaleCachedPlan(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (
+      code === '0A000' &&
+      typeof message === 'string' &&
+      message.includes('cached plan must not change result type')
+    ) {
+      return true;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Runs a transaction that failed on a stale cached plan (`isStaleCachedPlan`) once more. A lone
+ * statement postgres-js re-prepares and runs again itself; inside a transaction that retry cannot
+ * work (the failed statement aborted the transaction, which rolled back whole), so the whole
+ * transaction runs again here, on statements prepared afresh (postgres-js dropped the stale one).
+ * Outside the commit hooks' wrapper (db/commit-hooks.ts), so the failed attempt's hooks are dropped.
+ */
+function retryingStalePlans(db: Database): void {
+  const transaction = db.transaction.bind(db);
+  db.transaction = (async (...args: Parameters<typeof transaction>) => {
+    try {
+      return await transaction(...args);
+    } catch (error) {
+      if (!isStaleCachedPlan(error)) throw error;
+      return transaction(...args);
+    }
+  }) as typeof db.transaction;
+}
+
+/**
  * How long a statement on the pipelined connections may wait for a lock before it gives up (and
  * `batchedOnPipeline` in lib/transactions.ts has its items run alone on the pool): the bound on how long it
  * holds up the batches queued behind it on its connection.
@@ -285,6 +325,7 @@ export function openPostgres(
   );
   const db = drizzlePostgres({ client, schema, logger: queryLogger('postgres') }) as unknown as Database;
   runningCommitHooks(db);
+  retryingStalePlans(db);
   const pipelineSize = options.pipeline ?? 0;
   const driver: Driver = { kind: 'postgres', client, url, connectTimeoutS: limits.connectTimeoutS };
   const pool = poolThroughGate(gate, options.max + pipelineSize);

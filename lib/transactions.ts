@@ -29,6 +29,21 @@ export function sqlState(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `error` is the driver (or our mapping of its rows) failing to read a statement's answer:
+ * a TypeError, RangeError or SyntaxError along the `cause` chain ("Cannot read properties of
+ * undefined", "offset is out of range", a JSON column it cannot parse). The database answered, so
+ * the statement ran, and outside a transaction it may have committed: its outcome is unknown.
+ */
+export function isUnreadAnswer(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (current instanceof TypeError || current instanceof RangeError || current instanceof SyntaxError) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   if (sqlState(error) !== '23505') return false;
   if (!constraint) return true;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, queryRows, withQueryOrigin } from '@/db';
-import { ALERT_KINDS, ALERT_RULES, type AlertKind, type AlertSubjectType } from '@/db/schema';
+import { ALERT_KINDS, ALERT_RULES, type AlertKind, type AlertSubjectType, alerts } from '@/db/schema';
+import { columnsOf } from '@/lib/raw-rows';
 import { ALERT_CONDITIONS } from './conditions';
 import { notifyAlert } from './notify';
 import type { AlertRow } from './present';
@@ -60,7 +61,7 @@ async function raiseAlerts(db: Database, kind: AlertKind, now: Date): Promise<nu
         )
         order by c.account_id, c.subject_id
         on conflict (account_id, kind, subject_id) where resolved_at is null do nothing
-        returning *`,
+        returning ${columnsOf(alerts)}`,
     );
     for (const raw of byAccount(raised)) await notifyAlert(tx, raw.account_id, rowOf(raw), 'raised');
     return raised.length;
@@ -88,7 +89,7 @@ async function resolveAlerts(db: Database, kind: AlertKind, now: Date): Promise<
           order by o.id
           for update of o skip locked
         )
-        returning *`,
+        returning ${columnsOf(alerts)}`,
     );
     for (const raw of byAccount(resolved)) await notifyAlert(tx, raw.account_id, rowOf(raw), 'resolved');
     return resolved.length;

@@ -1,10 +1,11 @@
-import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, pipelineOf, queryRows } from '@/db';
 import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
 import { heartbeatsRecorded } from '@/lib/metrics/record';
 import type { PhoneView } from '@/lib/phones/present';
+import { columnsOf, rowOf } from '@/lib/raw-rows';
 import { batchedOnPipeline, isTransaction, withTransaction } from '@/lib/transactions';
 import { emitPhoneStatusChange, emitPing, pingWantedSql } from './phone-status';
 
@@ -39,12 +40,7 @@ type Beat = Record<string, unknown> & { old_status: string; device_connected: bo
 
 /** The phone row as drizzle would have mapped it, from the statement's raw columns. */
 function phoneRowOf(raw: Record<string, unknown>): PhoneRow {
-  const row: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(getTableColumns(phones))) {
-    const value = raw[column.name];
-    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-  }
-  return row as PhoneRow;
+  return rowOf(phones, raw);
 }
 
 type BeatInput = { accountId: string; phone: string; status: HeartbeatStatus; battery: number | null };
@@ -83,9 +79,9 @@ function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
       update phones set status = target.status, battery = coalesce(target.battery, phones.battery),
         last_heartbeat_at = now()
       from target where phones.id = target.id and phones.account_id = target.account_id
-      returning phones.*
+      returning ${columnsOf(phones, 'phones')}
     )
-    select updated.*, target.old_status, target.ord as beat_ord, target.ping_wanted,
+    select ${columnsOf(phones, 'updated')}, target.old_status, target.ord as beat_ord, target.ping_wanted,
       exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected
     from updated join target on target.id = updated.id
   `;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { type Database, getDb, queryLogging, withQueryOrigin, withRequestDeadline } from '@/db';
+import { type Database, getDb, isStaleCachedPlan, queryLogging, withQueryOrigin, withRequestDeadline } from '@/db';
 import { actingAs } from '@/lib/audit/actor';
 import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
@@ -245,7 +245,11 @@ export function errorResponse(error: unknown, requestId: string, req?: Request, 
       problemBody('VALIDATION_ERROR', 'A value in the request is out of range or malformed.', { requestId }),
     );
   }
-  if (codes.some((code) => UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_ERRNOS.has(code))) {
+  // A statement prepared before a migration changed its result (db/client.ts): it did not run, a retry re-prepares it.
+  if (
+    codes.some((code) => UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_ERRNOS.has(code)) ||
+    isStaleCachedPlan(error)
+  ) {
     log.error({ err: error, requestId }, 'database unavailable');
     return problemResponse(
       problemBody('SERVICE_UNAVAILABLE', 'The service is briefly unavailable; try again shortly.', { requestId }),

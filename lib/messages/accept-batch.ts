@@ -4,7 +4,7 @@ import { creditMovementCall } from '@/lib/credits/ledger';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { batchedOnPipeline } from '@/lib/transactions';
 import * as eligible from './eligibility';
-import { type MessageRow, messageRowOf } from './present';
+import { MESSAGE_COLUMNS, type MessageRow, messageColumns, messageRowOf } from './present';
 
 /** A send ready for the database: checked, its id chosen, its schedule and segments known. */
 export type BatchedSend = {
@@ -127,7 +127,7 @@ function batchStatement(sends: BatchedSend[]): SQL {
       from eligible e join charged c on c.account_id = e.account_id and c.group_id = e.group_id
       where c.balance_after is not null
       order by e.ord
-      returning *
+      returning ${MESSAGE_COLUMNS}
     ),
     history as (
       insert into message_status_history (account_id, message_id, status, at)
@@ -136,6 +136,6 @@ function batchStatement(sends: BatchedSend[]): SQL {
     woken as (
       select ${outboxNotification(sql`phone_id`)} from message
     )
-    select (select count(*)::int from woken) as woken, message.* from message
+    select (select count(*)::int from woken) as woken, ${messageColumns('message')} from message
   `;
 }

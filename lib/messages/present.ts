@@ -1,17 +1,22 @@
-import { getTableColumns } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { type AutomationEntry, type MessageDetails, type MessageOriginKind, messages } from '@/db/schema';
+import { columnsOf, rowOf } from '@/lib/raw-rows';
 import { iso } from '@/lib/wire';
 
 export type MessageRow = typeof messages.$inferSelect;
 
-/** A message's raw columns (a raw statement's `returning *`), as drizzle would have mapped them. */
+/**
+ * The message's columns a raw statement returns (`returning ${MESSAGE_COLUMNS}`), or selects from a
+ * CTE or alias named `qualifier`: by name, never `*` (lib/raw-rows.ts says why).
+ */
+export const MESSAGE_COLUMNS = columnsOf(messages);
+export function messageColumns(qualifier: string): SQL {
+  return columnsOf(messages, qualifier);
+}
+
+/** A message's raw columns (a raw statement's `MESSAGE_COLUMNS`), as drizzle would have mapped them. */
 export function messageRowOf(raw: Record<string, unknown>): MessageRow {
-  const row: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(getTableColumns(messages))) {
-    const value = raw[column.name];
-    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-  }
-  return row as MessageRow;
+  return rowOf(messages, raw);
 }
 export type HistoryEntry = {
   status: string;

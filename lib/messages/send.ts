@@ -4,17 +4,25 @@ import { type Executor, queryRows } from '@/db';
 import { type MessageOriginKind, type MessagePriority, messages } from '@/db/schema';
 import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
 import { DomainError, validationError } from '@/lib/errors';
+import { log } from '@/lib/log';
 import { messagesAccepted } from '@/lib/metrics/record';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
-import { isTransaction, isUniqueViolation } from '@/lib/transactions';
+import { isTransaction, isUniqueViolation, isUnreadAnswer } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { acceptInBatch, type BatchedSend } from './accept-batch';
 import { chooseGroupPhones, noOnlinePhone } from './assign';
 import { checkDataSender } from './data-sms';
 import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
-import { type MessageRow, type MessageWire, messageRowOf, presentMessage } from './present';
+import {
+  MESSAGE_COLUMNS,
+  type MessageRow,
+  type MessageWire,
+  messageColumns,
+  messageRowOf,
+  presentMessage,
+} from './present';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
@@ -111,13 +119,12 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     encoding,
     ...schedule,
   };
+  let sent: MessageWire;
   try {
     // A savepoint inside a caller's transaction: a send the database refuses leaves that transaction usable.
-    const sent = isTransaction(executor)
+    sent = isTransaction(executor)
       ? await executor.transaction((tx) => acceptMessage(tx, accepted))
       : await acceptMessage(executor, accepted);
-    messagesAccepted(executor, 1, { surface: accepted.origin ? 'automation' : (input.via ?? 'system'), charged: true });
-    return sent;
   } catch (error) {
     // A concurrent send with this request_id committed after our statement's snapshot: the
     // statement failed as a whole, so it charged nothing.
@@ -127,8 +134,37 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     if (accepted.origin && isUniqueViolation(error, 'messages_origin_key')) {
       throw new DomainError('DUPLICATE_REQUEST', 'This automatic message was sent already.');
     }
-    throw error;
+    // The statement ran but its answer could not be read: it may have committed (never a 500 then).
+    // Inside a transaction the savepoint rolled it back, so nothing was saved.
+    if (isTransaction(executor) || !isUnreadAnswer(error)) throw error;
+    sent = await savedOrUnknown(executor, accepted, error);
   }
+  messagesAccepted(executor, 1, { surface: accepted.origin ? 'automation' : (input.via ?? 'system'), charged: true });
+  return sent;
+}
+
+/**
+ * The answer to a send whose statement ran but whose answer was lost (`isUnreadAnswer`): the
+ * message as saved when it is there, else 503 naming the request_id to retry with (a send that
+ * was saved after all answers that retry 409 DUPLICATE_REQUEST with its id, and charges nothing).
+ */
+async function savedOrUnknown(executor: Executor, accepted: Accepted, cause: unknown): Promise<MessageWire> {
+  log.warn({ err: cause, messageId: accepted.id }, 'send: the answer of its statement could not be read');
+  const saved = await executor
+    .select()
+    .from(messages)
+    .where(and(eq(messages.accountId, accepted.accountId), eq(messages.id, accepted.id)))
+    .catch(() => []);
+  if (saved[0]) return presentMessage(saved[0]);
+  const retry =
+    accepted.requestId === null
+      ? `Before sending again, look for message ${accepted.id}; send with a request_id to make a retry safe.`
+      : `Send again with request_id "${accepted.requestId}": if it was accepted, that answers 409 DUPLICATE_REQUEST with its id.`;
+  throw new DomainError('SERVICE_UNAVAILABLE', `Whether the message was accepted is not known. ${retry}`, {
+    // `request_id` in a problem body is the HTTP request's (lib/http/problem.ts): the send's is in the detail.
+    extra: { message_id: accepted.id },
+    headers: { 'Retry-After': '1' },
+  });
 }
 
 /** The phone of the group that a group send goes to (see chooseGroupPhones). */
@@ -253,7 +289,7 @@ function acceptStatement(message: Accepted): SQL {
         ${message.dataPort === null ? 'message' : 'data'}::text, ${message.dataPort}::int
       from sender, charged
       where charged.balance_after is not null
-      returning *
+      returning ${MESSAGE_COLUMNS}
     ),
     history as (
       insert into message_status_history (account_id, message_id, status, at)
@@ -265,7 +301,7 @@ function acceptStatement(message: Accepted): SQL {
     select sender.id as sender_id, sender.group_id as sender_group_id, sender.sim_ok,
       exists (select 1 from opted) as opted_out, (select ok from country) as country_ok,
       (select id from existing) as existing_id,
-      (select count(*)::int from woken) as woken, message.*
+      (select count(*)::int from woken) as woken, ${messageColumns('message')}
     from sender left join message on true
   `;
 }

@@ -178,6 +178,22 @@ describe('the route wrapper', () => {
     expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
   });
 
+  it('answers 503, not 500, to a statement prepared before a migration changed its result', async () => {
+    const stale = route({ auth: 'none' }, async () => {
+      throw Object.assign(new Error('Failed query'), {
+        cause: Object.assign(new Error('cached plan must not change result type'), { code: '0A000' }),
+      });
+    });
+    const res = await call(stale, { method: 'POST' });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    // Any other 0A000 (a feature PostgreSQL does not support) is a bug of ours: 500.
+    const unsupported = route({ auth: 'none' }, async () => {
+      throw Object.assign(new Error('FOR UPDATE is not allowed with aggregate functions'), { code: '0A000' });
+    });
+    expect((await call(unsupported, { method: 'POST' })).status).toBe(500);
+  });
+
   it('echoes a sane x-request-id and replaces an unsafe one', async () => {
     const echoed = await call(explodes, { method: 'POST', headers: { 'x-request-id': 'abc-123' } });
     expect(echoed.headers.get('x-request-id')).toBe('abc-123');
