@@ -176,6 +176,10 @@ export const envSchema = z.object({
   AUTO_REPLY_LIMIT: variable(wholeNumber()).default(3),
   /** Automatic SMS an account sends in any hour, all counterparts together. */
   AUTO_SMS_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(100),
+  /** 1: automatic SMS may go to premium-rate and shared-cost numbers (lib/messages/gate.ts). */
+  AUTO_SMS_PREMIUM_RATE: variable(flag).default(false),
+  /** SIM-check resends per phone in any hour; past it 429. 0: no limit. */
+  SIM_CHECK_RESENDS_PER_HOUR: variable(wholeNumber()).default(3),
   /** Forward-to-email actions per account in any hour; past it they are skipped (`email_limit_reached`). */
   AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(50),
   /** Seconds between passes that raise and resolve account alerts (lib/alerts). */

@@ -2,6 +2,7 @@ import type { Executor } from '@/db';
 import { devices } from '@/db/schema';
 import { CODE_LIFETIME_SECONDS, issueCode } from '@/lib/auth/codes';
 import { config } from '@/lib/config';
+import { gateRefusalError } from '@/lib/messages/gate';
 import { countryOf } from '@/lib/phone-number';
 import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
@@ -43,11 +44,13 @@ export async function registerDevice(executor: Executor, input: RegisterDeviceIn
       .returning({ id: devices.id });
     if (!device) throw new Error('registerDevice: insert returned no row');
     const { code, expiresAt } = await issueCode(tx, { purpose: 'verify_sim', deviceId: device.id });
-    await sendSms(tx, {
+    const refusal = await sendSms(tx, {
+      origin: 'verification_code',
       to: input.phoneNumber,
       text: `Your Simgate verification code is ${code}. It expires in ${CODE_LIFETIME_SECONDS / 60} minutes.`,
       code,
     });
+    if (refusal) throw gateRefusalError('verification SMS', input.phoneNumber, refusal);
     return {
       device_id: device.id,
       status: 'pending_verification' as const,
