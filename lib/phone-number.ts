@@ -35,6 +35,15 @@ export function countryOf(e164Number: string): CountryCode | undefined {
   return international(e164Number).country;
 }
 
+/**
+ * Whether a valid E.164 number is premium-rate or shared-cost (libphonenumber's full metadata): a
+ * text to one may cost the sender more than an ordinary SMS, or earn its owner money.
+ */
+export function isPremiumRate(e164Number: string): boolean {
+  const type = parsePhoneNumberFromString(e164Number)?.getType();
+  return type === 'PREMIUM_RATE' || type === 'SHARED_COST';
+}
+
 export function isKnownCountryCode(code: string): boolean {
   return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
 }

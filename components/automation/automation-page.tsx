@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { SKIP_REASON_TEXT } from '@/lib/messages/gate-reasons';
 import { ApiProblem, api } from '../api';
 import { useGroups, usePhones, useWebhooks } from '../lists';
 import { queryKeys } from '../query-keys';
@@ -273,19 +274,6 @@ function TryItPanel({ phones }: { phones: Phone[] }) {
   );
 }
 
-const SKIP_REASONS: Record<string, string> = {
-  limit_reached: 'this number has had its automatic texts for the hour',
-  account_limit_reached: 'your account has sent its automatic texts for the hour',
-  no_credit: 'not enough credits',
-  opted_out: 'the number opted out',
-  not_a_phone_number: 'the sender cannot be texted back',
-  webhook_not_found: 'the webhook no longer exists',
-  country_not_allowed: 'the country is not allowed',
-  country_not_of_phones: 'the country is none of your phones’ (list it in allowed countries)',
-  email_not_confirmed: 'the email address is not confirmed',
-  email_limit_reached: 'the account has forwarded its emails for the hour',
-};
-
 function TestResult({ result }: { result: RulesTestResult }) {
   if (result.opt_out) {
     return (
@@ -307,7 +295,7 @@ function TestResult({ result }: { result: RulesTestResult }) {
               <li key={index}>
                 {action.would === 'skip' ? (
                   <span className="text-amber-800">
-                    Skipped ({action.action.replace('_', ' ')}): {SKIP_REASONS[action.reason ?? ''] ?? action.reason}
+                    Skipped ({action.action.replace('_', ' ')}): {action.reason ? SKIP_REASON_TEXT[action.reason] : ''}
                   </span>
                 ) : action.content !== undefined && action.action !== 'forward_email' ? (
                   <span>

@@ -8,6 +8,7 @@ import { queryKeys } from '@/components/query-keys';
 import { formatTime, Section } from '@/components/ui/section';
 import { ErrorState, Loading } from '@/components/ui/states';
 import type { Message } from '@/components/wire';
+import { SKIP_REASON_TEXT } from '@/lib/messages/gate-reasons';
 import { FINAL_MESSAGE_STATUSES } from '@/lib/messages/states';
 import { MessageNumber, MessageText } from './message-text';
 import { MessageStatusBadge } from './status-badge';
@@ -165,7 +166,7 @@ function AutomationRecord({ entries }: { entries: Message['automation'] }) {
                 {entry.result}
               </span>
               <span>{ACTION_LABELS[entry.action]}</span>
-              {entry.reason ? <span className="text-slate-600">({entry.reason.replaceAll('_', ' ')})</span> : null}
+              {entry.reason ? <span className="text-slate-600">({SKIP_REASON_TEXT[entry.reason]})</span> : null}
               {entry.message_id ? (
                 <Link className="underline" href={`/dashboard/messages/${entry.message_id}`}>
                   view the message sent

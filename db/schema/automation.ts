@@ -62,7 +62,7 @@ export const inboundRules = pgTable(
 /**
  * Every automatic SMS (rule action, HELP, webhook reply), by the counterpart number whose inbound
  * message caused it: the loop and abuse guard counts these over the last hour, per number and per
- * account (lib/automation/automatic-sms.ts), under advisory locks per account and per number.
+ * account (lib/messages/gate.ts), under advisory locks per account and per number.
  */
 export const automaticSends = pgTable(
   'automatic_sends',

@@ -2,19 +2,18 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups, webhooks } from '@/db/schema';
 import { config } from '@/lib/config';
+import { accountAutomaticSendsInLastHour, automaticSendsInLastHour, screenRecipient } from '@/lib/messages/gate';
 import { countSegments } from '@/lib/messages/segments';
 import { isOptedOut } from '@/lib/opt-outs/check';
-import { toE164 } from '@/lib/phone-number';
 import { ownedPhoneByNumber } from '@/lib/phones/owned';
-import { accountAutomaticSendsInLastHour, automaticCountryRefusal, automaticSendsInLastHour } from './automatic-sms';
 import { planAutomation } from './decide';
 import { forwardSkipReason } from './forward-email';
 import type { PlannedActionWire, TestRuleAnswer } from './schemas';
 
 /**
  * POST /api/v1/inbound-rules/test: what automation would do if `from` texted `text` to `phone`
- * now, from the same plan the runner follows, with the skips it can foresee (country, limits,
- * credit, opt-out). Reads only.
+ * now, from the same plan the runner follows, with the skips it can foresee (the gate's recipient
+ * screens, limits, credit, opt-out). Reads only.
  */
 export async function previewAutomation(
   executor: Executor,
@@ -43,19 +42,23 @@ export async function previewAutomation(
     if (step.sms) {
       const { encoding, segments } = countSegments(step.sms.content);
       planned = { action: step.action, would: 'send', to: step.sms.to, content: step.sms.content, segments, encoding };
-      const to = step.sms.to.startsWith('+') ? toE164(step.sms.to) : undefined;
-      const reason = !to
-        ? ('not_a_phone_number' as const)
-        : ((await automaticCountryRefusal(executor, accountId, input.phone, to)) ??
-          (sentSoFar >= config.autoReplyLimit
-            ? ('limit_reached' as const)
-            : accountSoFar >= config.autoSmsAccountHourlyLimit
-              ? ('account_limit_reached' as const)
-              : credits + 1 > (group?.balance ?? 0)
-                ? ('no_credit' as const)
-                : (await isOptedOut(executor, accountId, to))
-                  ? ('opted_out' as const)
-                  : undefined));
+      const reason =
+        (await screenRecipient(executor, {
+          origin: step.ruleId ? 'rule_reply' : 'help_reply',
+          accountId,
+          counterpart: input.from,
+          from: input.phone,
+          to: step.sms.to,
+        })) ??
+        (sentSoFar >= config.autoReplyLimit
+          ? ('limit_reached' as const)
+          : accountSoFar >= config.autoSmsAccountHourlyLimit
+            ? ('account_limit_reached' as const)
+            : credits + 1 > (group?.balance ?? 0)
+              ? ('no_credit' as const)
+              : (await isOptedOut(executor, accountId, step.sms.to))
+                ? ('opted_out' as const)
+                : undefined);
       if (reason) planned = { ...planned, would: 'skip', reason };
       else {
         planned.credits = 1;

@@ -2,9 +2,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type AutomationEntry, messages, phones } from '@/db/schema';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
+import { sendAutomaticSms } from '@/lib/messages/gate';
 import type { MessageRow } from '@/lib/messages/present';
 import { automationActed } from '@/lib/metrics/record';
-import { sendAutomaticSms } from './automatic-sms';
 import { type InboundContext, planAutomation, type Step } from './decide';
 import { lockAccountEmails, queueForwardEmail } from './forward-email';
 
@@ -62,13 +62,13 @@ async function act(
   const base = { rule_id: step.ruleId, action: step.action };
   if (step.sms) {
     const outcome = await sendAutomaticSms(tx, {
+      origin: step.ruleId ? 'rule_reply' : 'help_reply',
       accountId: inbound.accountId,
       counterpart: inbound.from,
       from: inbound.to,
       to: step.sms.to,
       content: step.sms.content,
-      origin: {
-        kind: step.ruleId ? 'rule' : 'help',
+      cause: {
         ruleId: step.ruleId,
         inboundMessageId: inbound.id,
         key: step.ruleId ? `rule:${step.ruleId}:${step.index}` : 'help',

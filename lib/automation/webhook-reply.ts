@@ -1,10 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type AutomationEntry, messages } from '@/db/schema';
+import { sendAutomaticSms } from '@/lib/messages/gate';
 import { MAX_CONTENT_LENGTH } from '@/lib/messages/limits';
 import { automationActed } from '@/lib/metrics/record';
 import { z } from '@/lib/zod';
-import { sendAutomaticSms } from './automatic-sms';
 
 /** What a receiver that accepts replies may answer: `{ "reply": { "content": "…" } }`. */
 export const webhookReplySchema = z
@@ -47,7 +47,7 @@ export async function actOnWebhookReply(
     const issue = parsed.error.issues[0];
     return `malformed reply: ${issue?.path.join('.') || 'reply'}: ${issue?.message ?? 'invalid'}`;
   }
-  return sendWebhookReplies(db, target, [{ content: parsed.data.reply.content }]);
+  return sendWebhookReplies(db, target, [{ content: parsed.data.reply.content }], 'webhook_reply');
 }
 
 /** One reply a webhook's answer asks for: to the inbound message's sender, or to `to`. */
@@ -63,6 +63,7 @@ export async function sendWebhookReplies(
   db: Database,
   target: { accountId: string; webhookId: string; inboundMessageId: string },
   replies: WebhookReply[],
+  origin: 'webhook_reply' | 'twiml_reply',
 ): Promise<string> {
   return db.transaction(async (tx) => {
     const [inbound] = await tx
@@ -79,13 +80,13 @@ export async function sendWebhookReplies(
     const results: string[] = [];
     for (const [index, reply] of replies.entries()) {
       const outcome = await sendAutomaticSms(tx, {
+        origin,
         accountId: inbound.accountId,
         counterpart: inbound.from,
         from: inbound.to,
         to: reply.to ?? inbound.from,
         content: reply.content,
-        origin: {
-          kind: 'webhook_reply',
+        cause: {
           ruleId: null,
           inboundMessageId: inbound.id,
           key: index === 0 ? 'webhook_reply' : `webhook_reply:${index}`,

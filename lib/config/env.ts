@@ -174,10 +174,14 @@ export const envSchema = z.object({
   MESSAGE_EXPIRY_SWEEP_S: variable(wholeNumber(1)).default(30),
   /** Waits before each automatic retry of a failed message, in seconds: the n-th retry waits the n-th (the last repeats). */
   RETRY_BACKOFF_SECONDS: variable(secondsList).default([60, 300]),
-  /** Automatic SMS (rule actions, HELP, webhook replies) and forward emails per counterpart number, per account, in any hour. */
+  /** Automatic SMS (rule actions, HELP, webhook and TwiML replies, opt-out confirmations) and forward emails per counterpart number, per account, in any hour. */
   AUTO_REPLY_LIMIT: variable(wholeNumber()).default(3),
   /** Automatic SMS an account sends in any hour, all counterparts together. */
   AUTO_SMS_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(100),
+  /** 1: automatic SMS may go to premium-rate and shared-cost numbers (lib/messages/gate.ts). */
+  AUTO_SMS_PREMIUM_RATE: variable(flag).default(false),
+  /** SIM-check resends per phone in any hour; past it 429. 0: no limit. */
+  SIM_CHECK_RESENDS_PER_HOUR: variable(wholeNumber()).default(3),
   /** Forward-to-email actions per account in any hour; past it they are skipped (`email_limit_reached`). */
   AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(50),
   /** Seconds between passes that raise and resolve account alerts (lib/alerts). */

@@ -89,6 +89,12 @@ export const config = {
   get autoSmsAccountHourlyLimit() {
     return readSetting('AUTO_SMS_ACCOUNT_HOURLY_LIMIT');
   },
+  get autoSmsPremiumRate() {
+    return readSetting('AUTO_SMS_PREMIUM_RATE');
+  },
+  get simCheckResendsPerHour() {
+    return readSetting('SIM_CHECK_RESENDS_PER_HOUR');
+  },
   get autoEmailAccountHourlyLimit() {
     return readSetting('AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT');
   },

@@ -46,7 +46,7 @@ export const VERIFY_SIM_BY_CODE = [
 ].join('\n');
 
 export const RESEND_SIM_CHECK =
-  'Texts a new code from the same kind of sender as the first check (the operator’s phone, another verified phone of the account, or the phone itself); the earlier check is dropped if it was not yet sent.';
+  'Texts a new code from the same kind of sender as the first check (the operator’s phone, another verified phone of the account, or the phone itself); every earlier check not yet sent is dropped, the operator’s included (refunded to it). At most `SIM_CHECK_RESENDS_PER_HOUR` (3) resends per phone in any hour, then 429 with Retry-After.';
 
 export const REVOKE_PHONE_DEVICE =
   'Its key or app token stops working at once on this instance (within `KEY_CACHE_TTL_MS` on others); the phone has no device until one is paired again. Revoking twice answers 204.';

@@ -5,7 +5,7 @@ import { config } from '@/lib/config';
 import { countryOf } from '@/lib/phone-number';
 import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
-import { sendSms } from '@/lib/sms/service-sms';
+import { sendSmsOrRefuse } from '@/lib/sms/service-sms';
 import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 
@@ -43,11 +43,16 @@ export async function registerDevice(executor: Executor, input: RegisterDeviceIn
       .returning({ id: devices.id });
     if (!device) throw new Error('registerDevice: insert returned no row');
     const { code, expiresAt } = await issueCode(tx, { purpose: 'verify_sim', deviceId: device.id });
-    await sendSms(tx, {
-      to: input.phoneNumber,
-      text: `Your Simgate verification code is ${code}. It expires in ${CODE_LIFETIME_SECONDS / 60} minutes.`,
-      code,
-    });
+    await sendSmsOrRefuse(
+      tx,
+      {
+        origin: 'verification_code',
+        to: input.phoneNumber,
+        text: `Your Simgate verification code is ${code}. It expires in ${CODE_LIFETIME_SECONDS / 60} minutes.`,
+        code,
+      },
+      'verification SMS',
+    );
     return {
       device_id: device.id,
       status: 'pending_verification' as const,

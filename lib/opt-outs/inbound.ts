@@ -1,9 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts } from '@/db/schema';
-import { DomainError } from '@/lib/errors';
+import { sendAutomaticSms } from '@/lib/messages/gate';
 import type { MessageRow } from '@/lib/messages/present';
-import { sendMessage } from '@/lib/messages/send';
 import { optOutWordActed } from '@/lib/metrics/record';
 import { optIn, optOut } from './manage';
 import { optOutWordOf } from './words';
@@ -36,22 +35,23 @@ export async function handleOptOutWord(tx: Executor, inbound: MessageRow): Promi
   return 'opted_out';
 }
 
-/** The account's optional confirmation, from the phone that was texted; skipped when it cannot be paid. */
+/**
+ * The account's optional confirmation, from the phone that was texted, through the gate of
+ * automatic SMS (its country, premium-rate and per-number caps, its credits); whatever the gate
+ * refuses is not sent, and the opt-out stands.
+ */
 async function sendConfirmation(tx: Executor, inbound: MessageRow): Promise<void> {
   const [account] = await tx
     .select({ reply: accounts.optOutReply })
     .from(accounts)
     .where(eq(accounts.id, inbound.accountId));
-  if (!account?.reply || !inbound.from.startsWith('+')) return;
-  try {
-    await sendMessage(tx, inbound.accountId, {
-      from: inbound.to,
-      to: inbound.from,
-      content: account.reply,
-      ignoreOptOut: true,
-    });
-  } catch (error) {
-    if (error instanceof DomainError && (error.code === 'INSUFFICIENT_CREDITS' || error.code === 'FORBIDDEN')) return;
-    throw error;
-  }
+  if (!account?.reply) return;
+  await sendAutomaticSms(tx, {
+    origin: 'opt_out_confirmation',
+    accountId: inbound.accountId,
+    counterpart: inbound.from,
+    from: inbound.to,
+    to: inbound.from,
+    content: account.reply,
+  });
 }

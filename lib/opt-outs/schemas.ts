@@ -35,7 +35,7 @@ export const optOutSettingsSchema = z
   .object({
     confirmation_reply: z.string().nullable().openapi({
       description:
-        'Texted back from the receiving phone when a number opts out (charged like any message); null sends nothing.',
+        'Texted back from the receiving phone when a number opts out (charged like any message), as an automatic SMS: counted in `AUTO_REPLY_LIMIT` and sent only where automatic SMS may go (countries, premium-rate numbers); null sends nothing.',
       example: 'You have been unsubscribed. Reply START to subscribe again.',
     }),
     stop_words: z.array(z.string()).openapi({ description: 'Whole-message words that opt a number out.' }),

@@ -3,7 +3,9 @@ import type { Executor, Transaction } from '@/db';
 import { devices, messages, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { codeError, consumeCode, issueCode } from '@/lib/auth/codes';
+import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
+import { screenRecipient } from '@/lib/messages/gate';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
 import type { MessageRow } from '@/lib/messages/present';
 import { countSegments } from '@/lib/messages/segments';
@@ -11,7 +13,9 @@ import { afterTransition, canMove, transitionMessage } from '@/lib/messages/stat
 import { notifyOutbox } from '@/lib/notify/outbox';
 import { isSameNumber, toE164 } from '@/lib/phone-number';
 import { ownedPhone } from '@/lib/phones/owned';
+import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { smsConfig } from '@/lib/sms/config';
+import { cancelUnsentServiceSms } from '@/lib/sms/gateway';
 import { sendSms } from '@/lib/sms/service-sms';
 import { withTransaction } from '@/lib/transactions';
 
@@ -33,13 +37,16 @@ import { withTransaction } from '@/lib/transactions';
  */
 const CODE_IN_TEXT = /\b(\d{6})\b/;
 
+/** How every check's text begins: the operator's earlier checks to a number are found by it. */
+const SIM_CHECK_PREFIX = 'Simgate SIM check: ';
+
 export function simCheckText(code: string): string {
-  return `Simgate SIM check: ${code}. This text to your own number proves the SIM; no reply needed.`;
+  return `${SIM_CHECK_PREFIX}${code}. This text to your own number proves the SIM; no reply needed.`;
 }
 
 /** The check texted from another number: the person may be asked to type it in the dashboard. */
 export function carrierSimCheckText(code: string): string {
-  return `Simgate SIM check: ${code}. This text proves the SIM of the phone that receives it; no reply needed.`;
+  return `${SIM_CHECK_PREFIX}${code}. This text proves the SIM of the phone that receives it; no reply needed.`;
 }
 
 type CheckedPhone = { id: string; accountId: string; phone: string };
@@ -63,6 +70,20 @@ async function verifiedSibling(tx: Transaction, phone: CheckedPhone) {
   return sibling;
 }
 
+/** The sibling when the gate lets it text the phone (the account's countries): else none. */
+async function allowedSibling(tx: Transaction, phone: CheckedPhone) {
+  const sibling = await verifiedSibling(tx, phone);
+  if (!sibling) return undefined;
+  const refusal = await screenRecipient(tx, {
+    origin: 'sim_check',
+    accountId: phone.accountId,
+    counterpart: phone.phone,
+    from: sibling.phone,
+    to: phone.phone,
+  });
+  return refusal ? undefined : sibling;
+}
+
 /** The operator's sender, when one is configured and it is not the phone being checked. */
 function operatorSender(phone: CheckedPhone): string | undefined {
   const configured = smsConfig.senderPhone;
@@ -71,10 +92,13 @@ function operatorSender(phone: CheckedPhone): string | undefined {
 }
 
 /**
- * Marks the phone `pending` and texts it a new code: from the operator's sender when one is set,
- * else from another verified phone of the account (a free SMS on that phone's queue), else from
- * the phone itself (loopback, free). An earlier check not yet sent is dropped (its code no longer
- * counts), so no phone is handed it again.
+ * Marks the phone `pending` and texts it a new code, each sender through the gate of automatic SMS
+ * (lib/messages/gate.ts, origin `sim_check`): from the operator's sender when one is set (paid by
+ * the operator, under the operator account's countries and opt-outs), else, or when the operator's
+ * rules refuse the number, from another verified phone of the account (a free SMS on that phone's
+ * queue, under the account's countries), else from the phone itself (loopback, free). Every
+ * earlier check not yet sent is dropped first, the account's own and the operator's (cancelled and
+ * refunded): its code no longer counts, so no phone is handed it again.
  */
 export async function startSimCheck(tx: Transaction, phone: CheckedPhone, deviceId: string): Promise<void> {
   await tx
@@ -87,17 +111,20 @@ export async function startSimCheck(tx: Transaction, phone: CheckedPhone, device
         inArray(messages.status, ['queued', 'dispatched', 'cancelling']),
       ),
     );
+  await cancelUnsentServiceSms(tx, phone.phone, SIM_CHECK_PREFIX);
   const { code } = await issueCode(tx, { purpose: 'verify_sim', deviceId });
   const operator = operatorSender(phone);
   if (operator) {
-    await tx
-      .update(phones)
-      .set({ simVerification: 'pending', simCheckSender: operator })
-      .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id)));
-    await sendSms(tx, { to: phone.phone, text: carrierSimCheckText(code), code });
-    return;
+    const refusal = await sendSms(tx, { origin: 'sim_check', to: phone.phone, text: carrierSimCheckText(code), code });
+    if (!refusal) {
+      await tx
+        .update(phones)
+        .set({ simVerification: 'pending', simCheckSender: operator })
+        .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id)));
+      return;
+    }
   }
-  const sibling = await verifiedSibling(tx, phone);
+  const sibling = await allowedSibling(tx, phone);
   const sender = sibling ?? { id: phone.id, phone: phone.phone };
   await tx
     .update(phones)
@@ -233,10 +260,21 @@ export async function verifySimByCode(executor: Executor, accountId: string, pho
   if (!outcome.ok) throw codeError(outcome.failure);
 }
 
-/** Sends the loopback SMS again with a new code (the earlier one expired or never arrived). */
+/**
+ * Sends the check again with a new code (the earlier one expired or never arrived): at most
+ * SIM_CHECK_RESENDS_PER_HOUR times per phone in any hour, then 429 with Retry-After.
+ */
 export async function restartSimCheck(executor: Executor, accountId: string, phoneId: string): Promise<void> {
   await withTransaction(executor, async (tx) => {
     const phone = await pendingPhone(tx, accountId, phoneId);
+    await consumeRateLimits(tx, [
+      {
+        bucket: `sim-check-resend:${phone.id}`,
+        limit: config.simCheckResendsPerHour,
+        windowSeconds: 3600,
+        what: 'SIM-check resends for this phone',
+      },
+    ]);
     await startSimCheck(tx, phone, phone.deviceId);
   });
 }

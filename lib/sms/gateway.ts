@@ -1,14 +1,19 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, like } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { accounts, devices, phones } from '@/db/schema';
+import { accounts, devices, messages, phones } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import { log } from '@/lib/log';
-import { sendMessage } from '@/lib/messages/send';
+import { cancelMessage } from '@/lib/messages/cancel';
+import { type GateRefusal, sendAutomaticSms } from '@/lib/messages/gate';
+import { SKIP_REASON_TEXT } from '@/lib/messages/gate-reasons';
 import { toE164 } from '@/lib/phone-number';
 import { smsConfig } from './config';
 import type { Sms, SmsSender } from './service-sms';
 
 class SenderMisconfigured extends Error {}
+
+/** Refusals that say nothing of the recipient: the operator's to fix, the caller may retry. */
+const OPERATOR_MUST_FIX = new Set<GateRefusal>(['no_credit', 'phone_cannot_send', 'already_sent']);
 
 /**
  * The operator account: the one with VERIFICATION_SENDER_EMAIL, which must have the sender number
@@ -38,9 +43,11 @@ async function operatorAccountId(executor: Executor, senderPhone: string): Promi
 }
 
 /**
- * Sends service SMS as ordinary gateway messages from the operator's phone, charged to its
- * group like any message. Whatever goes wrong (misconfiguration, no credits, unknown phone) is
- * logged for the operator and answered as 503 to the caller, whose transaction rolls back.
+ * Sends service SMS from the operator's phone through the gate of automatic SMS, under the
+ * operator account's rules (its allowed countries, opt-outs, premium-rate numbers), charged to
+ * its phone's group like any message: a refusal of those screens is answered to the caller. What
+ * the operator must fix (misconfiguration, no credits, a phone that cannot send) is logged for the
+ * operator and answered as 503 to the caller, whose transaction rolls back.
  */
 export const gatewaySender: SmsSender = {
   async send(executor: Executor, sms: Sms) {
@@ -49,7 +56,17 @@ export const gatewaySender: SmsSender = {
       const from = toE164(configured);
       if (!from) throw new SenderMisconfigured(`VERIFICATION_SENDER_PHONE "${configured}" is not an E.164 number.`);
       const accountId = await operatorAccountId(executor, from);
-      await sendMessage(executor, accountId, { from, to: sms.to, content: sms.text });
+      const outcome = await sendAutomaticSms(executor, {
+        origin: sms.origin,
+        accountId,
+        counterpart: sms.to,
+        from,
+        to: sms.to,
+        content: sms.text,
+      });
+      if (outcome.result === 'sent') return null;
+      if (!OPERATOR_MUST_FIX.has(outcome.reason)) return outcome.reason;
+      throw new SenderMisconfigured(`The operator's phone ${from} cannot send: ${SKIP_REASON_TEXT[outcome.reason]}.`);
     } catch (error) {
       if (!(error instanceof SenderMisconfigured || error instanceof DomainError)) throw error;
       log.error({ err: error, to: sms.to }, 'verification SMS could not be sent');
@@ -59,3 +76,41 @@ export const gatewaySender: SmsSender = {
     }
   },
 };
+
+/**
+ * Cancels, and so refunds, the operator's service SMS to `to` not sent yet whose text starts with
+ * `prefix`: an earlier SIM check that a new one replaces. One a phone holds becomes `cancelling`;
+ * one sent meanwhile stays sent.
+ */
+export async function cancelUnsentServiceSms(executor: Executor, to: string, prefix: string): Promise<void> {
+  const from = toE164(smsConfig.senderPhone ?? '');
+  if (!from) return;
+  let accountId: string;
+  try {
+    accountId = await operatorAccountId(executor, from);
+  } catch (error) {
+    if (error instanceof SenderMisconfigured) return;
+    throw error;
+  }
+  const unsent = await executor
+    .select({ id: messages.id })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.accountId, accountId),
+        eq(messages.from, from),
+        eq(messages.to, to),
+        inArray(messages.status, ['queued', 'dispatched']),
+        like(messages.content, `${prefix}%`),
+      ),
+    );
+  for (const message of unsent) {
+    try {
+      await cancelMessage(executor, accountId, message.id);
+    } catch (error) {
+      const moved =
+        error instanceof DomainError && ['MESSAGE_NOT_CANCELLABLE', 'INVALID_TRANSITION'].includes(error.code);
+      if (!moved) throw error;
+    }
+  }
+}

@@ -4,7 +4,7 @@ import { parseTwiml } from './twiml';
 
 /**
  * A Twilio-format webhook's 2xx answer to an inbound message: TwiML whose <Message> elements are
- * sent as automatic replies (lib/automation: the per-number cap, opt-outs, credits). An empty body
+ * sent as automatic replies through the gate of automatic SMS (lib/messages/gate.ts). An empty body
  * or one that is not XML sends nothing; malformed TwiML sends nothing and says why in the delivery
  * log (the delivery itself succeeded: it is not retried).
  */
@@ -21,5 +21,5 @@ export async function actOnTwimlReply(
   const parsed = parseTwiml(body);
   if ('error' in parsed) return parsed.error;
   if (parsed.replies.length === 0) return null;
-  return sendWebhookReplies(db, target, parsed.replies);
+  return sendWebhookReplies(db, target, parsed.replies, 'twiml_reply');
 }

@@ -16,7 +16,7 @@ export const POST = route(
       description: RESEND_SIM_CHECK,
       tags: ['Phones', 'SMSGate app (mobile)'],
       response: { description: 'The phone; the check is on its way.', schema: phoneSchema },
-      errors: ['NOT_FOUND', 'INVALID_TRANSITION'],
+      errors: ['NOT_FOUND', 'INVALID_TRANSITION', 'RATE_LIMITED'],
     },
   },
   async ({ db, principal, params }) => {
