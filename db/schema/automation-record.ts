@@ -29,7 +29,8 @@ export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
  * this message went out before), `webhook_not_found`, `email_failed`, `sent_by_automation` (the
  * inbound message is another of the account's phones' automatic message: rules never answer those),
  * `email_not_confirmed` (a forward to an address the account has not confirmed), `email_limit_reached`
- * (AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT).
+ * (AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT), `step_budget_reached` (the inbound message's actions past
+ * AUTOMATION_STEPS_PER_MESSAGE).
  */
 export const AUTOMATION_SKIP_REASONS = [
   'limit_reached',
@@ -46,6 +47,7 @@ export const AUTOMATION_SKIP_REASONS = [
   'sent_by_automation',
   'email_not_confirmed',
   'email_limit_reached',
+  'step_budget_reached',
 ] as const;
 export type AutomationSkipReason = (typeof AUTOMATION_SKIP_REASONS)[number];
 
