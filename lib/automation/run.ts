@@ -9,10 +9,11 @@ import { type InboundContext, planAutomation, type Step } from './decide';
 import { lockAccountEmails, queueForwardEmail } from './forward-email';
 
 /**
- * Runs the account's automation on an inbound message it has just stored, in the same
- * transaction: the inbound message is stored once (messages_phone_device_message_id_key), so a
- * repeated report never acts twice. Opt-out words were handled before and run nothing here.
- * What happened is written to the message's `automation`, and answered (null: nothing to do).
+ * Runs the account's automation on an inbound message, in the transaction that claimed its mark
+ * after the message was recorded (lib/automation/pending.ts): the mark is claimed once, and each
+ * SMS action is once per inbound message (messages_origin_key), so a repeated report or a second
+ * run never acts twice. Opt-out words were handled when the message was recorded and run nothing
+ * here. What happened is written to the message's `automation`, and answered (null: nothing to do).
  */
 export async function runInboundAutomation(
   tx: Executor,
