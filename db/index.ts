@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type DatabaseHandle, type DatabaseLimits, openPglite, openPostgres, runMigrations } from './client';
-import { restrictToOwner } from './owner-only';
 import { withDeadline } from './deadline';
+import { restrictToOwner } from './owner-only';
 
 export * from './client';
 export { afterCommit } from './commit-hooks';

@@ -30,7 +30,8 @@ export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
  * inbound message is another of the account's phones' automatic message: rules never answer those),
  * `email_not_confirmed` (a forward to an address the account has not confirmed), `email_limit_reached`
  * (AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT), `premium_rate` (a premium-rate or shared-cost number, unless
- * AUTO_SMS_PREMIUM_RATE allows them).
+ * AUTO_SMS_PREMIUM_RATE allows them), `step_budget_reached` (the inbound message's actions past
+ * AUTOMATION_STEPS_PER_MESSAGE).
  */
 export const AUTOMATION_SKIP_REASONS = [
   'limit_reached',
@@ -48,6 +49,7 @@ export const AUTOMATION_SKIP_REASONS = [
   'email_not_confirmed',
   'email_limit_reached',
   'premium_rate',
+  'step_budget_reached',
 ] as const;
 export type AutomationSkipReason = (typeof AUTOMATION_SKIP_REASONS)[number];
 

@@ -87,3 +87,32 @@ export const automaticSends = pgTable(
     index('automatic_sends_account_at_idx').on(t.accountId, t.at),
   ],
 );
+
+/**
+ * An inbound message whose rules have not run yet. Written in the transaction that records the
+ * message, deleted in the one that runs its automation (lib/automation/pending.ts), which claims it
+ * with SKIP LOCKED: automation runs after the message is committed, never inside its transaction,
+ * and a crash between the two leaves the row for the recovery sweep to run later.
+ */
+export const pendingAutomation = pgTable(
+  'pending_automation',
+  {
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    messageId: uuid('message_id').notNull(),
+    // The message's `message.received` event, which a rule's webhook action delivers.
+    eventId: uuid('event_id'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'pending_automation_pkey', columns: [t.messageId, t.accountId] }),
+    foreignKey({
+      name: 'pending_automation_message_id_messages_id_fk',
+      columns: [t.accountId, t.messageId],
+      foreignColumns: [messages.accountId, messages.id],
+    }).onDelete('cascade'),
+    // The recovery sweep's oldest first.
+    index('pending_automation_created_at_idx').on(t.createdAt),
+  ],
+);

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { type AutomationAction, accounts, type StoredRuleAction } from '@/db/schema';
+import { type AutomationAction, type AutomationSkipReason, accounts, type StoredRuleAction } from '@/db/schema';
+import { config } from '@/lib/config';
 import { MAX_CONTENT_LENGTH } from '@/lib/messages/limits';
 import { optOutWordOf } from '@/lib/opt-outs/words';
 import { type InboundFacts, matchBudget, ruleMatches } from './match';
@@ -25,6 +26,8 @@ export type Step = {
   sms?: { to: string; content: string };
   email?: { to: string; subject: string; text: string };
   webhookId?: string;
+  /** Skipped before it runs: past the message's AUTOMATION_STEPS_PER_MESSAGE (nothing rendered). */
+  skipped?: AutomationSkipReason;
 };
 
 export type Plan = { optOut: 'opted_out' | 'opted_in' | null; help: boolean; steps: Step[] };
@@ -33,10 +36,23 @@ function fitContent(text: string): string {
   return text.length <= MAX_CONTENT_LENGTH ? text : `${text.slice(0, MAX_CONTENT_LENGTH - 1)}…`;
 }
 
-/** A reply's content with {{from}}, {{text}} and {{phone}} filled in (validated at creation). */
+const REPLY_VARIABLE = /\{\{\s*(from|text|phone)\s*\}\}/g;
+
+/**
+ * A reply's content with {{from}}, {{text}} and {{phone}} filled in (validated at creation), cut
+ * to MAX_CONTENT_LENGTH. The text stops growing once it passes that length, so a reply of many
+ * `{{text}}` costs no more than one over-long text (never the whole product of the two).
+ */
 export function renderReply(content: string, inbound: InboundContext): string {
   const values: Record<string, string> = { from: inbound.from, text: inbound.text, phone: inbound.phone };
-  return fitContent(content.replace(/\{\{\s*(from|text|phone)\s*\}\}/g, (_whole, name: string) => values[name] ?? ''));
+  let text = '';
+  let from = 0;
+  for (const match of content.matchAll(REPLY_VARIABLE)) {
+    text += content.slice(from, match.index) + (values[match[1] as string] ?? '');
+    from = match.index + match[0].length;
+    if (text.length > MAX_CONTENT_LENGTH) return fitContent(text);
+  }
+  return fitContent(text + content.slice(from));
 }
 
 function stepOf(action: StoredRuleAction, inbound: InboundContext): Omit<Step, 'ruleId' | 'ruleName' | 'index'> {
@@ -95,10 +111,18 @@ export async function planAutomation(executor: Executor, inbound: InboundContext
   }
   const steps: Step[] = [];
   const budget = matchBudget();
+  // The message's work budget: past it, the actions are listed as skipped, and nothing is
+  // rendered or run for them (the plan's rules hold at most PLAN_*_RULE_ACTIONS actions).
+  const maxSteps = config.automationStepsPerMessage;
   for (const rule of await rulesOf(executor, inbound.accountId)) {
     if (!rule.enabled || !(await ruleMatches(rule, inbound, budget))) continue;
     rule.actions.forEach((action, index) => {
-      steps.push({ ruleId: rule.id, ruleName: rule.name, index, ...stepOf(action, inbound) });
+      const step = { ruleId: rule.id, ruleName: rule.name, index };
+      steps.push(
+        steps.length < maxSteps
+          ? { ...step, ...stepOf(action, inbound) }
+          : { ...step, action: action.type, skipped: 'step_budget_reached' },
+      );
     });
     if (!rule.continueMatching) break;
   }

@@ -39,7 +39,9 @@ export async function previewAutomation(
   const rules: TestRuleAnswer['rules'] = [];
   for (const step of plan.steps) {
     let planned: PlannedActionWire;
-    if (step.sms) {
+    if (step.skipped) {
+      planned = { action: step.action, would: 'skip', reason: step.skipped };
+    } else if (step.sms) {
       const { encoding, segments } = countSegments(step.sms.content);
       planned = { action: step.action, would: 'send', to: step.sms.to, content: step.sms.content, segments, encoding };
       const reason =

@@ -1,7 +1,8 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
-import { inboundRules, phoneGroups, phones, type StoredRuleAction, webhooks } from '@/db/schema';
+import { accounts, inboundRules, phoneGroups, phones, type StoredRuleAction, webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
+import { assertWithinPlanLimit } from '@/lib/billing-plans/limits';
 import { isForwardingAllowed, UNCONFIRMED_ADDRESS_MESSAGE } from '@/lib/email/addresses';
 import { DomainError, notFound, validationError } from '@/lib/errors';
 import { withTransaction } from '@/lib/transactions';
@@ -130,6 +131,21 @@ function scopeColumns(scope: CreateRuleInput['scope']) {
   return { scopePhoneIds: [...new Set(scope?.phone_ids ?? [])], scopeGroupIds: [...new Set(scope?.group_ids ?? [])] };
 }
 
+function actionCount(rules: RuleRow[]): number {
+  return rules.reduce((total, rule) => total + rule.actions.length, 0);
+}
+
+/**
+ * The plan's cap on the actions of all the account's rules together (PLAN_*_RULE_ACTIONS): with
+ * AUTOMATION_STEPS_PER_MESSAGE, it bounds what one inbound message makes automation plan and
+ * record. Rules already past a lowered cap keep working; only a change that adds actions is refused.
+ */
+async function assertActionsWithinPlan(executor: Executor, accountId: string, total: number): Promise<void> {
+  const [account] = await executor.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.id, accountId));
+  if (!account) throw notFound('Account');
+  assertWithinPlanLimit(account.plan, 'rule_actions', total);
+}
+
 export async function createRule(executor: Executor, accountId: string, input: CreateRuleInput): Promise<RuleWire> {
   await assertOwnReferences(executor, accountId, input);
   return withTransaction(executor, async (tx) => {
@@ -138,6 +154,7 @@ export async function createRule(executor: Executor, accountId: string, input: C
     if (existing.length >= MAX_RULES_PER_ACCOUNT) {
       throw validationError('name', `an account has at most ${MAX_RULES_PER_ACCOUNT} inbound rules`);
     }
+    await assertActionsWithinPlan(tx, accountId, actionCount(existing) + input.actions.length);
     const [row] = await tx
       .insert(inboundRules)
       .values({
@@ -172,7 +189,11 @@ export async function updateRule(
   await assertOwnReferences(executor, accountId, input);
   return withTransaction(executor, async (tx) => {
     await lockRules(tx, accountId);
-    await ruleOf(tx, accountId, id);
+    const current = await ruleOf(tx, accountId, id);
+    if (input.actions !== undefined && input.actions.length > current.actions.length) {
+      const others = (await rulesOf(tx, accountId)).filter((rule) => rule.id !== id);
+      await assertActionsWithinPlan(tx, accountId, actionCount(others) + input.actions.length);
+    }
     const [row] = await tx
       .update(inboundRules)
       .set({

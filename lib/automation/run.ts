@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
-import { type AutomationEntry, messages, phones } from '@/db/schema';
+import { type AutomationEntry, type AutomationSkipReason, messages, phones } from '@/db/schema';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
 import { sendAutomaticSms } from '@/lib/messages/gate';
 import type { MessageRow } from '@/lib/messages/present';
@@ -9,10 +9,11 @@ import { type InboundContext, planAutomation, type Step } from './decide';
 import { lockAccountEmails, queueForwardEmail } from './forward-email';
 
 /**
- * Runs the account's automation on an inbound message it has just stored, in the same
- * transaction: the inbound message is stored once (messages_phone_device_message_id_key), so a
- * repeated report never acts twice. Opt-out words were handled before and run nothing here.
- * What happened is written to the message's `automation`, and answered (null: nothing to do).
+ * Runs the account's automation on an inbound message, in the transaction that claimed its mark
+ * after the message was recorded (lib/automation/pending.ts): the mark is claimed once, and each
+ * SMS action is once per inbound message (messages_origin_key), so a repeated report or a second
+ * run never acts twice. Opt-out words were handled when the message was recorded and run nothing
+ * here. What happened is written to the message's `automation`, and answered (null: nothing to do).
  */
 export async function runInboundAutomation(
   tx: Executor,
@@ -39,10 +40,13 @@ export async function runInboundAutomation(
   // Before any other lock of the automation (lib/automation/forward-email.ts).
   if (!fromAutomation && plan.steps.some((step) => step.email)) await lockAccountEmails(tx, inbound.accountId);
   const entries: AutomationEntry[] = [];
+  const lasting = new LastingSkips();
   for (const step of plan.steps) {
-    const entry: AutomationEntry = fromAutomation
-      ? { rule_id: step.ruleId, action: step.action, result: 'skipped', reason: 'sent_by_automation' }
+    const reason = fromAutomation ? 'sent_by_automation' : (step.skipped ?? lasting.reasonFor(step));
+    const entry: AutomationEntry = reason
+      ? { rule_id: step.ruleId, action: step.action, result: 'skipped', reason }
       : await act(tx, inbound, step, receivedEventId);
+    if (entry.reason) lasting.met(step, entry.reason);
     entries.push(entry);
   }
   await tx
@@ -51,6 +55,35 @@ export async function runInboundAutomation(
     .where(and(eq(messages.accountId, inbound.accountId), eq(messages.id, inbound.id)));
   automationActed(tx, entries);
   return entries;
+}
+
+/** Which kinds of step a skip reason stops for the rest of one inbound message, once met. */
+const LASTING_FOR: Partial<Record<AutomationSkipReason, readonly ('sms' | 'email')[]>> = {
+  // AUTO_REPLY_LIMIT counts SMS and forward emails of one counterpart together.
+  limit_reached: ['sms', 'email'],
+  account_limit_reached: ['sms'],
+  no_credit: ['sms'],
+  email_limit_reached: ['email'],
+};
+
+/**
+ * The skips that hold for the rest of one inbound message: the counterpart's and the account's
+ * hourly counts only grow while the message's transaction holds their locks, and a group without
+ * the credit for one SMS has none for the next, so once one says no, the later steps it governs
+ * are skipped at once, without a query.
+ */
+export class LastingSkips {
+  private readonly reasons = new Map<'sms' | 'email', AutomationSkipReason>();
+
+  reasonFor(step: Step): AutomationSkipReason | undefined {
+    const kind = step.sms ? 'sms' : step.email ? 'email' : undefined;
+    return kind ? this.reasons.get(kind) : undefined;
+  }
+
+  met(step: Step, reason: AutomationSkipReason): void {
+    if (!step.sms && !step.email) return;
+    for (const kind of LASTING_FOR[reason] ?? []) if (!this.reasons.has(kind)) this.reasons.set(kind, reason);
+  }
 }
 
 async function act(

@@ -4,9 +4,14 @@ import { accounts, type PlanName } from '@/db/schema';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 
-export type PlanResource = 'phones' | 'groups' | 'webhooks';
+export type PlanResource = 'phones' | 'groups' | 'webhooks' | 'rule_actions';
 
-const RESOURCE_NAMES: Record<PlanResource, string> = { phones: 'phone(s)', groups: 'group(s)', webhooks: 'webhook(s)' };
+const RESOURCE_NAMES: Record<PlanResource, string> = {
+  phones: 'phone(s)',
+  groups: 'group(s)',
+  webhooks: 'webhook(s)',
+  rule_actions: 'inbound-rule action(s), all rules together',
+};
 
 /**
  * Locks the account row for the rest of the transaction and returns its plan. Every create that
@@ -28,8 +33,13 @@ export async function lockAccountPlan(tx: Transaction, accountId: string): Promi
 
 /** Throws PLAN_LIMIT_REACHED when one more `resource` would exceed the plan's maximum. */
 export function assertBelowPlanLimit(plan: PlanName, resource: PlanResource, currentCount: number): void {
+  assertWithinPlanLimit(plan, resource, currentCount + 1);
+}
+
+/** Throws PLAN_LIMIT_REACHED when `total` of `resource` would exceed the plan's maximum. */
+export function assertWithinPlanLimit(plan: PlanName, resource: PlanResource, total: number): void {
   const maximum = config.planLimits[plan][resource];
-  if (currentCount >= maximum) {
+  if (total > maximum) {
     throw new DomainError(
       'PLAN_LIMIT_REACHED',
       `The ${plan} plan allows at most ${maximum} ${RESOURCE_NAMES[resource]}.`,

@@ -161,6 +161,9 @@ export const envSchema = z.object({
   /** Webhooks an account manages (its own and SMSGate's integrator API's), per plan. */
   PLAN_FREE_WEBHOOKS: variable(wholeNumber()).default(10),
   PLAN_PRO_WEBHOOKS: variable(wholeNumber()).default(50),
+  /** Actions of an account's inbound rules, all rules together, per plan (lib/automation/rules.ts). */
+  PLAN_FREE_RULE_ACTIONS: variable(wholeNumber()).default(100),
+  PLAN_PRO_RULE_ACTIONS: variable(wholeNumber()).default(500),
   VERIFICATION_RATE_LIMIT: variable(wholeNumber()).default(5),
   VERIFICATION_RATE_WINDOW_S: variable(wholeNumber()).default(3600),
   REGISTER_IP_RATE_LIMIT: variable(wholeNumber()).default(100),
@@ -184,6 +187,8 @@ export const envSchema = z.object({
   SIM_CHECK_RESENDS_PER_HOUR: variable(wholeNumber()).default(3),
   /** Forward-to-email actions per account in any hour; past it they are skipped (`email_limit_reached`). */
   AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(50),
+  /** Rule actions one inbound message runs; the ones past it are recorded as skipped (`step_budget_reached`). */
+  AUTOMATION_STEPS_PER_MESSAGE: variable(wholeNumber(1)).default(20),
   /** Seconds between passes that raise and resolve account alerts (lib/alerts). */
   ALERT_EVALUATION_INTERVAL_S: variable(wholeNumber(1)).default(60),
   /** Alert emails (raised and resolved) per account in any hour; past it the alert still opens, unmailed. */

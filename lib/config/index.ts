@@ -72,11 +72,13 @@ export const config = {
         phones: readSetting('PLAN_FREE_PHONES'),
         groups: readSetting('PLAN_FREE_GROUPS'),
         webhooks: readSetting('PLAN_FREE_WEBHOOKS'),
+        rule_actions: readSetting('PLAN_FREE_RULE_ACTIONS'),
       },
       pro: {
         phones: readSetting('PLAN_PRO_PHONES'),
         groups: readSetting('PLAN_PRO_GROUPS'),
         webhooks: readSetting('PLAN_PRO_WEBHOOKS'),
+        rule_actions: readSetting('PLAN_PRO_RULE_ACTIONS'),
       },
     };
   },
@@ -97,6 +99,10 @@ export const config = {
   },
   get autoEmailAccountHourlyLimit() {
     return readSetting('AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT');
+  },
+  /** The work budget of one inbound message: rule actions past it are skipped (lib/automation/decide.ts). */
+  get automationStepsPerMessage() {
+    return readSetting('AUTOMATION_STEPS_PER_MESSAGE');
   },
   get alertEvaluationIntervalSeconds() {
     return readSetting('ALERT_EVALUATION_INTERVAL_S');

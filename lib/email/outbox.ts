@@ -5,7 +5,7 @@ import { log } from '@/lib/log';
 import { type Email, transmitEmail } from './send';
 
 /**
- * The email outbox (automation forwards and account alerts). The inbound transaction writes the email (enqueueEmail) and
+ * The email outbox (automation forwards and account alerts). The automation's transaction writes the email (enqueueEmail) and
  * NOTIFYs at commit; a worker claims due rows (FOR UPDATE SKIP LOCKED, committed at once, so no
  * transaction stays open), talks SMTP holding no connection, then records the outcome only if its
  * claim still holds. A worker that dies mid-send leaves a claim that runs out: at-least-once.

@@ -21,4 +21,5 @@ export const SKIP_REASON_TEXT: Record<AutomationSkipReason, string> = {
   sent_by_automation: 'the message was sent by your own automation',
   email_not_confirmed: 'the email address is not confirmed',
   email_limit_reached: 'the account has forwarded its emails for the hour',
+  step_budget_reached: 'the inbound message had run its share of rule actions',
 };

@@ -2,11 +2,11 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessageDetails, type MessageKind, messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
-import { runInboundAutomation } from '@/lib/automation/run';
+import { markAutomationPending, type PendingAutomation, runPendingAutomation } from '@/lib/automation/pending';
 import { validationError } from '@/lib/errors';
 import { handleOptOutWord } from '@/lib/opt-outs/inbound';
 import { confirmSimByLoopback } from '@/lib/phones/sim-check';
-import { withTransaction } from '@/lib/transactions';
+import { isTransaction, withTransaction } from '@/lib/transactions';
 import { findDevicePhone } from './device-phone';
 import { SEND_AT_PAST_TOLERANCE_MS } from './limits';
 import { type MessageWire, presentMessage } from './present';
@@ -28,12 +28,19 @@ export type ReceivedInput = {
 /**
  * An SMS the phone received. Idempotent on the phone's own message id
  * (messages_phone_device_message_id_key): a retry answers the first message and emits nothing.
+ *
+ * Record, then act: the message, its events, the SIM check and the opt-out word are written in one
+ * short transaction, with a mark (pending_automation) when the account has rules or a HELP text;
+ * the rules run after that commit, in a transaction of their own (lib/automation/pending.ts), so
+ * no account's rules hold the transaction that records a message. Called with the database, this
+ * runs them before answering (the answer carries `automation`); called inside the caller's
+ * transaction, it answers the mark as `pending`, for the caller to run after its commit.
  */
 export async function receiveMessage(
   executor: Executor,
   device: DevicePrincipal,
   input: ReceivedInput,
-): Promise<{ created: boolean; message: MessageWire }> {
+): Promise<{ created: boolean; message: MessageWire; pending: PendingAutomation | null }> {
   const phone = await findDevicePhone(executor, device);
   const now = new Date();
   const receivedAt = input.receivedAt ?? now;
@@ -45,7 +52,7 @@ export async function receiveMessage(
     encrypted || input.kind === 'data' || input.kind === 'mms'
       ? { encoding: 'GSM-7' as const, segments: 1 }
       : countSegments(input.content);
-  return withTransaction(executor, async (tx) => {
+  const recorded = await withTransaction(executor, async (tx) => {
     const [message] = await tx
       .insert(messages)
       .values({
@@ -80,18 +87,27 @@ export async function receiveMessage(
           ),
         );
       if (!existing) throw new Error('receiveMessage: conflicting row not found');
-      return { created: false, message: presentMessage(existing) };
+      return { created: false, message: existing, pending: null };
     }
     const eventIds = await afterTransition(tx, [message], { at: receivedAt });
-    if (encrypted) return { created: true, message: presentMessage(message) };
+    if (encrypted) return { created: true, message, pending: null };
     await confirmSimByLoopback(tx, message);
     // A data SMS's content is bytes in base64: no word or rule reads it.
-    if (message.kind === 'data') return { created: true, message: presentMessage(message) };
-    // Opt-out words first: a message that was one is answered by nothing else.
-    const automation =
-      (await handleOptOutWord(tx, message)) === null
-        ? await runInboundAutomation(tx, message, eventIds.get(message.id))
-        : null;
-    return { created: true, message: presentMessage({ ...message, automation }) };
+    if (message.kind === 'data') return { created: true, message, pending: null };
+    // The opt-out word stays in this transaction, before anything else reacts to the message: it
+    // is one row (and at most one confirmation), and a STOP committed with its message is in
+    // force for every send that starts after this answer, whereas a STOP left to a later
+    // transaction could let a send to the number slip through in between. A message that was
+    // such a word is answered by nothing else.
+    if ((await handleOptOutWord(tx, message)) !== null) return { created: true, message, pending: null };
+    // Rules answer text messages only (an MMS is recorded and reported, never answered).
+    const pending =
+      message.kind === 'message' ? await markAutomationPending(tx, message, eventIds.get(message.id)) : null;
+    return { created: true, message, pending };
   });
+  if (!recorded.pending || isTransaction(executor)) {
+    return { created: recorded.created, message: presentMessage(recorded.message), pending: recorded.pending };
+  }
+  const automation = await runPendingAutomation(executor, recorded.pending);
+  return { created: true, message: presentMessage({ ...recorded.message, automation }), pending: null };
 }

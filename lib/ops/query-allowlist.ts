@@ -26,6 +26,11 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
       "the webhook worker claims due deliveries across accounts, a fair share per account; what follows a claim names the claim's account",
   },
   {
+    origin: 'task:pending automation claim',
+    reason:
+      "the recovery sweep finds every account's inbound messages whose automation never ran; running one then names its account",
+  },
+  {
     origin: 'task:email claim',
     reason: "the email worker claims due emails across accounts; sending one then names the claim's account",
   },

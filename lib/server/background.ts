@@ -1,4 +1,5 @@
 import { startAlertWork } from '@/lib/alerts/background';
+import { startAutomationWork } from '@/lib/automation/background';
 import { config } from '@/lib/config';
 import { startEmailWork } from '@/lib/email/background';
 import { startFleetWork } from '@/lib/heartbeats/background';
@@ -14,8 +15,8 @@ import { onShutdown } from './start';
 let started = false;
 
 /**
- * Background work (offline sweep, expiry sweep, webhook delivery, automation and alert email, account
- * alerts, rate-limit housekeeping, retention, the embedded database's ANALYZE and VACUUM). The server starts it
+ * Background work (offline sweep, expiry sweep, webhook delivery, the recovery of inbound automation,
+ * automation and alert email, account alerts, rate-limit housekeeping, retention, the embedded database's ANALYZE and VACUUM). The server starts it
  * in-process unless BACKGROUND=off (web-only instances); `npm run worker` (`worker: true`) runs the
  * same set in a separate process whatever BACKGROUND says. Each starter returns its stop function;
  * a second call does nothing.
@@ -32,6 +33,7 @@ export async function startBackgroundWork(options: { worker?: boolean } = {}): P
     startFleetWork,
     startMessagingWork,
     startWebhookWork,
+    startAutomationWork,
     startEmailWork,
     startAlertWork,
     startRateLimitHousekeeping,

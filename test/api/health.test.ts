@@ -10,6 +10,7 @@ import { GET as health } from '@/app/api/health/route';
 import { GET as startup } from '@/app/api/health/startup/route';
 import { openPostgres, queryRows, setDatabase } from '@/db';
 import journal from '@/db/migrations/meta/_journal.json';
+import { type HealthState, probe, processState } from '@/lib/runtime/health';
 import {
   beginShutdown,
   markBackground,
@@ -18,7 +19,6 @@ import {
   resetStartForTests,
 } from '@/lib/runtime/lifecycle';
 import { APP_VERSION } from '@/lib/version';
-import { type HealthState, probe, processState } from '@/lib/runtime/health';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 

@@ -3,6 +3,7 @@ import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db';
 import { appCallbackIds, devices } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
+import { type PendingAutomation, runPendingAutomation } from '@/lib/automation/pending';
 import { decryptSecret } from '@/lib/crypto/secret-box';
 import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
 import { DEVICE_SIGNING_KEY_PURPOSE } from '@/lib/devices/pairing';
@@ -115,13 +116,13 @@ export async function handleAppCallback(
   const phone = await findDevicePhone(db, principal);
   // Each call id is processed once: a replay (or a retry whose answer was lost) within the window
   // finds its id taken and changes nothing. A call that fails leaves no id, so its retry runs.
-  await withTransaction(db, async (tx) => {
+  const pending = await withTransaction(db, async (tx) => {
     const [fresh] = await tx
       .insert(appCallbackIds)
       .values({ deviceId: principal.deviceId, callbackId: envelope.id })
       .onConflictDoNothing()
       .returning({ id: appCallbackIds.callbackId });
-    if (!fresh) return;
+    if (!fresh) return null;
     await tx
       .delete(appCallbackIds)
       .where(
@@ -130,8 +131,10 @@ export async function handleAppCallback(
           lt(appCallbackIds.createdAt, sql`now() - make_interval(secs => ${CALLBACK_ID_RETENTION_SECONDS})`),
         ),
       );
-    await applyCallback(tx, principal, phone, envelope);
+    return applyCallback(tx, principal, phone, envelope);
   });
+  // A received SMS's rules run after the commit that recorded it (lib/messages/receive.ts).
+  if (pending) await runPendingAutomation(db, pending);
 }
 
 /**
@@ -175,14 +178,14 @@ async function applyCallback(
   principal: DevicePrincipal,
   phone: DevicePhone,
   envelope: z.output<typeof callbackEnvelope>,
-): Promise<void> {
+): Promise<PendingAutomation | null> {
   switch (envelope.event) {
     case 'sms:received': {
       const sms = parsed(receivedPayload, envelope.payload, 'sms:received');
       const raw = sms.sender ?? sms.phoneNumber;
       if (!raw) throw validationError('payload.sender', 'required');
       const encrypted = isEncryptedReceived(sms, raw);
-      const { created } = await receiveMessage(tx, principal, {
+      const { created, pending } = await receiveMessage(tx, principal, {
         from: senderOf(raw, phone.phone, encrypted),
         content: sms.message,
         encrypted,
@@ -191,7 +194,7 @@ async function applyCallback(
         deviceMessageId: inboundId(sms.messageId, raw, sms.message),
       });
       await countExportedInbound(tx, phone, sms.receivedAt ?? undefined, created);
-      return;
+      return pending;
     }
     case 'sms:data-received': {
       const sms = parsed(dataReceivedPayload, envelope.payload, envelope.event);
@@ -205,7 +208,7 @@ async function applyCallback(
         details: { event: envelope.event },
         deviceMessageId: `data:${inboundId(sms.messageId, raw, sms.data)}`,
       });
-      return;
+      return null;
     }
     case 'mms:received': {
       const mms = parsed(mmsReceivedPayload, envelope.payload, envelope.event);
@@ -225,7 +228,7 @@ async function applyCallback(
         },
         deviceMessageId: `mms-received:${mms.messageId}`,
       });
-      return;
+      return null;
     }
     case 'mms:downloaded': {
       const mms = parsed(mmsDownloadedPayload, envelope.payload, envelope.event);
@@ -246,11 +249,11 @@ async function applyCallback(
         },
         deviceMessageId: `mms-downloaded:${mms.messageId}`,
       });
-      return;
+      return null;
     }
     case 'app:started':
       await recordHeartbeat(tx, principal, { phone: phone.phone, status: 'online' });
-      return;
+      return null;
     case 'sms:sent':
     case 'sms:delivered':
     case 'sms:failed': {
@@ -258,16 +261,16 @@ async function applyCallback(
       const state =
         envelope.event === 'sms:sent' ? 'Sent' : envelope.event === 'sms:delivered' ? 'Delivered' : 'Failed';
       await applyAppState(tx, phone, { id: report.messageId, state, error: report.reason });
-      return;
+      return null;
     }
     case 'system:ping': {
       const ping = parsed(pingPayload, envelope.payload, 'system:ping');
       const level = ping.health?.checks?.['battery:level']?.observedValue;
       const battery = typeof level === 'number' ? Math.min(100, Math.max(0, Math.round(level))) : null;
       await recordHeartbeat(tx, principal, { phone: phone.phone, status: 'online', battery });
-      return;
+      return null;
     }
     default:
-      return;
+      return null;
   }
 }

@@ -26,10 +26,10 @@ export const PATCH = route(
       operationId: 'updateInboundRule',
       summary: 'Update or move an inbound rule',
       description:
-        'Only the fields sent change; `match`, `scope` and `actions` are replaced whole. `position` moves the rule there and renumbers the others 1..n.',
+        'Only the fields sent change; `match`, `scope` and `actions` are replaced whole. `position` moves the rule there and renumbers the others 1..n. New `actions` that would take the account’s rules past its plan’s action cap (PLAN_FREE_RULE_ACTIONS / PLAN_PRO_RULE_ACTIONS, all rules together) answer 403 PLAN_LIMIT_REACHED.',
       tags: ['Inbound automation'],
       response: { description: 'The rule.', schema: ruleSchema },
-      errors: ['NOT_FOUND', 'GROUP_NOT_FOUND'],
+      errors: ['NOT_FOUND', 'GROUP_NOT_FOUND', 'PLAN_LIMIT_REACHED'],
     },
   },
   async ({ db, principal, params, body }) => updateRule(db, principal.accountId, params.id, body),

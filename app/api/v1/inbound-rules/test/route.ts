@@ -10,7 +10,7 @@ export const POST = route(
       operationId: 'testInboundRules',
       summary: 'Try the inbound rules on a message',
       description:
-        'What would happen if `from` texted `text` to your phone `phone` now: the opt-out word, HELP, or the rules that would act, with each action’s rendered text, segments and credits, and the skips that can be foreseen (limit, credit, opt-out). Writes nothing.',
+        'What would happen if `from` texted `text` to your phone `phone` now: the opt-out word, HELP, or the rules that would act, with each action’s rendered text, segments and credits, and the skips that can be foreseen (limit, credit, opt-out). One message runs at most AUTOMATION_STEPS_PER_MESSAGE actions: the ones past it are listed as skipped with `step_budget_reached`. Writes nothing.',
       tags: ['Inbound automation'],
       response: { description: 'The plan.', schema: testRuleAnswerSchema },
       errors: ['NOT_FOUND'],
