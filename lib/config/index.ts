@@ -115,6 +115,12 @@ export const config = {
   get sseStreamsPerInstance() {
     return readSetting('SSE_STREAMS_PER_INSTANCE');
   },
+  get waitingClaimsPerAccount() {
+    return readSetting('WAITING_CLAIMS_PER_ACCOUNT');
+  },
+  get waitingClaimsPerInstance() {
+    return readSetting('WAITING_CLAIMS_PER_INSTANCE');
+  },
   get phoneConnectsPerSecond() {
     return readSetting('PHONE_CONNECTS_PER_S');
   },
