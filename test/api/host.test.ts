@@ -115,7 +115,7 @@ describe('a reverse proxy on this machine makes no client local (dev inbox, toke
 
   it('refuses a loopback socket that carries Forwarded, X-Forwarded-For or X-Real-IP, each alone', async () => {
     process.env[PEER_TOKEN_ENV] = 'secret-token';
-    const proxied = [
+    const proxied: Record<string, string>[] = [
       { 'x-forwarded-for': '203.0.113.7' },
       // A proxy naming a loopback client is still a proxy: the socket cannot say who is behind it.
       { 'x-forwarded-for': '127.0.0.1' },
@@ -138,7 +138,12 @@ describe('a reverse proxy on this machine makes no client local (dev inbox, toke
   });
 
   it('without npm start’s server, refuses a loopback Host when a proxy shows', () => {
-    for (const sent of [{ 'x-forwarded-for': '203.0.113.7' }, { 'x-real-ip': '127.0.0.1' }, { forwarded: 'for=::1' }]) {
+    const proxied: Record<string, string>[] = [
+      { 'x-forwarded-for': '203.0.113.7' },
+      { 'x-real-ip': '127.0.0.1' },
+      { forwarded: 'for=::1' },
+    ];
+    for (const sent of proxied) {
       expect(inbox({ host: '127.0.0.1:3000', ...sent }), JSON.stringify(sent)).toBe(404);
     }
     // What Next adds itself when the header is missing: the socket's address.

@@ -120,11 +120,12 @@ describe('the worker’s METRICS_PORT listener', () => {
   it('refuses a client behind a proxy without the token, and takes the token', async () => {
     expect((await get('/metrics', { 'x-forwarded-for': '203.0.113.7' })).status).toBe(404);
     // A proxy on this machine naming a loopback client is still a proxy.
-    for (const headers of [
+    const proxied: Record<string, string>[] = [
       { 'x-forwarded-for': '127.0.0.1' },
       { 'x-real-ip': '127.0.0.1' },
       { forwarded: 'for=::1' },
-    ]) {
+    ];
+    for (const headers of proxied) {
       expect((await get('/metrics', headers)).status, JSON.stringify(headers)).toBe(404);
     }
     vi.stubEnv('METRICS_TOKEN', TOKEN);
