@@ -115,6 +115,9 @@ export const config = {
   get sseStreamsPerInstance() {
     return readSetting('SSE_STREAMS_PER_INSTANCE');
   },
+  get smsgateTokensPerAccount() {
+    return readSetting('SMSGATE_TOKENS_PER_ACCOUNT');
+  },
   get waitingClaimsPerAccount() {
     return readSetting('WAITING_CLAIMS_PER_ACCOUNT');
   },
