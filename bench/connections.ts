@@ -368,6 +368,8 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
     // The heap sized for the phones, as the README tells an operator to: about 32 KB each over a base.
     HEAP_MB: process.env.HEAP_MB ?? String(Math.max(256, Math.ceil((96 + phoneCount * 0.064) / 64) * 64)),
     SSE_STREAMS_PER_ACCOUNT: String(PHONES_PER_ACCOUNT),
+    WAITING_CLAIMS_PER_INSTANCE: String(phoneCount),
+    WAITING_CLAIMS_PER_ACCOUNT: String(PHONES_PER_ACCOUNT),
   };
   let server: Server | undefined;
   let fleet: Fleet | undefined;

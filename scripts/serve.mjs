@@ -4,7 +4,7 @@
 //
 // The app learns each request's socket address, which Next's route handlers cannot see: it is passed
 // on in the x-simgate-peer header with a token only this process knows (a client cannot forge it).
-// The dev inbox uses it to answer loopback clients only.
+// The dev inbox and /metrics use it to answer clients on this machine only (none behind a proxy).
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
@@ -63,6 +63,25 @@ export async function serveDirect(handler, req, res, port) {
       res.destroy();
     }
   }
+}
+
+/**
+ * The headers by which a reverse proxy names the client it passes on. A request that reaches the
+ * socket with one of them came through a proxy, whatever address it names: it is never a client on
+ * this machine (lib/http/host-policy.ts `PROXIED`). Next adds X-Forwarded-For itself when it is
+ * missing, so only this server, before Next, can tell.
+ */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
+
+/**
+ * The x-simgate-peer header for a Node request: `<token> <socket address>`, then ` proxied` when the
+ * request carries a forwarding header, then `mark` when given (the API's security headers are set).
+ */
+export function vouchFor(token, req, mark) {
+  let vouched = `${token} ${req.socket.remoteAddress ?? ''}`;
+  if (FORWARDING_HEADERS.some((name) => req.headers[name] !== undefined)) vouched += ' proxied';
+  if (mark) vouched += ` ${mark}`;
+  return vouched;
 }
 
 /** Serves the build in `root`/`distDir` until SIGTERM or SIGINT. */
@@ -133,12 +152,9 @@ export async function serve(root, distDir) {
     // `apiSecurityHeaders`): set here they cost a `setHeader` each; the mark tells route() it need
     // not set them on the Response.
     const api = lifecycle.apiHeaders;
-    let vouched = `${token} ${req.socket.remoteAddress ?? ''}`;
-    if (api?.guarded(pathnameOf(req.url ?? ''))) {
-      for (const [name, value] of api.headers) res.setHeader(name, value);
-      vouched += ` ${api.mark}`;
-    }
-    req.headers[PEER_HEADER] = vouched;
+    const secured = api?.guarded(pathnameOf(req.url ?? '')) === true;
+    if (secured) for (const [name, value] of api.headers) res.setHeader(name, value);
+    req.headers[PEER_HEADER] = vouchFor(token, req, secured ? api.mark : undefined);
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);

@@ -5,11 +5,13 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GET as appEvents } from '@/app/api/mobile/v1/events/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
+import { principalForKey } from '@/lib/auth/key-lookup';
 import type { DirectHandler } from '@/lib/runtime/lifecycle';
 import { directRoutes } from '@/lib/server/direct-routes';
+import { createTestAccount } from './fixtures';
 import { withTestDatabase } from './setup-db';
 
-withTestDatabase();
+const { db } = withTestDatabase();
 
 type ServeDirect = (
   handler: DirectHandler,
@@ -109,30 +111,69 @@ describe('the direct routes', () => {
     expect(appEvents).toBeTypeOf('function');
   });
 
+  const noParams = { params: Promise.resolve({}) };
+  const claimRequest = (key?: string) =>
+    new Request('http://localhost/api/v1/device/outbox/claim', {
+      method: 'POST',
+      headers: { host: 'localhost', ...(key ? { 'x-api-key': key } : {}) },
+    });
+
+  /**
+   * Requests of one device at once, its key already in the cache: the budget, at a few a second,
+   * does not refill between them, and they are admitted in the order they were made.
+   */
+  async function together(key: string, requests: (() => Promise<Response>)[]) {
+    await principalForKey(db(), key);
+    return Promise.all(requests.map((request) => request()));
+  }
+
   it('turn away phones past PHONE_CONNECTS_PER_S with 429 and a Retry-After of 1–10 s, before any other work', async () => {
     process.env.PHONE_CONNECTS_PER_S = '2';
+    const phone = await createTestAccount(db(), { credits: 5 });
     const routes = directRoutes();
     const claimDirect = routes.get('POST /api/v1/device/outbox/claim')!;
     const eventsDirect = routes.get('GET /api/mobile/v1/events')!;
-    const noParams = { params: Promise.resolve({}) };
-    const claimRequest = () =>
-      new Request('http://localhost/api/v1/device/outbox/claim', { method: 'POST', headers: { host: 'localhost' } });
-    // No key: the first two go through to the route and are refused there (401).
-    expect((await claimDirect(claimRequest(), noParams)).status).toBe(401);
-    expect((await claimDirect(claimRequest(), noParams)).status).toBe(401);
-    const refused = await claimDirect(claimRequest(), noParams);
-    expect(refused.status).toBe(429);
-    const retryAfter = Number(refused.headers.get('retry-after'));
+    const claimOnce = () => claimDirect(claimRequest(phone.deviceKey), noParams);
+    const openEvents = () =>
+      eventsDirect(
+        new Request('http://localhost/api/mobile/v1/events', {
+          headers: { host: 'localhost', authorization: `Bearer ${phone.deviceKey}` },
+        }),
+        noParams,
+      );
+    const [first, second, refused, app] = await together(phone.deviceKey, [
+      claimOnce,
+      claimOnce,
+      claimOnce,
+      openEvents,
+    ]);
+    expect([first!.status, second!.status]).toEqual([200, 200]);
+    expect(refused!.status).toBe(429);
+    const retryAfter = Number(refused!.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(10);
-    expect((await refused.json()).code).toBe('RATE_LIMITED');
+    expect((await refused!.json()).code).toBe('RATE_LIMITED');
     // The SMSGate app's surface answers as the app reads errors.
-    const app = await eventsDirect(
-      new Request('http://localhost/api/mobile/v1/events', { headers: { host: 'localhost' } }),
-      noParams,
+    expect(app!.status).toBe(429);
+    expect(app!.headers.get('content-type')).toBe('application/json');
+    expect((await app!.json()).message).toMatch(/Too many phones/);
+  });
+
+  it('spend none of the budget on requests without a device’s key: a flood of wrong keys turns no phone away', async () => {
+    process.env.PHONE_CONNECTS_PER_S = '2';
+    const phone = await createTestAccount(db(), { credits: 5 });
+    const claimDirect = directRoutes().get('POST /api/v1/device/outbox/claim')!;
+    const unknown = `dk_${'x'.repeat(40)}`;
+    const wrongKeys = [undefined, 'dk_not_a_key', unknown, `dk_${'y'.repeat(40)}`, phone.apiKey];
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => claimDirect(claimRequest(wrongKeys[i % wrongKeys.length]), noParams)),
     );
-    expect(app.status).toBe(429);
-    expect(app.headers.get('content-type')).toBe('application/json');
-    expect((await app.json()).message).toMatch(/Too many phones/);
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 429)).toEqual([]);
+    expect(new Set(statuses)).toEqual(new Set([401, 403]));
+    // The phone's own claims still find the whole budget.
+    const claimOnce = () => claimDirect(claimRequest(phone.deviceKey), noParams);
+    const own = await together(phone.deviceKey, [claimOnce, claimOnce, claimOnce]);
+    expect(own.map((answer) => answer.status)).toEqual([200, 200, 429]);
   });
 });

@@ -11,9 +11,10 @@ export type AccountPrincipal = {
   email?: string;
   /**
    * A JWT of SMSGate's integrator API (lib/protocols/smsgate-api/jwt.ts), issued under `keyId`:
-   * its id and the scopes it grants. Absent for a key or a session, which hold every scope.
+   * its id, the scopes it grants and when it expires (Unix seconds). Absent for a key or a session,
+   * which hold every scope.
    */
-  token?: { jti: string; scopes: readonly string[]; originalScopes: readonly string[] };
+  token?: { jti: string; scopes: readonly string[]; originalScopes: readonly string[]; exp: number };
 };
 
 export type DevicePrincipal = {

@@ -199,6 +199,12 @@ export const envSchema = z.object({
   SSE_STREAMS_PER_ACCOUNT: variable(wholeNumber(1)).default(200),
   /** Open SMSGate app event streams (SSE) in one instance; one more answers 503. */
   SSE_STREAMS_PER_INSTANCE: variable(wholeNumber(1)).default(1000),
+  /** Live access tokens of SMSGate's integrator API one account may hold; one more answers 429. */
+  SMSGATE_TOKENS_PER_ACCOUNT: variable(wholeNumber(1)).default(1000),
+  /** Waiting claims (`?wait=`) of one account in one instance; one more answers 429. */
+  WAITING_CLAIMS_PER_ACCOUNT: variable(wholeNumber(1)).default(200),
+  /** Waiting claims (`?wait=`) in one instance; one more answers 503. */
+  WAITING_CLAIMS_PER_INSTANCE: variable(wholeNumber(1)).default(1000),
   /** Phone connections (claims, event streams) an instance opens a second, with bursts of as many; past it 429. 0: no limit. */
   PHONE_CONNECTS_PER_S: variable(wholeNumber()).default(500),
   VERIFICATION_SENDER_PHONE: variable((raw) => raw.trim()),

@@ -128,6 +128,15 @@ export const config = {
   get sseStreamsPerInstance() {
     return readSetting('SSE_STREAMS_PER_INSTANCE');
   },
+  get smsgateTokensPerAccount() {
+    return readSetting('SMSGATE_TOKENS_PER_ACCOUNT');
+  },
+  get waitingClaimsPerAccount() {
+    return readSetting('WAITING_CLAIMS_PER_ACCOUNT');
+  },
+  get waitingClaimsPerInstance() {
+    return readSetting('WAITING_CLAIMS_PER_INSTANCE');
+  },
   get phoneConnectsPerSecond() {
     return readSetting('PHONE_CONNECTS_PER_S');
   },

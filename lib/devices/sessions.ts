@@ -14,12 +14,18 @@ export const MAX_STREAMS_PER_DEVICE = 2;
 /** What a refused stream's Retry-After says: the SMSGate app's middle reconnect delay. */
 export const STREAM_CAP_RETRY_AFTER_S = 30;
 
+/** Waiting claims (long-polls) one device may hold open in an instance: one more answers its oldest at once. */
+export const MAX_WAITING_CLAIMS_PER_DEVICE = 2;
+
+/** What a refused waiting claim's Retry-After says. */
+export const WAITING_CLAIM_RETRY_AFTER_S = 10;
+
 export type SessionKind = 'stream' | 'poll';
 
 /**
  * A device's open stream or long-poll in this process. Its `signal` aborts when it must end: the
- * device's key was revoked or its phone removed (`revoked`), or a newer stream of the device took
- * its place (`replaced`). `release` takes it off the books; call it once it has ended.
+ * device's key was revoked or its phone removed (`revoked`), or a newer session of the same kind of
+ * the device took its place (`replaced`). `release` takes it off the books; call it once it has ended.
  */
 export type DeviceSession = {
   signal: AbortSignal;
@@ -41,17 +47,55 @@ type Entry = {
   push?: (name: string, data: string) => void;
 };
 
-type Registry = { byDevice: Map<string, Entry[]>; streamsByAccount: Map<string, number>; streams: number };
+/** Open sessions of one kind in this process: in all, and by account. */
+type Tally = { all: number; byAccount: Map<string, number> };
+
+type Registry = { byDevice: Map<string, Entry[]>; open: Record<SessionKind, Tally> };
+
+const tally = (): Tally => ({ all: 0, byAccount: new Map() });
 
 // Shared by every bundle Next evaluates in this process.
 const globalForSessions = globalThis as typeof globalThis & { __simgateDeviceSessions?: Registry };
-globalForSessions.__simgateDeviceSessions ??= { byDevice: new Map(), streamsByAccount: new Map(), streams: 0 };
+globalForSessions.__simgateDeviceSessions ??= { byDevice: new Map(), open: { stream: tally(), poll: tally() } };
 const registry = globalForSessions.__simgateDeviceSessions;
+
+/**
+ * The caps of each kind: per device (one more ends the device's oldest of that kind), per account
+ * (429) and per instance (503), both with Retry-After.
+ */
+const CAPS: Record<
+  SessionKind,
+  { perDevice: number; perAccount: () => number; perInstance: () => number; retryAfterS: number; what: string }
+> = {
+  stream: {
+    perDevice: MAX_STREAMS_PER_DEVICE,
+    perAccount: () => config.sseStreamsPerAccount,
+    perInstance: () => config.sseStreamsPerInstance,
+    retryAfterS: STREAM_CAP_RETRY_AFTER_S,
+    what: 'event streams',
+  },
+  poll: {
+    perDevice: MAX_WAITING_CLAIMS_PER_DEVICE,
+    perAccount: () => config.waitingClaimsPerAccount,
+    perInstance: () => config.waitingClaimsPerInstance,
+    retryAfterS: WAITING_CLAIM_RETRY_AFTER_S,
+    what: 'waiting claims',
+  },
+};
 
 function end(entry: Entry, reason: 'revoked' | 'replaced'): void {
   if (entry.controller.signal.aborted) return;
   entry.reason = reason;
   entry.controller.abort();
+}
+
+function count(entry: Pick<Entry, 'kind' | 'accountId'>, by: 1 | -1): void {
+  const open = registry.open[entry.kind];
+  open.all += by;
+  if (!entry.accountId) return;
+  const left = (open.byAccount.get(entry.accountId) ?? 0) + by;
+  if (left > 0) open.byAccount.set(entry.accountId, left);
+  else open.byAccount.delete(entry.accountId);
 }
 
 function remove(entry: Entry): void {
@@ -60,54 +104,48 @@ function remove(entry: Entry): void {
   if (!list || index < 0) return;
   list.splice(index, 1);
   if (list.length === 0) registry.byDevice.delete(entry.deviceId);
-  if (entry.kind !== 'stream') return;
-  registry.streams -= 1;
-  if (entry.accountId) {
-    const left = (registry.streamsByAccount.get(entry.accountId) ?? 1) - 1;
-    if (left > 0) registry.streamsByAccount.set(entry.accountId, left);
-    else registry.streamsByAccount.delete(entry.accountId);
-  }
+  count(entry, -1);
 }
 
-/** The caps a new stream must fit under, checked before any database work; throws the answer. */
-function admitStream(device: DevicePrincipal, own: Entry[]): void {
-  // A stream that replaces one of the device's own takes no new room.
-  const replacing = own.filter((entry) => entry.kind === 'stream').length >= MAX_STREAMS_PER_DEVICE;
+/** The caps a new session must fit under, checked before any database work; throws the answer. */
+function admit(device: DevicePrincipal, kind: SessionKind, own: Entry[]): void {
+  const caps = CAPS[kind];
+  // A session that replaces one of the device's own takes no new room.
+  const replacing = own.filter((entry) => entry.kind === kind).length >= caps.perDevice;
   if (replacing) return;
-  const perInstance = config.sseStreamsPerInstance;
-  if (registry.streams >= perInstance) {
+  const perInstance = caps.perInstance();
+  if (registry.open[kind].all >= perInstance) {
     throw new DomainError(
       'SERVICE_UNAVAILABLE',
-      `This server holds its most event streams (${perInstance}). Try again later.`,
+      `This server holds its most ${caps.what} (${perInstance}). Try again later.`,
       {
-        headers: { 'Retry-After': String(STREAM_CAP_RETRY_AFTER_S) },
-        extra: { retry_after: STREAM_CAP_RETRY_AFTER_S },
+        headers: { 'Retry-After': String(caps.retryAfterS) },
+        extra: { retry_after: caps.retryAfterS },
       },
     );
   }
-  const perAccount = config.sseStreamsPerAccount;
-  if (device.accountId && (registry.streamsByAccount.get(device.accountId) ?? 0) >= perAccount) {
-    throw rateLimited(STREAM_CAP_RETRY_AFTER_S, `Too many open event streams in this account: at most ${perAccount}.`);
+  const perAccount = caps.perAccount();
+  if (device.accountId && (registry.open[kind].byAccount.get(device.accountId) ?? 0) >= perAccount) {
+    throw rateLimited(caps.retryAfterS, `Too many open ${caps.what} in this account: at most ${perAccount}.`);
   }
 }
 
 /**
- * Opens a session of the device in this process's books. A stream first passes the instance's and
- * the account's caps (503 / 429 with Retry-After) and then closes the device's oldest streams
- * beyond MAX_STREAMS_PER_DEVICE - 1. Synchronous, so concurrent opens cannot all pass a cap.
- * Every session ends when the device's key is revoked or its phone removed, in any instance
- * (`watchRevocations` must be listening; `openDeviceSession` starts it).
+ * Opens a session of the device in this process's books. It first passes the instance's and the
+ * account's caps of its kind (503 / 429 with Retry-After) and then ends the device's oldest
+ * sessions of its kind beyond the device's cap less one (a replaced stream closes; a replaced
+ * waiting claim answers at once with what it has, usually nothing). Synchronous, so concurrent
+ * opens cannot all pass a cap. Every session ends when the device's key is revoked or its phone
+ * removed, in any instance (`watchRevocations` must be listening; `openDeviceSession` starts it).
  */
 export async function openDeviceSession(device: DevicePrincipal, kind: SessionKind): Promise<DeviceSession> {
   await watchRevocations();
   const own = registry.byDevice.get(device.deviceId) ?? [];
-  if (kind === 'stream') {
-    admitStream(device, own);
-    const streams = own.filter((entry) => entry.kind === 'stream');
-    for (const oldest of streams.slice(0, Math.max(0, streams.length - MAX_STREAMS_PER_DEVICE + 1))) {
-      end(oldest, 'replaced');
-      remove(oldest);
-    }
+  admit(device, kind, own);
+  const same = own.filter((entry) => entry.kind === kind);
+  for (const oldest of same.slice(0, Math.max(0, same.length - CAPS[kind].perDevice + 1))) {
+    end(oldest, 'replaced');
+    remove(oldest);
   }
   const entry: Entry = {
     deviceId: device.deviceId,
@@ -118,12 +156,7 @@ export async function openDeviceSession(device: DevicePrincipal, kind: SessionKi
   const list = registry.byDevice.get(device.deviceId) ?? [];
   list.push(entry);
   registry.byDevice.set(device.deviceId, list);
-  if (kind === 'stream') {
-    registry.streams += 1;
-    if (device.accountId) {
-      registry.streamsByAccount.set(device.accountId, (registry.streamsByAccount.get(device.accountId) ?? 0) + 1);
-    }
-  }
+  count(entry, 1);
   return {
     signal: entry.controller.signal,
     reason: () => entry.reason,
@@ -157,18 +190,20 @@ export function pushToDevice(deviceId: string, name: string, data: string): numb
   return sent;
 }
 
-/** Open streams in this process, in all and of one account (for tests and health). */
-export function openStreams(accountId?: string): number {
-  return accountId ? (registry.streamsByAccount.get(accountId) ?? 0) : registry.streams;
+/** Open sessions of a kind in this process, in all and of one account (for tests and health). */
+export function openSessions(kind: SessionKind, accountId?: string): number {
+  const open = registry.open[kind];
+  return accountId ? (open.byAccount.get(accountId) ?? 0) : open.all;
 }
 
-/** This process's open sessions by kind (`simgate_device_connections`): a pass over the books, made at a scrape. */
+/** Open streams in this process, in all and of one account (for tests and health). */
+export function openStreams(accountId?: string): number {
+  return openSessions('stream', accountId);
+}
+
+/** This process's open sessions by kind (`simgate_device_connections`). */
 export function openSessionsByKind(): Record<SessionKind, number> {
-  let poll = 0;
-  for (const list of registry.byDevice.values()) {
-    for (const entry of list) if (entry.kind === 'poll') poll++;
-  }
-  return { stream: registry.streams, poll };
+  return { stream: registry.open.stream.all, poll: registry.open.poll.all };
 }
 
 /**

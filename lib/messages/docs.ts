@@ -52,7 +52,11 @@ export const CLAIM_OUTBOX =
   'A long-poll whose device is revoked (or whose phone is removed) while it waits ends at once with 401. ' +
   '`cancel` lists the messages this phone holds that were cancelled since it was handed them (`cancelling`): ' +
   'the phone drops each one not sent yet and reports `cancelled` (or `sent` when it already went); a long-poll ' +
-  'answers at once when a cancel arrives while it waits.';
+  'answers at once when a cancel arrives while it waits. ' +
+  'A device holds at most 2 waiting claims per server instance: a third answers its oldest at once with what it ' +
+  'has (usually nothing). Past `WAITING_CLAIMS_PER_ACCOUNT` waiting claims of the account the next answers 429 ' +
+  '`RATE_LIMITED`, past `WAITING_CLAIMS_PER_INSTANCE` of the instance 503 `SERVICE_UNAVAILABLE`, both with ' +
+  'Retry-After: 10. A claim without `wait` is never refused by these caps.';
 
 export const REPORT_STATUS = `Moves a message of this phone to \`sent\`, \`delivered\` or \`failed\`, or a message it was asked to drop (\`cancelling\`, listed in the claim answer's \`cancel\`) to \`cancelled\` (refunded). ${STATES}`;
 

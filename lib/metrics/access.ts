@@ -1,6 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { config } from '@/lib/config';
-import { hostPolicyFromEnv, isAllowedHost, isLoopbackAddress, peerAddress } from '@/lib/http/host-policy';
+import {
+  carriesForwarding,
+  hostPolicyFromEnv,
+  isAllowedHost,
+  isLocalPeer,
+  isLoopbackAddress,
+} from '@/lib/http/host-policy';
 
 /**
  * Who may read /metrics (docs/operating.md, "Metrics"): it is not public. A client that bears
@@ -14,7 +20,7 @@ export type MetricsAccess = 'allowed' | 'unauthorized' | 'not_found';
 /** What a request to /metrics shows of its client, however it came in (Next's route or the worker's listener). */
 export type MetricsClient = {
   authorization: string | null;
-  /** The client is on this machine: its socket is loopback, and no proxy on it names a client elsewhere. */
+  /** The client is on this machine: its socket is loopback and the request came through no proxy. */
   loopback: boolean;
   host: string | null;
 };
@@ -38,35 +44,21 @@ export function metricsAccess(client: MetricsClient, token: string | undefined =
 }
 
 /**
- * Whether a reverse proxy says the request came from a client elsewhere: an address in
- * X-Forwarded-For, X-Real-IP or Forwarded's `for=` that is not loopback (the socket's loopback
- * address is then the proxy's). Next sets X-Forwarded-For to the socket's address when it is
- * missing, so a loopback client's own request names only itself.
- */
-function forwardedFromElsewhere(headers: Headers): boolean {
-  const named = [
-    ...(headers.get('x-forwarded-for') ?? '').split(','),
-    headers.get('x-real-ip') ?? '',
-    ...[...(headers.get('forwarded') ?? '').matchAll(/for="?\[?([^\]",;]*)/gi)].map((match) => match[1] ?? ''),
-  ]
-    .map((address) => address.trim())
-    .filter(Boolean);
-  return named.some((address) => !isLoopbackAddress(address));
-}
-
-/**
  * A request to the web app's /metrics, by the socket address `npm start`'s server vouches for.
  * Without it (`next dev`, a bare `next start`) nothing says where the client is: only the token
  * lets it in.
  */
 export function webMetricsClient(req: Request): MetricsClient {
-  const peer = peerAddress(req.headers);
-  const loopback = peer !== undefined && isLoopbackAddress(peer) && !forwardedFromElsewhere(req.headers);
-  return { authorization: req.headers.get('authorization'), loopback, host: req.headers.get('host') };
+  return {
+    authorization: req.headers.get('authorization'),
+    loopback: isLocalPeer(req.headers),
+    host: req.headers.get('host'),
+  };
 }
 
 /** A request to the worker's METRICS_PORT listener (a Node request, its socket at hand). */
 export function nodeMetricsClient(remoteAddress: string | undefined, headers: Headers): MetricsClient {
-  const loopback = remoteAddress !== undefined && isLoopbackAddress(remoteAddress) && !forwardedFromElsewhere(headers);
+  // Its headers are the socket's own (no Next in between): any forwarding header shows a proxy.
+  const loopback = remoteAddress !== undefined && isLoopbackAddress(remoteAddress) && !carriesForwarding(headers);
   return { authorization: headers.get('authorization'), loopback, host: headers.get('host') };
 }

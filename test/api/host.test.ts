@@ -1,5 +1,9 @@
+import type http from 'node:http';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { NextRequest } from 'next/server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GET as metrics } from '@/app/metrics/route';
 import { isAllowedHost, PEER_HEADER, PEER_TOKEN_ENV } from '@/lib/http/host-policy';
 import { proxy } from '@/proxy';
 
@@ -84,5 +88,65 @@ describe('the dev inbox (page and API) answers clients on this machine only', ()
     process.env.ALLOWED_HOSTS = '192.168.1.10';
     expect((await inbox({ host: '127.0.0.1:3000' })).status).toBe(200);
     expect((await inbox({ host: '192.168.1.10:3000' })).status).toBe(404);
+  });
+});
+
+describe('a reverse proxy on this machine makes no client local (dev inbox, tokenless /metrics)', () => {
+  type VouchFor = (token: string, req: Pick<http.IncomingMessage, 'socket' | 'headers'>, mark?: string) => string;
+  let vouchFor: VouchFor;
+  beforeAll(async () => {
+    const file = pathToFileURL(path.resolve(import.meta.dirname, '..', '..', 'scripts', 'serve.mjs')).href;
+    ({ vouchFor } = (await import(file)) as { vouchFor: VouchFor });
+  });
+
+  /**
+   * A request from 127.0.0.1 as npm start's server (scripts/serve.mjs) passes it to the app: its
+   * peer header, made from the headers as they reached the socket, and the headers as Next hands
+   * them on (it adds X-Forwarded-For, the socket's address, when the request has none).
+   */
+  function fromLoopback(sent: Record<string, string>): Record<string, string> {
+    const req = { socket: { remoteAddress: '127.0.0.1' }, headers: sent } as unknown as http.IncomingMessage;
+    return { 'x-forwarded-for': '127.0.0.1', ...sent, [PEER_HEADER]: vouchFor('secret-token', req) };
+  }
+  const inbox = (headers: Record<string, string>) => through('localhost:3000', '/api/dev/inbox', headers).status;
+  const scrape = async (headers: Record<string, string>) =>
+    (await metrics(new Request('http://localhost:3000/metrics', { headers: { host: 'localhost:3000', ...headers } })))
+      .status;
+
+  it('refuses a loopback socket that carries Forwarded, X-Forwarded-For or X-Real-IP, each alone', async () => {
+    process.env[PEER_TOKEN_ENV] = 'secret-token';
+    const proxied: Record<string, string>[] = [
+      { 'x-forwarded-for': '203.0.113.7' },
+      // A proxy naming a loopback client is still a proxy: the socket cannot say who is behind it.
+      { 'x-forwarded-for': '127.0.0.1' },
+      { 'x-real-ip': '203.0.113.7' },
+      { 'x-real-ip': '127.0.0.1' },
+      { forwarded: 'for=203.0.113.7;proto=https' },
+      { forwarded: 'for=127.0.0.1' },
+    ];
+    for (const sent of proxied) {
+      const headers = fromLoopback(sent);
+      expect(inbox(headers), JSON.stringify(sent)).toBe(404);
+      expect(await scrape(headers), JSON.stringify(sent)).toBe(404);
+    }
+  });
+
+  it('still answers a loopback client that came through no proxy', async () => {
+    process.env[PEER_TOKEN_ENV] = 'secret-token';
+    expect(inbox(fromLoopback({}))).toBe(200);
+    expect(await scrape(fromLoopback({}))).toBe(200);
+  });
+
+  it('without npm start’s server, refuses a loopback Host when a proxy shows', () => {
+    const proxied: Record<string, string>[] = [
+      { 'x-forwarded-for': '203.0.113.7' },
+      { 'x-real-ip': '127.0.0.1' },
+      { forwarded: 'for=::1' },
+    ];
+    for (const sent of proxied) {
+      expect(inbox({ host: '127.0.0.1:3000', ...sent }), JSON.stringify(sent)).toBe(404);
+    }
+    // What Next adds itself when the header is missing: the socket's address.
+    expect(inbox({ host: '127.0.0.1:3000', 'x-forwarded-for': '127.0.0.1' })).toBe(200);
   });
 });

@@ -406,3 +406,80 @@ describe('GET /.well-known/api-catalog', () => {
     ]);
   });
 });
+
+describe('a token minted by another token', () => {
+  let account: TestAccount;
+  beforeAll(async () => {
+    account = await createTestAccount(db());
+  });
+
+  const mint = async (minter: string, body: Record<string, unknown>) => {
+    const res = await withToken(minter, tokenRoute.POST, { body, path: '/3rdparty/v1/auth/token' });
+    expect(res.status, res.text).toBe(201);
+    return res.body as { id: string; access_token: string; refresh_token: string; expires_at: string };
+  };
+  const refresh = (token: string) => withToken(token, refreshRoute.POST, { method: 'POST' });
+
+  it('lives no longer than its minter, nor does its refresh token', async () => {
+    const parent = await issue(account, { scopes: ['tokens:manage', 'devices:list'], ttl: 60 });
+    const child = await mint(parent.access_token, { scopes: ['devices:list'], ttl: ACCESS_TTL_MAX_S });
+    const parentExp = claimsOf(parent.access_token).exp as number;
+    expect(claimsOf(child.access_token).exp).toBeLessThanOrEqual(parentExp);
+    expect(claimsOf(child.refresh_token).exp).toBeLessThanOrEqual(parentExp);
+    expect(Date.parse(child.expires_at)).toBeLessThanOrEqual(parentExp * 1000);
+    // A refresh keeps the bound.
+    const renewed = await refresh(child.refresh_token);
+    expect(renewed.status, renewed.text).toBe(201);
+    expect(claimsOf(renewed.body.access_token).exp).toBeLessThanOrEqual(parentExp);
+    expect(claimsOf(renewed.body.refresh_token).exp).toBeLessThanOrEqual(parentExp);
+  });
+
+  it('is revoked with its minter, as are the tokens it minted and its refreshed successors', async () => {
+    const parent = await issue(account, { scopes: ['tokens:manage', 'devices:list'], ttl: 60 });
+    const child = await mint(parent.access_token, { scopes: ['tokens:manage', 'devices:list'], ttl: ACCESS_TTL_MAX_S });
+    const grandchild = await mint(child.access_token, { scopes: ['devices:list'] });
+    const sibling = await mint(parent.access_token, { scopes: ['devices:list'] });
+    const renewed = (await refresh(sibling.refresh_token)).body as { access_token: string; refresh_token: string };
+    const descendants = [child, grandchild, renewed].flatMap((pair) => [pair.access_token, pair.refresh_token]);
+    for (const token of [child.access_token, grandchild.access_token, renewed.access_token]) {
+      expect((await withToken(token, devicesRoute.GET)).status).toBe(200);
+    }
+    // Another token of the account, minted by the key, is not touched.
+    const unrelated = await issue(account, { scopes: ['devices:list'] });
+
+    const revoked = await as(account, revokeRoute.DELETE, { params: { jti: parent.id }, method: 'DELETE' });
+    expect(revoked.status).toBe(204);
+    for (const token of [child.access_token, grandchild.access_token, renewed.access_token]) {
+      expect((await withToken(token, devicesRoute.GET)).status).toBe(401);
+    }
+    for (const token of descendants.filter((_, i) => i % 2 === 1)) expect((await refresh(token)).status).toBe(401);
+    expect((await withToken(unrelated.access_token, devicesRoute.GET)).status).toBe(200);
+  });
+
+  it(`an account holds at most SMSGATE_TOKENS_PER_ACCOUNT live tokens: one more answers 429 with Retry-After`, async () => {
+    vi.stubEnv('SMSGATE_TOKENS_PER_ACCOUNT', '3');
+    try {
+      const holder = await createTestAccount(db());
+      const first = await issue(holder, { scopes: ['tokens:manage', 'devices:list'], ttl: 120 });
+      await issue(holder, { scopes: ['devices:list'] });
+      await mint(first.access_token, { scopes: ['devices:list'] });
+      const refused = await as(holder, tokenRoute.POST, {
+        body: { scopes: ['devices:list'] },
+        path: '/3rdparty/v1/auth/token',
+      });
+      expect(refused.status).toBe(429);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(120);
+      expect(
+        (await withToken(first.access_token, tokenRoute.POST, { body: { scopes: ['devices:list'] } })).status,
+      ).toBe(429);
+      expect((await refresh(first.refresh_token)).status).toBe(429);
+      // Revoking frees room (the first and the token it minted).
+      expect((await as(holder, revokeRoute.DELETE, { params: { jti: first.id }, method: 'DELETE' })).status).toBe(204);
+      await issue(holder, { scopes: ['devices:list'] });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});

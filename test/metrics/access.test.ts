@@ -64,9 +64,11 @@ describe('who may read /metrics', () => {
     expect((await scrape({ ...local, 'x-forwarded-for': '127.0.0.1, 203.0.113.7' })).status).toBe(404);
     expect((await scrape({ ...local, 'x-real-ip': '203.0.113.7' })).status).toBe(404);
     expect((await scrape({ ...local, forwarded: 'for="[2001:db8::1]";proto=https' })).status).toBe(404);
+    // Forwarded and X-Real-IP come only from a proxy, whatever they name.
+    expect((await scrape({ ...local, forwarded: 'for=127.0.0.1' })).status).toBe(404);
+    expect((await scrape({ ...local, 'x-real-ip': '127.0.0.1' })).status).toBe(404);
     // What Next itself sets when the header is missing: the socket's own address.
     expect((await scrape({ ...local, 'x-forwarded-for': '127.0.0.1' })).status).toBe(200);
-    expect((await scrape({ ...local, forwarded: 'for=127.0.0.1' })).status).toBe(200);
   });
 
   it('with METRICS_TOKEN: the token from another machine, by any Host; 401 without it or with another', async () => {
@@ -117,6 +119,15 @@ describe('the worker’s METRICS_PORT listener', () => {
 
   it('refuses a client behind a proxy without the token, and takes the token', async () => {
     expect((await get('/metrics', { 'x-forwarded-for': '203.0.113.7' })).status).toBe(404);
+    // A proxy on this machine naming a loopback client is still a proxy.
+    const proxied: Record<string, string>[] = [
+      { 'x-forwarded-for': '127.0.0.1' },
+      { 'x-real-ip': '127.0.0.1' },
+      { forwarded: 'for=::1' },
+    ];
+    for (const headers of proxied) {
+      expect((await get('/metrics', headers)).status, JSON.stringify(headers)).toBe(404);
+    }
     vi.stubEnv('METRICS_TOKEN', TOKEN);
     expect((await get('/metrics', { 'x-forwarded-for': '203.0.113.7' })).status).toBe(401);
     const withToken = await get('/metrics', { 'x-forwarded-for': '203.0.113.7', authorization: `Bearer ${TOKEN}` });

@@ -1,10 +1,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import { and, count, eq, gt, inArray, isNull, lt, min, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { apiKeys, smsgateTokens } from '@/db/schema';
 import type { AccountPrincipal } from '@/lib/auth/principal';
+import { config } from '@/lib/config';
 import { derivedKey } from '@/lib/crypto/derived-key';
-import { DomainError, notFound } from '@/lib/errors';
+import { DomainError, notFound, rateLimited } from '@/lib/errors';
 import { withTransaction } from '@/lib/transactions';
 import { REFRESH_SCOPE } from './scopes';
 
@@ -14,6 +15,12 @@ import { REFRESH_SCOPE } from './scopes';
  * the scope `tokens:refresh` and the access token's scopes as `original_scopes`. Signed with a key
  * derived from APP_SECRET. Every token issued has a row in smsgate_tokens, and is accepted only
  * while that row is unrevoked and the API key it was issued under is live.
+ *
+ * A token minted by another token (POST /auth/token with a JWT as Bearer) is that token's child:
+ * its row names the minter (`parent_jti`, as a refresh token names its access token), it lives no
+ * longer than the minter (its refresh token neither), a refresh of it keeps both, and revoking a
+ * token revokes every descendant with it. An account holds at most SMSGATE_TOKENS_PER_ACCOUNT live
+ * access tokens.
  */
 
 const ISSUER = 'simgate';
@@ -115,22 +122,27 @@ export async function principalForJwt(executor: Executor, token: string): Promis
     accountId: claims.sub,
     keyId: row.keyId,
     via: 'api_key',
-    token: { jti: claims.jti, scopes: claims.scopes, originalScopes: claims.original_scopes ?? [] },
+    token: { jti: claims.jti, scopes: claims.scopes, originalScopes: claims.original_scopes ?? [], exp: claims.exp },
   };
 }
 
-/** A new access token and its refresh token, recorded under `keyId`. */
+/**
+ * A new access token and its refresh token, recorded under `keyId`. `parentJti`: the token that
+ * minted it, if one did; `notAfter` (Unix seconds): neither token lives past it.
+ */
 async function issuePair(
   executor: Executor,
   accountId: string,
   keyId: string,
   scopes: string[],
   ttlSeconds: number,
+  lineage: { parentJti?: string; notAfter?: number } = {},
 ): Promise<TokenResponse> {
   const now = Date.now();
   const iat = Math.floor(now / 1000);
-  const access = { jti: newJti(), exp: iat + ttlSeconds };
-  const refresh = { jti: newJti(), exp: iat + REFRESH_TTL_S };
+  const notAfter = lineage.notAfter ?? Number.POSITIVE_INFINITY;
+  const access = { jti: newJti(), exp: Math.min(iat + ttlSeconds, notAfter) };
+  const refresh = { jti: newJti(), exp: Math.min(iat + REFRESH_TTL_S, notAfter) };
   const base = { iss: ISSUER, sub: accountId, user_id: accountId, iat };
   const accessToken = sign({ ...base, jti: access.jti, exp: access.exp, scopes });
   const refreshToken = sign({
@@ -141,7 +153,14 @@ async function issuePair(
     original_scopes: scopes,
   });
   await executor.insert(smsgateTokens).values([
-    { jti: access.jti, accountId, keyId, use: 'access', expiresAt: new Date(access.exp * 1000) },
+    {
+      jti: access.jti,
+      accountId,
+      keyId,
+      use: 'access',
+      parentJti: lineage.parentJti ?? null,
+      expiresAt: new Date(access.exp * 1000),
+    },
     {
       jti: refresh.jti,
       accountId,
@@ -161,25 +180,57 @@ async function issuePair(
 }
 
 /**
+ * SMSGATE_TOKENS_PER_ACCOUNT: one more live access token than the cap answers 429, its Retry-After
+ * when the oldest-expiring one ends. Counted under the account's lock, so concurrent issues cannot
+ * all pass; expired rows of the account are dropped on the way (they can never be accepted again).
+ */
+async function assertRoomForToken(tx: Executor, accountId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`smsgate-tokens:${accountId}`}, 0))`);
+  const now = new Date();
+  await tx.delete(smsgateTokens).where(and(eq(smsgateTokens.accountId, accountId), lt(smsgateTokens.expiresAt, now)));
+  const cap = config.smsgateTokensPerAccount;
+  const [live] = await tx
+    .select({ count: count(), firstEnd: min(smsgateTokens.expiresAt) })
+    .from(smsgateTokens)
+    .where(
+      and(
+        eq(smsgateTokens.accountId, accountId),
+        eq(smsgateTokens.use, 'access'),
+        isNull(smsgateTokens.revokedAt),
+        gt(smsgateTokens.expiresAt, now),
+      ),
+    );
+  if ((live?.count ?? 0) < cap) return;
+  const retryAfter = Math.max(1, Math.ceil(((live?.firstEnd?.getTime() ?? now.getTime()) - now.getTime()) / 1000));
+  throw rateLimited(
+    retryAfter,
+    `This account holds its most live tokens (${cap}). Revoke some (DELETE /auth/token/{jti}) or wait for one to expire.`,
+  );
+}
+
+/**
  * POST /auth/token: a token with `scopes`, living `ttl` seconds (0: the default; cut to the
- * maximum). A caller holding a JWT can only hand on scopes it holds itself. Expired rows of the
- * account are dropped on the way: they can never be accepted again.
+ * maximum). A caller holding a JWT can only hand on scopes it holds itself, and the token it mints
+ * is its child: it lives no longer than the caller's, and is revoked with it.
  */
 export async function issueToken(
   executor: Executor,
   principal: AccountPrincipal,
   request: { scopes: string[]; ttl: number },
 ): Promise<TokenResponse> {
-  const held = principal.token?.scopes;
+  const minter = principal.token;
+  const held = minter?.scopes;
   const beyond = held ? request.scopes.filter((scope) => !held.includes(scope)) : [];
   if (beyond.length > 0)
     throw new DomainError('FORBIDDEN', `A token cannot grant scopes it lacks: ${beyond.join(', ')}.`);
-  if (!principal.keyId) throw new DomainError('FORBIDDEN', 'Tokens are issued to an API key.');
+  const keyId = principal.keyId;
+  if (!keyId) throw new DomainError('FORBIDDEN', 'Tokens are issued to an API key.');
   const ttl = Math.min(request.ttl || ACCESS_TTL_DEFAULT_S, ACCESS_TTL_MAX_S);
-  await executor
-    .delete(smsgateTokens)
-    .where(and(eq(smsgateTokens.accountId, principal.accountId), lt(smsgateTokens.expiresAt, new Date())));
-  return issuePair(executor, principal.accountId, principal.keyId, [...new Set(request.scopes)], ttl);
+  return withTransaction(executor, async (tx) => {
+    await assertRoomForToken(tx, principal.accountId);
+    const lineage = minter ? { parentJti: minter.jti, notAfter: minter.exp } : {};
+    return issuePair(tx, principal.accountId, keyId, [...new Set(request.scopes)], ttl, lineage);
+  });
 }
 
 /**
@@ -204,16 +255,31 @@ export async function refreshToken(executor: Executor, principal: AccountPrincip
           isNull(smsgateTokens.revokedAt),
         ),
       )
-      .returning({ jti: smsgateTokens.jti });
+      .returning({ jti: smsgateTokens.jti, parentJti: smsgateTokens.parentJti });
     if (used.length === 0) throw new DomainError('UNAUTHENTICATED', 'The refresh token has been used or revoked.');
-    return issuePair(tx, principal.accountId, keyId, [...token.originalScopes], ACCESS_TTL_DEFAULT_S);
+    await assertRoomForToken(tx, principal.accountId);
+    // The new pair takes the place of the refresh token's access token: a child of the same minter,
+    // living no longer than the refresh token (which lives no longer than the minter).
+    const parentJti = await minterOf(tx, principal.accountId, used[0]!.parentJti);
+    const lineage = parentJti ? { parentJti, notAfter: token.exp } : {};
+    return issuePair(tx, principal.accountId, keyId, [...token.originalScopes], ACCESS_TTL_DEFAULT_S, lineage);
   });
 }
 
+/** The token that minted the access token `accessJti`, if a token did (null: an API key did). */
+async function minterOf(tx: Executor, accountId: string, accessJti: string | null): Promise<string | null> {
+  if (!accessJti) return null;
+  const [row] = await tx
+    .select({ parentJti: smsgateTokens.parentJti })
+    .from(smsgateTokens)
+    .where(and(eq(smsgateTokens.accountId, accountId), eq(smsgateTokens.jti, accessJti)));
+  return row?.parentJti ?? null;
+}
+
 /**
- * DELETE /auth/token/{jti}: revokes the account's token `jti` and the refresh token issued with
- * it (or, for a refresh token's jti, that one). Revoking again is a no-op; another account's jti
- * or an unknown one is 404.
+ * DELETE /auth/token/{jti}: revokes the account's token `jti` and every token descended from it:
+ * the refresh token issued with it and, level by level, the tokens it minted, theirs, and so on.
+ * Revoking again is a no-op; another account's jti or an unknown one is 404.
  */
 export async function revokeToken(executor: Executor, accountId: string, jti: string): Promise<void> {
   const [known] = await executor
@@ -221,14 +287,17 @@ export async function revokeToken(executor: Executor, accountId: string, jti: st
     .from(smsgateTokens)
     .where(and(eq(smsgateTokens.jti, jti), eq(smsgateTokens.accountId, accountId)));
   if (!known) throw notFound('Token');
-  await executor
-    .update(smsgateTokens)
-    .set({ revokedAt: new Date() })
-    .where(
-      and(
-        eq(smsgateTokens.accountId, accountId),
-        or(eq(smsgateTokens.jti, jti), eq(smsgateTokens.parentJti, jti)),
-        isNull(smsgateTokens.revokedAt),
-      ),
-    );
+  await withTransaction(executor, async (tx) => {
+    const revoke = (where: SQL | undefined) =>
+      tx
+        .update(smsgateTokens)
+        .set({ revokedAt: sql`coalesce(${smsgateTokens.revokedAt}, now())` })
+        .where(and(eq(smsgateTokens.accountId, accountId), where))
+        .returning({ jti: smsgateTokens.jti });
+    await revoke(eq(smsgateTokens.jti, jti));
+    // A token's descendants were issued after it: the walk ends. Each level is one statement.
+    for (let level = [jti]; level.length > 0; ) {
+      level = (await revoke(inArray(smsgateTokens.parentJti, level))).map((row) => row.jti);
+    }
+  });
 }
