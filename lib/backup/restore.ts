@@ -158,10 +158,14 @@ async function restorePostgres(
 async function readThroughGzip(file: string, offset: number): Promise<void> {
   const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
   await pipeline(fs.createReadStream(file, { start: offset }), createGunzip(), discard).catch((error: Error) => {
-    throw new Error(
-      `${file} does not hold a readable embedded-database dump (${error.message}). Nothing was changed; restore an intact copy.`,
-    );
+    throw unreadableEmbeddedDump(file, error);
   });
+}
+
+function unreadableEmbeddedDump(file: string, error: Error): Error {
+  return new Error(
+    `${file} does not hold a readable embedded-database dump (${error.message}). Nothing was changed; restore an intact copy.`,
+  );
 }
 
 async function restoreEmbedded(
@@ -197,7 +201,9 @@ async function restoreEmbedded(
   const dump = (await fs.openAsBlob(file)).slice(offset);
   let result: RestoreResult;
   try {
-    const handle = await openPglite(staging, { loadDataDir: dump });
+    const handle = await openPglite(staging, { loadDataDir: dump }).catch((error: Error) => {
+      throw unreadableEmbeddedDump(file, error);
+    });
     try {
       const { migratedForward } = checkVersion(await databaseSchemaVersion(handle.db, MIGRATIONS_FOLDER));
       // A copy of the data folder carries its rows; a restored database starts without them.
