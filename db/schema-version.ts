@@ -46,6 +46,30 @@ async function rows<T>(executor: Executor, query: ReturnType<typeof sql>): Promi
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
+/** What `drizzle.simgate_schema_versions` says of a migration: the Simgate version that applied it. */
+export type RecordedVersion = { createdAt: number; tag: string; appVersion: string };
+
+/**
+ * A schema version from what drizzle's table holds (the `created_at` of each applied migration) and
+ * what simgate_schema_versions records: read from a database, or from the data of a backup's dump.
+ */
+export function schemaVersionFrom(
+  applied: number[],
+  recorded: RecordedVersion[],
+  migrationsFolder: string,
+): SchemaVersion {
+  const sorted = [...applied].sort((a, b) => a - b);
+  const known = new Map(journal(migrationsFolder).map((entry) => [entry.when, entry.tag]));
+  const createdAt = sorted.at(-1) ?? 0;
+  const newest = recorded.find((entry) => entry.createdAt === createdAt);
+  return {
+    createdAt,
+    tag: known.get(createdAt) ?? newest?.tag,
+    appVersion: newest?.appVersion,
+    unknown: sorted.filter((when) => !known.has(when)),
+  };
+}
+
 /** The database's schema version, read from drizzle's table (nothing applied: createdAt 0). */
 export async function databaseSchemaVersion(executor: Executor, migrationsFolder: string): Promise<SchemaVersion> {
   const [tables] = await rows<{ migrations: string | null; versions: string | null }>(
@@ -60,21 +84,17 @@ export async function databaseSchemaVersion(executor: Executor, migrationsFolder
       sql`select created_at from drizzle.__drizzle_migrations order by created_at`,
     )
   ).map((row) => Number(row.created_at));
-  const known = new Map(journal(migrationsFolder).map((entry) => [entry.when, entry.tag]));
-  const createdAt = applied.at(-1) ?? 0;
-  let recorded: { tag: string; app_version: string } | undefined;
-  if (tables.versions) {
-    [recorded] = await rows<{ tag: string; app_version: string }>(
-      executor,
-      sql`select tag, app_version from drizzle.simgate_schema_versions where created_at = ${createdAt}`,
-    );
-  }
-  return {
-    createdAt,
-    tag: known.get(createdAt) ?? recorded?.tag,
-    appVersion: recorded?.app_version,
-    unknown: applied.filter((when) => !known.has(when)),
-  };
+  const recorded = tables.versions
+    ? await rows<{ created_at: string | number | bigint; tag: string; app_version: string }>(
+        executor,
+        sql`select created_at, tag, app_version from drizzle.simgate_schema_versions`,
+      )
+    : [];
+  return schemaVersionFrom(
+    applied,
+    recorded.map((row) => ({ createdAt: Number(row.created_at), tag: row.tag, appVersion: row.app_version })),
+    migrationsFolder,
+  );
 }
 
 /** A database (or a backup of one) migrated by newer code than this: running on it would be guessing. */

@@ -142,7 +142,7 @@ program
   .argument('<file>', 'a backup made by `backup`')
   .option('--force', 'overwrite a database that holds data')
   .description(
-    'restore a backup (stop every instance first): refuses a database with data unless --force, and a backup from newer code; migrates an older one forward',
+    'restore a backup (stop every instance first), all or nothing: refuses a damaged file, a database with data unless --force, and a backup from newer code; migrates an older one forward',
   )
   .action(
     standalone(async (file: string, options: { force?: boolean }) => {

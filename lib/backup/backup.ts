@@ -11,7 +11,14 @@ import {
 } from '@/db';
 import { databaseSchemaVersion } from '@/db/schema-version';
 import { APP_VERSION } from '@/lib/version';
-import { type BackupHeader, headerBytes, readHeader, writeAtomically } from './archive';
+import {
+  type BackupHeader,
+  dumpDigest,
+  headerBytes,
+  readHeader,
+  writeAtomically,
+  writeStreamedBackup,
+} from './archive';
 import { requestBackup } from './live';
 import { pgDump } from './postgres';
 
@@ -41,8 +48,8 @@ async function headerFor(executor: Executor, database: BackupHeader['database'])
 export async function embeddedBackup(executor: Executor, client: PGlite): Promise<Buffer[]> {
   const header = await headerFor(executor, 'pglite');
   await client.exec('CHECKPOINT');
-  const dump = await client.dumpDataDir('gzip');
-  return [headerBytes(header), Buffer.from(await dump.arrayBuffer())];
+  const dump = Buffer.from(await (await client.dumpDataDir('gzip')).arrayBuffer());
+  return [headerBytes({ ...header, dump: dumpDigest(dump) }), dump];
 }
 
 /**
@@ -61,10 +68,7 @@ export async function backupDatabase(location: DatabaseLocation, file: string): 
     } finally {
       await handle.close();
     }
-    await writeAtomically(file, async (stream) => {
-      stream.write(headerBytes(header));
-      await pgDump(location.url, stream);
-    });
+    await writeStreamedBackup(file, header, (sink) => pgDump(location.url, sink));
   } else {
     const fromServer = await requestBackup(location.dataDir);
     if (fromServer) {

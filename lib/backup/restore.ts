@@ -1,5 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import {
   type DatabaseHandle,
@@ -13,10 +16,17 @@ import {
   runMigrations,
   withMigrationLock,
 } from '@/db';
-import { codeSchemaVersion, journal, SchemaTooNewError, schemaTooNewMessage } from '@/db/schema-version';
-import { type BackupHeader, readHeader } from './archive';
+import {
+  codeSchemaVersion,
+  databaseSchemaVersion,
+  SchemaTooNewError,
+  type SchemaVersion,
+  schemaTooNewMessage,
+  schemaVersionFrom,
+} from '@/db/schema-version';
+import { type BackupHeader, readHeader, verifyChecksum } from './archive';
 import { serverRunning } from './live';
-import { pgRestore } from './postgres';
+import { dumpedMigrations, readThroughDump, replaceWithDump } from './postgres';
 import { checkSealedSecrets, type SecretsCheck } from './secrets';
 
 export type RestoreResult = {
@@ -45,19 +55,25 @@ async function tablesWithRows(executor: Executor): Promise<string[]> {
   return full;
 }
 
-/** Refuses a backup of another database kind or from newer code; says whether it needs migrating forward. */
-function checkBackup(header: BackupHeader, kind: BackupHeader['database']): { migratedForward: boolean } {
+/** Refuses a backup of another database kind. */
+function checkKind(header: BackupHeader, kind: BackupHeader['database']): void {
   if (header.database !== kind) {
     throw new Error(
       `this backup is of ${header.database === 'pglite' ? 'the embedded database' : 'a PostgreSQL database'}; ` +
         `it restores only onto the same kind (${kind === 'pglite' ? 'unset DATABASE_URL' : 'set DATABASE_URL'} to match)`,
     );
   }
-  const known = new Set(journal(MIGRATIONS_FOLDER).map((entry) => entry.when));
-  if (header.schema.createdAt !== 0 && !known.has(header.schema.createdAt)) {
-    throw new SchemaTooNewError(schemaTooNewMessage('backup', header.schema, MIGRATIONS_FOLDER));
+}
+
+/**
+ * Refuses a dump from newer code; says whether it needs migrating forward. `version` is read from the
+ * dump's own migrations table, never from the header, which anyone can edit.
+ */
+function checkVersion(version: SchemaVersion): { migratedForward: boolean } {
+  if (version.unknown.length > 0) {
+    throw new SchemaTooNewError(schemaTooNewMessage('backup', version, MIGRATIONS_FOLDER));
   }
-  return { migratedForward: header.schema.createdAt < codeSchemaVersion(MIGRATIONS_FOLDER).createdAt };
+  return { migratedForward: version.createdAt < codeSchemaVersion(MIGRATIONS_FOLDER).createdAt };
 }
 
 function refuseOverwrite(where: string, full: string[]): never {
@@ -85,6 +101,11 @@ async function finish(
 /**
  * `npm run ops -- restore <file> [--force]`: replaces the configured database with the backup's,
  * then migrates it forward to this code's schema. Stop every instance first.
+ *
+ * All or nothing: the whole file is checked before the database is touched (its recorded length
+ * and SHA-256; a backup without them is read through to its end), and the switch itself is one
+ * transaction (PostgreSQL: postgres.ts `replaceWithDump`) or one folder rename (embedded). A file
+ * that is cut short, altered or not a backup leaves the database exactly as it was.
  */
 export async function restoreDatabase(
   location: DatabaseLocation,
@@ -104,7 +125,10 @@ async function restorePostgres(
   offset: number,
   options: { force?: boolean },
 ): Promise<RestoreResult> {
-  const { migratedForward } = checkBackup(header, 'postgres');
+  checkKind(header, 'postgres');
+  if (!(await verifyChecksum(file, header, offset))) await readThroughDump(file, offset);
+  const dumped = await dumpedMigrations(file, offset);
+  const { migratedForward } = checkVersion(schemaVersionFrom(dumped.applied, dumped.recorded, MIGRATIONS_FOLDER));
   const handle = openPostgres(url, { max: 1, limits: { statementTimeoutMs: 10 * 60_000 } });
   try {
     const [others] = await queryRows<{ n: number }>(
@@ -119,17 +143,29 @@ async function restorePostgres(
     }
     const full = await tablesWithRows(handle.db);
     if (full.length > 0 && !options.force) refuseOverwrite('The database', full);
-    // Under the migration lock, so that no instance starting now migrates the half-restored database.
-    await withMigrationLock(url, async () => {
-      await handle.db.execute(sql.raw('drop schema if exists drizzle cascade'));
-      await handle.db.execute(sql.raw('drop schema public cascade'));
-      await handle.db.execute(sql.raw('create schema public'));
-      await pgRestore(url, file, offset);
-    });
+    // Under the migration lock, so that no instance starting now migrates the database meanwhile.
+    await withMigrationLock(url, () => replaceWithDump(url, file, offset));
     return await finish(handle, header, migratedForward, full.length > 0);
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Reads an embedded backup's gzipped dump to its end, which checks its length and CRC: for a backup
+ * whose header has no checksum. Throws when it is not gzip or ends early.
+ */
+async function readThroughGzip(file: string, offset: number): Promise<void> {
+  const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+  await pipeline(fs.createReadStream(file, { start: offset }), createGunzip(), discard).catch((error: Error) => {
+    throw unreadableEmbeddedDump(file, error);
+  });
+}
+
+function unreadableEmbeddedDump(file: string, error: Error): Error {
+  return new Error(
+    `${file} does not hold a readable embedded-database dump (${error.message}). Nothing was changed; restore an intact copy.`,
+  );
 }
 
 async function restoreEmbedded(
@@ -139,7 +175,7 @@ async function restoreEmbedded(
   offset: number,
   options: { force?: boolean },
 ): Promise<RestoreResult> {
-  const { migratedForward } = checkBackup(header, 'pglite');
+  checkKind(header, 'pglite');
   const running = serverRunning(dataDir);
   if (running) {
     throw new Error(
@@ -157,14 +193,23 @@ async function restoreEmbedded(
     }
     if (full.length > 0 && !options.force) refuseOverwrite(`The embedded database in ${dataDir}`, full);
   }
-  // Restored beside the current folder, which is swapped for it once the restore is complete.
+  if (!(await verifyChecksum(file, header, offset))) await readThroughGzip(file, offset);
+  // Restored beside the current folder, which is swapped for it once the restore is complete: a
+  // failure before the rename leaves the current folder untouched.
   const staging = `${folder}.restoring`;
   fs.rmSync(staging, { recursive: true, force: true });
   const dump = (await fs.openAsBlob(file)).slice(offset);
   let result: RestoreResult;
   try {
-    const handle = await openPglite(staging, { loadDataDir: dump });
+    const handle = await openPglite(staging, { loadDataDir: dump }).catch((error: Error) => {
+      throw unreadableEmbeddedDump(file, error);
+    });
     try {
+      const { migratedForward } = checkVersion(await databaseSchemaVersion(handle.db, MIGRATIONS_FOLDER));
+      // A copy of the data folder carries its rows; a restored database starts without them.
+      await handle.db.execute(
+        sql`do $$ begin if to_regclass('public.dev_inbox') is not null then truncate dev_inbox; end if; end $$`,
+      );
       result = await finish(handle, header, migratedForward, full.length > 0);
     } finally {
       await handle.close();
