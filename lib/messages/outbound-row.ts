@@ -91,6 +91,9 @@ const COLUMNS: Column[] = [
   },
 ];
 
+/** The columns every new outbound row is written with (besides `direction` and `status`). */
+export const OUTBOUND_COLUMN_NAMES: readonly string[] = COLUMNS.map((column) => column.name);
+
 /** Fields a statement adds to each record for its own use (the batch's `ord`, `country`). */
 export type ExtraFields = Record<string, { type: string; value: (index: number) => string | number | null }>;
 
