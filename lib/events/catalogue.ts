@@ -64,7 +64,7 @@ function sampleAlert(resolvedAt: string | null): Record<string, unknown> {
   };
 }
 
-function sampleMessage(overrides: Record<string, unknown>): Record<string, unknown> {
+function sampleMessage(overrides: Partial<z.output<typeof messageSchema>>): z.output<typeof messageSchema> {
   return {
     id: '0f8fad5b-d9cb-469f-a165-70867728950e',
     kind: 'message',

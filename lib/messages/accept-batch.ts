@@ -4,26 +4,14 @@ import { creditMovementCall } from '@/lib/credits/ledger';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { batchedOnPipeline } from '@/lib/transactions';
 import * as eligible from './eligibility';
-import { MESSAGE_COLUMNS, type MessageRow, messageColumns, messageRowOf } from './present';
+import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
+import { type MessageRow, messageColumns, messageRowOf } from './present';
 
-/** A send ready for the database: checked, its id chosen, its schedule and segments known. */
-export type BatchedSend = {
-  id: string;
-  accountId: string;
-  from: string;
-  fromGroup: number | null;
-  sim: number | null;
-  to: string;
-  country: string | null;
-  content: string;
-  requestId: string | null;
-  segments: number;
-  encoding: string;
-  sendAt: Date;
-  expiresAt: Date;
-  priority: string;
-  callbackWebhookId: string | null;
-};
+/**
+ * A send ready for the database: checked, its id chosen, its schedule and segments known; its
+ * sender and group (`phoneId`, `groupId`) are chosen by the statement.
+ */
+export type BatchedSend = OutboundMessage & { country: string | null };
 
 /**
  * Accepts `send` together with the other sends that reach this instance meanwhile, in one
@@ -52,26 +40,10 @@ export const acceptInBatch = batchedOnPipeline<BatchedSend, MessageRow>(
  * is the same whatever the batch (prepared once per connection).
  */
 function batchStatement(sends: BatchedSend[]): SQL {
-  const input = JSON.stringify(
-    sends.map((send, ord) => ({
-      ord,
-      id: send.id,
-      account_id: send.accountId,
-      from: send.from,
-      from_group: send.fromGroup,
-      sim: send.sim,
-      to: send.to,
-      country: send.country,
-      content: send.content,
-      request_id: send.requestId,
-      segments: send.segments,
-      encoding: send.encoding,
-      send_at: send.sendAt.toISOString(),
-      expires_at: send.expiresAt.toISOString(),
-      priority: send.priority,
-      callback_webhook_id: send.callbackWebhookId,
-    })),
-  );
+  const input = outboundRecords(sends, 'i', {
+    ord: { type: 'int', value: (index) => index },
+    country: { type: 'text', value: (index) => sends[index]?.country ?? null },
+  });
   const charge = creditMovementCall({
     accountId: sql`batch.account_id`,
     groupId: sql`batch.group_id`,
@@ -91,9 +63,7 @@ function batchStatement(sends: BatchedSend[]): SQL {
   };
   return sql`
     with input as materialized (
-      select * from jsonb_to_recordset(${input}::jsonb) as i(ord int, id uuid, account_id uuid, "from" text,
-        from_group int, sim smallint, "to" text, country text, content text, request_id text, segments int,
-        encoding text, send_at timestamptz, expires_at timestamptz, priority text, callback_webhook_id uuid)
+      select * from ${input}
     ),
     sender as materialized (
       select i.ord, p.id as phone_id, p.group_id from input i
@@ -103,7 +73,7 @@ function batchStatement(sends: BatchedSend[]): SQL {
       for key share of p
     ),
     eligible as materialized (
-      select i.*, s.phone_id, s.group_id from input i
+      select i.*, s.phone_id as sender_phone_id, s.group_id as sender_group_id from input i
       join sender s on s.ord = i.ord
       join phone_groups g on g.account_id = i.account_id and g.id = s.group_id
       join accounts a on a.id = i.account_id
@@ -114,20 +84,17 @@ function batchStatement(sends: BatchedSend[]): SQL {
     charged as materialized (
       select batch.account_id, batch.group_id, ${charge} as balance_after
       from (
-        select account_id, group_id, array_agg(id order by ord) as ids from eligible
-        group by account_id, group_id order by group_id offset 0
+        select account_id, sender_group_id as group_id, array_agg(id order by ord) as ids from eligible
+        group by account_id, sender_group_id order by sender_group_id offset 0
       ) batch
     ),
     message as (
-      insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
-        encoding, request_id, send_at, expires_at, sim, from_group, priority, callback_webhook_id)
-      select e.id, e.account_id, e.phone_id, e.group_id, 'outbound', e."from", e."to", e.content, 'queued',
-        e.segments, e.encoding, e.request_id, e.send_at, e.expires_at, e.sim, e.from_group, e.priority,
-        e.callback_webhook_id
-      from eligible e join charged c on c.account_id = e.account_id and c.group_id = e.group_id
-      where c.balance_after is not null
-      order by e.ord
-      returning ${MESSAGE_COLUMNS}
+      ${insertOutbound({
+        source: sql`eligible e join charged c on c.account_id = e.account_id and c.group_id = e.sender_group_id
+          where c.balance_after is not null order by e.ord`,
+        alias: 'e',
+        chosen: { phoneId: sql`e.sender_phone_id`, groupId: sql`e.sender_group_id` },
+      })}
     ),
     history as (
       insert into message_status_history (account_id, message_id, status, at)

@@ -10,6 +10,7 @@ import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
 import { checkDataSender } from './data-sms';
+import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import {
   nothingToSend,
   type OutboundPlanInput,
@@ -105,9 +106,9 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
 }
 
 /**
- * The bulk's messages and their first history rows in one statement: what varies per message
- * travels as one JSON parameter, what the bulk shares as plain parameters, so that a thousand
- * messages cost one short statement to build rather than tens of thousands of parameters. A new
+ * The bulk's messages and their first history rows in one statement: the messages travel as one
+ * JSON parameter (lib/messages/outbound-row.ts), so that a thousand messages cost one short
+ * statement to build rather than tens of thousands of parameters. A new
  * queued message needs only its history row (`needsOnlyHistory('queued')` in
  * lib/messages/state-machine.ts, held by its test), as in the single send's statement (lib/messages/send.ts).
  */
@@ -131,34 +132,32 @@ export async function insertQueued(
     at: Date;
   },
 ): Promise<void> {
-  const input = JSON.stringify(
-    batch.planned.map((message, index) => ({
-      id: batch.messageIds[index],
-      phone_id: message.phone.id,
-      from: message.phone.phone,
-      to: message.to,
-      content: message.content,
-      segments: batch.dataPort === null ? message.segments : 1,
-      encoding: batch.dataPort === null ? message.encoding : 'GSM-7',
-    })),
-  );
-  const at = batch.at.toISOString();
+  const rows: OutboundMessage[] = batch.planned.map((message, index) => ({
+    id: batch.messageIds[index] as string,
+    accountId: batch.accountId,
+    phoneId: message.phone.id,
+    groupId: batch.groupId,
+    from: message.phone.phone,
+    to: message.to,
+    content: message.content,
+    segments: batch.dataPort === null ? message.segments : 1,
+    encoding: batch.dataPort === null ? message.encoding : 'GSM-7',
+    kind: batch.dataPort === null ? 'message' : 'data',
+    dataPort: batch.dataPort,
+    sim: batch.sim,
+    fromGroup: batch.fromGroup,
+    priority: batch.priority,
+    callbackWebhookId: batch.callbackWebhookId,
+    requestId: batch.requestId,
+    bulkId: batch.bulkId,
+    encrypted: batch.encrypted,
+    origin: null,
+    sendAt: batch.sendAt,
+    expiresAt: batch.expiresAt,
+    createdAt: batch.at,
+  }));
   await tx.execute(sql`
-    with message as (
-      insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
-        encoding, bulk_id, sim, priority, callback_webhook_id, from_group, encrypted, request_id, send_at, expires_at,
-        created_at, updated_at, kind, data_port)
-      select i.id, ${batch.accountId}::uuid, i.phone_id, ${batch.groupId}::int, 'outbound', i."from", i."to",
-        i.content, 'queued', i.segments, i.encoding, ${batch.bulkId}::uuid, ${batch.sim}::smallint,
-        ${batch.priority}, ${batch.callbackWebhookId}::uuid, ${batch.fromGroup}::int, ${batch.encrypted}::boolean,
-        ${batch.requestId}::text,
-        ${batch.sendAt.toISOString()}::timestamptz, ${batch.expiresAt.toISOString()}::timestamptz,
-        ${at}::timestamptz, ${at}::timestamptz, ${batch.dataPort === null ? 'message' : 'data'}::text,
-        ${batch.dataPort}::int
-      from jsonb_to_recordset(${input}::jsonb) as i(id uuid, phone_id uuid, "from" text, "to" text, content text,
-        segments int, encoding text)
-      returning id, status, created_at
-    )
+    with message as (${insertOutbound({ source: outboundRecords(rows, 'm'), alias: 'm' })})
     insert into message_status_history (account_id, message_id, status, at)
     select ${batch.accountId}::uuid, id, status, created_at from message
   `);

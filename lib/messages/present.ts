@@ -1,7 +1,9 @@
 import type { SQL } from 'drizzle-orm';
-import { type AutomationEntry, type MessageDetails, type MessageOriginKind, messages } from '@/db/schema';
+import { type HistoryStatus, messages } from '@/db/schema';
 import { columnsOf, rowOf } from '@/lib/raw-rows';
 import { iso } from '@/lib/wire';
+import type { z } from '@/lib/zod';
+import type { messageSchema } from './schemas';
 
 export type MessageRow = typeof messages.$inferSelect;
 
@@ -19,48 +21,15 @@ export function messageRowOf(raw: Record<string, unknown>): MessageRow {
   return rowOf(messages, raw);
 }
 export type HistoryEntry = {
-  status: string;
+  status: HistoryStatus;
   at: Date;
   error: string | null;
   fromPhone?: string | null;
   toPhone?: string | null;
 };
 
-export type MessageWire = {
-  id: string;
-  kind: MessageRow['kind'];
-  direction: MessageRow['direction'];
-  from: string;
-  to: string;
-  content: string;
-  status: MessageRow['status'];
-  segments: number;
-  encoding: MessageRow['encoding'];
-  request_id: string | null;
-  bulk_id: string | null;
-  sim: number | null;
-  from_group: number | null;
-  priority: MessageRow['priority'];
-  attempts: number;
-  send_at: string | null;
-  expires_at: string | null;
-  error: string | null;
-  /** An automatic message's cause (lib/automation); null for every other. */
-  origin: { kind: MessageOriginKind; rule_id: string | null; inbound_message_id: string } | null;
-  /** An inbound message: what automation did about it; null when nothing ran (and for outbound messages). */
-  automation: AutomationEntry[] | null;
-  /** A data SMS: its port; null for every other. */
-  data_port: number | null;
-  /** An inbound data SMS or MMS: what the SMSGate app reported about it; null for every other. */
-  details: MessageDetails | null;
-  /** When retention removed the content (then `content` is its SHA-256 in hex, or empty); null while it is kept. */
-  content_purged_at: string | null;
-  /** `content` and the counterpart number are the SMSGate app's ciphertext (lib/messages/encrypted.ts). */
-  encrypted: boolean;
-  created_at: string | null;
-  updated_at: string | null;
-  history?: { status: string; at: string | null; error?: string; from?: string; to?: string }[];
-};
+/** A message as the API shows it: its schema (`messageSchema`) is its one definition. */
+export type MessageWire = z.output<typeof messageSchema>;
 
 /** What an account is shown of a SIM check's text: the code would let anyone skip the proof. */
 export const SIM_CHECK_SHOWN_CONTENT = 'Simgate SIM check (the code is shown only on the phone)';
@@ -98,13 +67,13 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
     details: row.details ?? null,
     content_purged_at: iso(row.contentPurgedAt),
     encrypted: row.encrypted,
-    created_at: iso(row.createdAt),
-    updated_at: iso(row.updatedAt),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
   };
   if (history) {
     wire.history = history.map((entry) => ({
       status: entry.status,
-      at: iso(entry.at),
+      at: entry.at.toISOString(),
       ...(entry.error ? { error: entry.error } : {}),
       ...(entry.fromPhone ? { from: entry.fromPhone } : {}),
       ...(entry.toPhone ? { to: entry.toPhone } : {}),

@@ -10,19 +10,13 @@ import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
 import { isTransaction, isUniqueViolation, isUnreadAnswer } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
-import { acceptInBatch, type BatchedSend } from './accept-batch';
+import { acceptInBatch } from './accept-batch';
 import { chooseGroupPhones, noOnlinePhone } from './assign';
 import { checkDataSender } from './data-sms';
 import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
-import {
-  MESSAGE_COLUMNS,
-  type MessageRow,
-  type MessageWire,
-  messageColumns,
-  messageRowOf,
-  presentMessage,
-} from './present';
+import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
+import { type MessageWire, messageColumns, messageRowOf, presentMessage } from './present';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
@@ -76,17 +70,8 @@ function checkInput(input: SendInput): { from: string | undefined; to: string } 
   return { from, to };
 }
 
-/**
- * A send ready for its statement: what a batched send carries (its id chosen before the statement,
- * so the charge's ledger row names the message it pays for), and what only a lone send has.
- */
-type Accepted = Omit<BatchedSend, 'country' | 'priority' | 'encoding'> & {
-  priority: MessagePriority;
-  encoding: MessageRow['encoding'];
-  ignoreOptOut: boolean;
-  origin: SendInput['origin'] | null;
-  dataPort: number | null;
-};
+/** A send ready for its statement: the outbound message, and whether it may go to an opted-out number. */
+type Accepted = OutboundMessage & { ignoreOptOut: boolean };
 
 /**
  * Accepts one outbound message: sender ownership (403), the SIM slot (400), request_id idempotency
@@ -102,6 +87,8 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
   const accepted: Accepted = {
     id: randomUUID(),
     accountId,
+    phoneId: null,
+    groupId: null,
     from: from ?? (await groupSender(executor, accountId, input, to)),
     fromGroup: input.fromGroup ?? null,
     sim: input.sim ?? null,
@@ -111,13 +98,17 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
       (input.statusCallbackUrl ? await callbackTarget(executor, accountId, input.statusCallbackUrl) : null),
     ignoreOptOut: input.ignoreOptOut === true,
     origin: input.origin ?? null,
+    kind: input.dataPort === undefined ? 'message' : 'data',
     dataPort: input.dataPort ?? null,
     to,
     content: input.content,
     requestId: input.requestId ?? null,
+    bulkId: null,
+    encrypted: false,
     segments,
     encoding,
     ...schedule,
+    createdAt: null,
   };
   let sent: MessageWire;
   try {
@@ -277,19 +268,11 @@ function acceptStatement(message: Accepted): SQL {
         and (select ok from country)
     ),
     message as (
-      insert into messages (id, account_id, phone_id, group_id, direction, "from", "to", content, status, segments,
-        encoding, request_id, send_at, expires_at, sim, from_group, priority, callback_webhook_id,
-        origin_kind, origin_rule_id, origin_message_id, origin_key, kind, data_port)
-      select ${message.id}::uuid, ${accountId}::uuid, sender.id, sender.group_id, 'outbound', ${message.from}::text,
-        ${message.to}::text, ${message.content}::text, 'queued', ${message.segments}::int, ${message.encoding}::text,
-        ${requestId}::text, ${message.sendAt.toISOString()}::timestamptz, ${message.expiresAt.toISOString()}::timestamptz,
-        ${message.sim}::smallint, ${message.fromGroup}::int, ${message.priority}::text,
-        ${message.callbackWebhookId}::uuid, ${message.origin?.kind ?? null}::text, ${message.origin?.ruleId ?? null}::uuid,
-        ${message.origin?.inboundMessageId ?? null}::uuid, ${message.origin?.key ?? null}::text,
-        ${message.dataPort === null ? 'message' : 'data'}::text, ${message.dataPort}::int
-      from sender, charged
-      where charged.balance_after is not null
-      returning ${MESSAGE_COLUMNS}
+      ${insertOutbound({
+        source: sql`${outboundRecords([message], 'm')}, sender, charged where charged.balance_after is not null`,
+        alias: 'm',
+        chosen: { phoneId: sql`sender.id`, groupId: sql`sender.group_id` },
+      })}
     ),
     history as (
       insert into message_status_history (account_id, message_id, status, at)

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
 import { devices, messages, phones } from '@/db/schema';
@@ -7,6 +8,7 @@ import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 import { screenRecipient } from '@/lib/messages/gate';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
+import { writeOutboundMessages } from '@/lib/messages/outbound-row';
 import type { MessageRow } from '@/lib/messages/present';
 import { countSegments } from '@/lib/messages/segments';
 import { afterTransition, canMove, transitionMessage } from '@/lib/messages/state-machine';
@@ -145,26 +147,32 @@ async function queueCheckSms(
 ): Promise<void> {
   const { encoding, segments } = countSegments(content);
   const now = new Date();
-  const [row] = await tx
-    .insert(messages)
-    .values({
+  const [row] = await writeOutboundMessages(tx, [
+    {
+      id: randomUUID(),
       accountId: check.accountId,
       phoneId: check.sender.id,
       groupId: null,
-      direction: 'outbound',
-      kind: 'sim_check',
       from: check.sender.phone,
       to: check.to,
       content,
-      status: 'queued',
-      encoding,
       segments,
+      encoding,
+      kind: 'sim_check',
+      dataPort: null,
+      sim: null,
+      fromGroup: null,
+      priority: 'normal',
+      callbackWebhookId: null,
+      requestId: null,
+      bulkId: null,
+      encrypted: false,
+      origin: null,
       sendAt: now,
       expiresAt: new Date(now.getTime() + DEFAULT_TTL_SECONDS * 1000),
       createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
+    },
+  ]);
   if (!row) throw new Error('startSimCheck: insert returned no row');
   await afterTransition(tx, [row], { at: now });
   await notifyOutbox(tx, check.sender.id);

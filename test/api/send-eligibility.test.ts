@@ -100,6 +100,8 @@ function batched(account: TestAccount, input: SendInput): BatchedSend {
   return {
     id: randomUUID(),
     accountId: account.accountId,
+    phoneId: null,
+    groupId: null,
     from: input.from as string,
     fromGroup: null,
     sim: input.sim ?? null,
@@ -113,6 +115,12 @@ function batched(account: TestAccount, input: SendInput): BatchedSend {
     expiresAt: new Date(sendAt.getTime() + 86_400_000),
     priority: 'normal',
     callbackWebhookId: null,
+    kind: 'message',
+    dataPort: null,
+    bulkId: null,
+    encrypted: false,
+    origin: null,
+    createdAt: null,
   };
 }
 
