@@ -82,7 +82,6 @@ const KNOWN = {
     'lib/protocols/smsgate-app/inbox-export.ts',
     'lib/protocols/smsgate-app/messages.ts',
     'lib/protocols/twilio/account.ts',
-    'lib/protocols/twilio/callbacks.ts',
     'lib/protocols/twilio/credentials.ts',
     'lib/protocols/twilio/messages.ts',
   ],

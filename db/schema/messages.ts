@@ -178,6 +178,9 @@ export const messages = pgTable(
     uniqueIndex('messages_origin_key')
       .on(t.originMessageId, t.originKey, t.accountId)
       .where(sql`${t.originMessageId} is not null`),
+    // The retention sweep asks whether a status-callback target still has a live message, and deleting
+    // one nulls its messages' callback_webhook_id: both look up this index, not every message of the account.
+    index('messages_callback_idx').on(t.accountId, t.callbackWebhookId).where(sql`${t.callbackWebhookId} is not null`),
     index('messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
     // Expiry sweep over live outbound messages only.
     index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched', 'cancelling')`),

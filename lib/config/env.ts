@@ -185,6 +185,8 @@ export const envSchema = z.object({
   AUTO_SMS_PREMIUM_RATE: variable(flag).default(false),
   /** SIM-check resends per phone in any hour; past it 429. 0: no limit. */
   SIM_CHECK_RESENDS_PER_HOUR: variable(wholeNumber()).default(3),
+  /** Distinct status-callback URLs (status_callback_url, Twilio's StatusCallback) an account holds live at once; a send with one more answers 400 naming the field. */
+  STATUS_CALLBACK_URLS_PER_ACCOUNT: variable(wholeNumber(1)).default(1000),
   /** Forward-to-email actions per account in any hour; past it they are skipped (`email_limit_reached`). */
   AUTO_EMAIL_ACCOUNT_HOURLY_LIMIT: variable(wholeNumber()).default(50),
   /** Rule actions one inbound message runs; the ones past it are recorded as skipped (`step_budget_reached`). */

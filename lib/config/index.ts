@@ -85,6 +85,9 @@ export const config = {
   get heartbeatSweepIntervalSeconds() {
     return readSetting('HEARTBEAT_SWEEP_INTERVAL_S');
   },
+  get statusCallbackUrlsPerAccount() {
+    return readSetting('STATUS_CALLBACK_URLS_PER_ACCOUNT');
+  },
   get autoReplyLimit() {
     return readSetting('AUTO_REPLY_LIMIT');
   },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { type Executor, getDb } from '@/db';
 import { devices, phones } from '@/db/schema';
@@ -7,8 +8,13 @@ import { batcher } from '@/lib/batch';
 import { config } from '@/lib/config';
 import { DomainError, rateLimited } from '@/lib/errors';
 import { log } from '@/lib/log';
+import { announceStream, listenForStreams } from './stream-announcements';
 
-/** Event streams one device may hold open in an instance: one more closes its oldest. */
+/**
+ * Event streams one device may hold open, across instances: one more closes its oldest. In one
+ * instance at once; across instances as soon as the new stream's announcement is heard
+ * (`heardStreamOpened`).
+ */
 export const MAX_STREAMS_PER_DEVICE = 2;
 
 /** What a refused stream's Retry-After says: the SMSGate app's middle reconnect delay. */
@@ -39,6 +45,10 @@ export type DeviceSession = {
 };
 
 type Entry = {
+  /** A stream's id in the announcements every instance hears. */
+  streamId?: string;
+  /** Streams of the device announced after this one, once this one's own announcement was heard. */
+  newer?: number;
   deviceId: string;
   accountId: string | null;
   kind: SessionKind;
@@ -140,6 +150,7 @@ function admit(device: DevicePrincipal, kind: SessionKind, own: Entry[]): void {
  */
 export async function openDeviceSession(device: DevicePrincipal, kind: SessionKind): Promise<DeviceSession> {
   await watchRevocations();
+  if (kind === 'stream') await listenForStreams(heardStreamOpened);
   const own = registry.byDevice.get(device.deviceId) ?? [];
   admit(device, kind, own);
   const same = own.filter((entry) => entry.kind === kind);
@@ -152,11 +163,17 @@ export async function openDeviceSession(device: DevicePrincipal, kind: SessionKi
     accountId: device.accountId,
     kind,
     controller: new AbortController(),
+    streamId: kind === 'stream' ? randomUUID() : undefined,
   };
   const list = registry.byDevice.get(device.deviceId) ?? [];
   list.push(entry);
   registry.byDevice.set(device.deviceId, list);
   count(entry, 1);
+  if (entry.streamId) {
+    await announceStream(device.deviceId, entry.streamId).catch((error: unknown) => {
+      log.warn({ err: error, deviceId: device.deviceId }, 'could not announce an event stream to other instances');
+    });
+  }
   return {
     signal: entry.controller.signal,
     reason: () => entry.reason,
@@ -167,6 +184,30 @@ export async function openDeviceSession(device: DevicePrincipal, kind: SessionKi
     },
     release: () => remove(entry),
   };
+}
+
+/**
+ * One instance (this one too) announced that `deviceId` opened the stream `streamId`. Every instance
+ * hears the announcements in the same order, so each closes its own streams of the device that
+ * MAX_STREAMS_PER_DEVICE newer ones have followed: the newest streams opened anywhere stay, and
+ * together they are at most the cap. A stream counts the announcements after its own only; until
+ * its own is heard it is newer than every one heard so far. An instance that cannot hear them (its
+ * LISTEN is down) keeps the cap within itself.
+ */
+function heardStreamOpened(deviceId: string, streamId: string): void {
+  for (const entry of [...(registry.byDevice.get(deviceId) ?? [])]) {
+    if (entry.kind !== 'stream') continue;
+    if (entry.streamId === streamId) {
+      entry.newer = 0;
+      continue;
+    }
+    if (entry.newer === undefined) continue;
+    entry.newer++;
+    if (entry.newer >= MAX_STREAMS_PER_DEVICE) {
+      end(entry, 'replaced');
+      remove(entry);
+    }
+  }
 }
 
 /** Whether the device holds an event stream open in this process. */

@@ -18,7 +18,8 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
   },
   {
     origin: 'task:retention sweep',
-    reason: 'purges what every account keeps past its retention (contents, deliveries, events, heartbeats, audit)',
+    reason:
+      'purges what every account keeps past its retention (contents, deliveries, events, heartbeats, audit, unused status-callback targets)',
   },
   {
     origin: 'task:webhook claim',

@@ -15,6 +15,7 @@ export const RETENTION_KINDS = [
   'audit_log',
   'verification_codes',
   'pairing_codes',
+  'status_callbacks',
 ] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 export type RetentionReport = Record<RetentionKind, number>;
@@ -23,6 +24,10 @@ const DAY_MS = 86_400_000;
 /** Expired codes stay a day, so that a late try is still told "expired" rather than "wrong code". */
 export const EXPIRED_CODE_GRACE_DAYS = 1;
 const DEFAULT_BATCH = 500;
+/** A status-callback target used this recently stays: the send that used it may not have committed yet. */
+const CALLBACK_GRACE_MS = 3_600_000;
+/** A message still `sent` this long after (no delivery report yet) no longer keeps its status callback. */
+export const CALLBACK_SENT_WAIT_DAYS = 3;
 const DEFAULT_BUDGET_MS = 30_000;
 
 export type SweepOptions = {
@@ -149,12 +154,53 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
       return { rows: gone.length, events: gone.length };
     });
 
+    await drain(async () => {
+      const gone = await pruneStatusCallbacks(
+        db,
+        new Date(now.getTime() - CALLBACK_GRACE_MS),
+        before(CALLBACK_SENT_WAIT_DAYS),
+        batch,
+      );
+      return { rows: gone, status_callbacks: gone };
+    });
+
     await deleteOld('heartbeats', 'heartbeats', 'created_at', before(settings.heartbeatsDays));
     await deleteOld('audit_log', 'audit_log', 'created_at', before(settings.auditDays));
     await deleteOld('verification_codes', 'verification_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
     await deleteOld('pairing_codes', 'pairing_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
     return report;
   });
+}
+
+/**
+ * Deletes one batch of status-callback targets (`status_callback_url`, Twilio's StatusCallback) that
+ * nothing needs any more: unused since `usedBefore`, no delivery pending, and no message that can still
+ * change state points at it (a `sent` one counts until `sentBefore`). The foreign key nulls the
+ * finished messages' `callback_webhook_id` (along messages_callback_idx) and removes the target's
+ * delivery log. So STATUS_CALLBACK_URLS_PER_ACCOUNT counts only live targets.
+ */
+async function pruneStatusCallbacks(
+  db: Database,
+  usedBefore: Date,
+  sentBefore: string,
+  batch: number,
+): Promise<number> {
+  const gone = await queryRows<{ id: string }>(
+    db,
+    sql`delete from webhooks where id = any(array(
+        select w.id from webhooks w
+        where w.kind in ('callback', 'twilio_callback') and w.updated_at < ${usedBefore.toISOString()}::timestamptz
+          and not exists (
+            select 1 from messages m
+            where m.account_id = w.account_id and m.callback_webhook_id = w.id
+              and (m.status in ('queued', 'dispatched', 'cancelling')
+                or (m.status = 'sent' and m.updated_at >= ${sentBefore}::timestamptz)))
+          and not exists (select 1 from webhook_deliveries d where d.webhook_id = w.id and d.status = 'pending')
+        order by w.updated_at limit ${batch} for update skip locked))
+        and updated_at < ${usedBefore.toISOString()}::timestamptz
+      returning id`,
+  );
+  return gone.length;
 }
 
 /**

@@ -1,7 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, type EventType, webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
+import { config } from '@/lib/config';
 import { DomainError, validationError } from '@/lib/errors';
 import { withTransaction } from '@/lib/transactions';
 import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS, sealWebhookSecret } from './signing';
@@ -76,15 +77,60 @@ export async function checkCallbackUrl(executor: Executor, accountId: string, ur
  */
 export async function callbackTarget(executor: Executor, accountId: string, url: string): Promise<string> {
   const secret = await checkCallbackUrl(executor, accountId, url);
+  return statusCallbackTarget(executor, { accountId, url, kind: 'callback', secretEncrypted: secret });
+}
+
+export type StatusCallbackKind = 'callback' | 'twilio_callback';
+
+/**
+ * The row of one status-callback URL of an account, created on its first use. Each use marks it used
+ * now, so the retention sweep, which deletes targets no live message or pending delivery needs
+ * (lib/retention/sweep.ts), leaves it alone for a while. A new URL counts against
+ * STATUS_CALLBACK_URLS_PER_ACCOUNT under the account's lock, so concurrent sends cannot pass the cap:
+ * past it, a 400 naming `status_callback_url`, before the send moves any credit.
+ */
+export async function statusCallbackTarget(
+  executor: Executor,
+  target: { accountId: string; url: string; kind: StatusCallbackKind; secretEncrypted: string },
+): Promise<string> {
+  const used = await markUsed(executor, target);
+  if (used) return used;
+  return withTransaction(executor, async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`status-callbacks:${target.accountId}`}, 0))`);
+    const raced = await markUsed(tx, target);
+    if (raced) return raced;
+    const [live] = await tx
+      .select({ value: count() })
+      .from(webhooks)
+      .where(and(eq(webhooks.accountId, target.accountId), inArray(webhooks.kind, STATUS_CALLBACK_KINDS)));
+    const cap = config.statusCallbackUrlsPerAccount;
+    if ((live?.value ?? 0) >= cap) {
+      throw validationError(
+        'status_callback_url',
+        `the account already has ${cap} status-callback URLs in use: reuse one of them, or send this one once earlier messages have finished`,
+      );
+    }
+    const [row] = await tx
+      .insert(webhooks)
+      .values({ ...target, events: CALLBACK_EVENTS })
+      .onConflictDoNothing()
+      .returning({ id: webhooks.id });
+    if (!row) throw new Error('statusCallbackTarget: insert returned no row');
+    return row.id;
+  });
+}
+
+const STATUS_CALLBACK_KINDS: StatusCallbackKind[] = ['callback', 'twilio_callback'];
+
+/** The target's id when it exists (enabled again, and marked used now). */
+async function markUsed(
+  executor: Executor,
+  target: { accountId: string; url: string; kind: StatusCallbackKind },
+): Promise<string | undefined> {
   const [row] = await executor
-    .insert(webhooks)
-    .values({ accountId, url, kind: 'callback', events: CALLBACK_EVENTS, secretEncrypted: secret })
-    .onConflictDoUpdate({
-      target: [webhooks.accountId, webhooks.url],
-      targetWhere: sql`${webhooks.kind} = 'callback'`,
-      set: { enabled: true },
-    })
+    .update(webhooks)
+    .set({ enabled: true, updatedAt: sql`now()` })
+    .where(and(eq(webhooks.accountId, target.accountId), eq(webhooks.kind, target.kind), eq(webhooks.url, target.url)))
     .returning({ id: webhooks.id });
-  if (!row) throw new Error('callbackTarget: upsert returned no row');
-  return row.id;
+  return row?.id;
 }

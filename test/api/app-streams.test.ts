@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GET as events } from '@/app/api/mobile/v1/events/route';
 import { devices, heartbeats, phones } from '@/db/schema';
 import { config } from '@/lib/config';
 import { openStreams } from '@/lib/devices/sessions';
+import { announceStream } from '@/lib/devices/stream-announcements';
 import { resetKeyBuckets } from '@/lib/rate-limit/key-bucket';
 import { createTestAccount } from '../fixtures';
 import { until } from '../poll';
@@ -110,6 +112,31 @@ describe('the presence tick', () => {
       expect(openStreams()).toBe(streamsBefore - 1);
     } finally {
       stream.close();
+    }
+  });
+});
+
+describe('the per-device stream cap across instances', () => {
+  it('streams another instance announces for the device close this instance’s oldest: at most 2 live in all', async () => {
+    const account = await createTestAccount(db());
+    const app = await pairApp(account);
+    const first = await openStream(app);
+    const second = await openStream(app);
+    try {
+      expect([first.res.status, second.res.status]).toEqual([200, 200]);
+      expect(openStreams(account.accountId)).toBe(2);
+      // Another instance opens a stream of the same device: 3 in all, so this instance's oldest closes.
+      await announceStream(app.deviceId, randomUUID());
+      await until(() => first.state.ended);
+      expect(second.state.ended).toBe(false);
+      expect(openStreams(account.accountId)).toBe(1);
+      // And a second one there: 2 newer than this instance's last, which closes too.
+      await announceStream(app.deviceId, randomUUID());
+      await until(() => second.state.ended);
+      expect(openStreams(account.accountId)).toBe(0);
+    } finally {
+      first.close();
+      second.close();
     }
   });
 });

@@ -1,0 +1,1 @@
+CREATE INDEX "messages_callback_idx" ON "messages" USING btree ("account_id","callback_webhook_id") WHERE "messages"."callback_webhook_id" is not null;
