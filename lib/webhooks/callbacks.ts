@@ -76,15 +76,33 @@ export async function checkCallbackUrl(executor: Executor, accountId: string, ur
  */
 export async function callbackTarget(executor: Executor, accountId: string, url: string): Promise<string> {
   const secret = await checkCallbackUrl(executor, accountId, url);
+  return upsertCallbackWebhook(executor, accountId, { url, kind: 'callback', secretEncrypted: secret });
+}
+
+/** The partial unique index each kind of callback row is kept one per URL by (db/schema/webhooks.ts). */
+const ONE_PER_URL = {
+  callback: sql`${webhooks.kind} = 'callback'`,
+  twilio_callback: sql`${webhooks.kind} = 'twilio_callback'`,
+};
+
+/**
+ * The account's callback row for this URL, created or enabled again, and its id. The caller has
+ * checked the URL; the row receives the state events of the messages that name it.
+ */
+export async function upsertCallbackWebhook(
+  executor: Executor,
+  accountId: string,
+  target: { url: string; kind: keyof typeof ONE_PER_URL; secretEncrypted: string },
+): Promise<string> {
   const [row] = await executor
     .insert(webhooks)
-    .values({ accountId, url, kind: 'callback', events: CALLBACK_EVENTS, secretEncrypted: secret })
+    .values({ accountId, events: CALLBACK_EVENTS, ...target })
     .onConflictDoUpdate({
       target: [webhooks.accountId, webhooks.url],
-      targetWhere: sql`${webhooks.kind} = 'callback'`,
+      targetWhere: ONE_PER_URL[target.kind],
       set: { enabled: true },
     })
     .returning({ id: webhooks.id });
-  if (!row) throw new Error('callbackTarget: upsert returned no row');
+  if (!row) throw new Error('upsertCallbackWebhook: upsert returned no row');
   return row.id;
 }

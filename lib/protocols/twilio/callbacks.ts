@@ -1,8 +1,6 @@
-import { sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { webhooks } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
-import { CALLBACK_EVENTS } from '@/lib/webhooks/callbacks';
+import { upsertCallbackWebhook } from '@/lib/webhooks/callbacks';
 import { generateWebhookSecret, sealWebhookSecret } from '@/lib/webhooks/signing';
 import { assertReachableUrl } from '@/lib/webhooks/validate';
 import { twilioError } from './errors';
@@ -22,21 +20,9 @@ export async function twilioCallbackTarget(executor: Executor, accountId: string
     }
     throw error;
   }
-  const [row] = await executor
-    .insert(webhooks)
-    .values({
-      accountId,
-      url,
-      kind: 'twilio_callback',
-      events: CALLBACK_EVENTS,
-      secretEncrypted: sealWebhookSecret(generateWebhookSecret()),
-    })
-    .onConflictDoUpdate({
-      target: [webhooks.accountId, webhooks.url],
-      targetWhere: sql`${webhooks.kind} = 'twilio_callback'`,
-      set: { enabled: true },
-    })
-    .returning({ id: webhooks.id });
-  if (!row) throw new Error('twilioCallbackTarget: upsert returned no row');
-  return row.id;
+  return upsertCallbackWebhook(executor, accountId, {
+    url,
+    kind: 'twilio_callback',
+    secretEncrypted: sealWebhookSecret(generateWebhookSecret()),
+  });
 }
