@@ -67,8 +67,6 @@ function offending(rule: (from: string, to: string) => boolean): string[] {
  */
 const KNOWN = {
   adaptersReadingTables: [
-    'lib/protocols/smsgate-api/devices.ts',
-    'lib/protocols/smsgate-api/inbox-refresh.ts',
     'lib/protocols/smsgate-api/inbox.ts',
     'lib/protocols/smsgate-api/jwt.ts',
     'lib/protocols/smsgate-api/logs.ts',

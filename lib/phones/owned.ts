@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phones } from '@/db/schema';
 import { notFound } from '@/lib/errors';
@@ -45,5 +45,17 @@ export async function phoneIdOfNumber(
     .select({ id: phones.id })
     .from(phones)
     .where(and(eq(phones.accountId, accountId), eq(phones.phone, number)));
+  return phone?.id;
+}
+
+/**
+ * The id of the account's phone whose id reads as this text, if it has one. Compared as text, so an
+ * id from another wire that is not a uuid finds nothing instead of failing the cast.
+ */
+export async function phoneIdOfText(executor: Executor, accountId: string, id: string): Promise<string | undefined> {
+  const [phone] = await executor
+    .select({ id: phones.id })
+    .from(phones)
+    .where(and(eq(phones.accountId, accountId), sql`${phones.id}::text = ${id}::text`));
   return phone?.id;
 }
