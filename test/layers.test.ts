@@ -71,7 +71,6 @@ const KNOWN = {
     'lib/protocols/smsgate-api/settings.ts',
     'lib/protocols/smsgate-api/signing-key.ts',
     'lib/protocols/smsgate-api/store.ts',
-    'lib/protocols/smsgate-api/webhooks.ts',
     'lib/protocols/smsgate-app/callback.ts',
     'lib/protocols/smsgate-app/inbox-export.ts',
     'lib/protocols/twilio/credentials.ts',

@@ -49,13 +49,17 @@ export async function phoneIdOfNumber(
 }
 
 /**
- * The id of the account's phone whose id reads as this text, if it has one. Compared as text, so an
- * id from another wire that is not a uuid finds nothing instead of failing the cast.
+ * The account's phone whose id reads as this text (its id and number), if it has one. Compared as
+ * text, so an id from another wire that is not a uuid finds nothing instead of failing the cast.
  */
-export async function phoneIdOfText(executor: Executor, accountId: string, id: string): Promise<string | undefined> {
+export async function phoneOfIdText(
+  executor: Executor,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; phone: string } | undefined> {
   const [phone] = await executor
-    .select({ id: phones.id })
+    .select({ id: phones.id, phone: phones.phone })
     .from(phones)
     .where(and(eq(phones.accountId, accountId), sql`${phones.id}::text = ${id}::text`));
-  return phone?.id;
+  return phone;
 }

@@ -1,7 +1,7 @@
 import type { Executor } from '@/db';
 import { DomainError } from '@/lib/errors';
 import { deletePhone } from '@/lib/phones/delete';
-import { phoneIdOfText } from '@/lib/phones/owned';
+import { phoneOfIdText } from '@/lib/phones/owned';
 import { phonesWithSimCards } from '@/lib/phones/read';
 import { iso } from '@/lib/wire';
 
@@ -36,10 +36,10 @@ export async function listSmsgateDevices(executor: Executor, accountId: string) 
  * nothing happens: SMSGate's semantics, and no way to learn another account's ids.
  */
 export async function removeSmsgateDevice(executor: Executor, accountId: string, id: string): Promise<void> {
-  const phoneId = await phoneIdOfText(executor, accountId, id);
-  if (!phoneId) return;
+  const phone = await phoneOfIdText(executor, accountId, id);
+  if (!phone) return;
   try {
-    await deletePhone(executor, accountId, phoneId);
+    await deletePhone(executor, accountId, phone.id);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'NOT_FOUND') return;
     throw error;

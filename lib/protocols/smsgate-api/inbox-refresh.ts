@@ -1,7 +1,7 @@
 import type { Database } from '@/db';
 import { hasOpenStream } from '@/lib/devices/sessions';
 import { DomainError, notFound } from '@/lib/errors';
-import { phoneIdOfText } from '@/lib/phones/owned';
+import { phoneOfIdText } from '@/lib/phones/owned';
 import { phonesWithDevices } from '@/lib/phones/read';
 import { type InboxMessageType, requestInboxExport } from '@/lib/protocols/smsgate-app/inbox-export';
 import type { z } from '@/lib/zod';
@@ -28,9 +28,9 @@ export async function refreshSmsgateInbox(
     triggerWebhooks: body.webhookDelivery ? body.webhookDelivery !== 'Disabled' : (body.triggerWebhooks ?? true),
   };
   if (body.deviceId) {
-    const phoneId = await phoneIdOfText(db, accountId, body.deviceId);
-    if (!phoneId) throw notFound('Device');
-    await requestInboxExport(db, accountId, phoneId, input);
+    const phone = await phoneOfIdText(db, accountId, body.deviceId);
+    if (!phone) throw notFound('Device');
+    await requestInboxExport(db, accountId, phone.id, input);
     return;
   }
   const candidates = await phonesWithDevices(db, accountId);
