@@ -67,21 +67,12 @@ function offending(rule: (from: string, to: string) => boolean): string[] {
  */
 const KNOWN = {
   adaptersReadingTables: [
-    'lib/protocols/smsgate-api/devices.ts',
-    'lib/protocols/smsgate-api/inbox-refresh.ts',
-    'lib/protocols/smsgate-api/inbox.ts',
     'lib/protocols/smsgate-api/jwt.ts',
-    'lib/protocols/smsgate-api/logs.ts',
-    'lib/protocols/smsgate-api/schemas.ts',
     'lib/protocols/smsgate-api/settings.ts',
     'lib/protocols/smsgate-api/signing-key.ts',
     'lib/protocols/smsgate-api/store.ts',
-    'lib/protocols/smsgate-api/webhooks.ts',
     'lib/protocols/smsgate-app/callback.ts',
-    'lib/protocols/smsgate-app/device.ts',
     'lib/protocols/smsgate-app/inbox-export.ts',
-    'lib/protocols/smsgate-app/messages.ts',
-    'lib/protocols/twilio/account.ts',
     'lib/protocols/twilio/credentials.ts',
     'lib/protocols/twilio/messages.ts',
   ],

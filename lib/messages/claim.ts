@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lte, min, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lte, min, notInArray, or, type SQL } from 'drizzle-orm';
 import { type Database, type Executor, pausingDeadline } from '@/db';
 import { messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
@@ -48,13 +48,30 @@ const CANCEL_CLOCK_SKEW_MS = 1000;
 export const CANCEL_LIST_MAX = 100;
 
 /** The phone's messages handed out to it and not yet reported on (sent, failed, …). */
-export function handedOutTo(phone: AccountPhone): SQL | undefined {
+function handedOutTo(phone: AccountPhone): SQL | undefined {
   return and(
     eq(messages.accountId, phone.accountId),
     eq(messages.phoneId, phone.id),
     eq(messages.direction, 'outbound'),
     eq(messages.status, 'dispatched'),
   );
+}
+
+/**
+ * The phone's messages handed out to it and not reported on, longest held first, at most `limit`,
+ * leaving out the ids in `except` (those just claimed).
+ */
+export async function handedOutMessages(
+  executor: Executor,
+  phone: AccountPhone,
+  options: { except: string[]; limit: number },
+): Promise<MessageRow[]> {
+  return executor
+    .select()
+    .from(messages)
+    .where(and(handedOutTo(phone), options.except.length > 0 ? notInArray(messages.id, options.except) : undefined))
+    .orderBy(asc(messages.updatedAt))
+    .limit(options.limit);
 }
 
 /**

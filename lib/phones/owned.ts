@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phones } from '@/db/schema';
 import { notFound } from '@/lib/errors';
@@ -46,4 +46,20 @@ export async function phoneIdOfNumber(
     .from(phones)
     .where(and(eq(phones.accountId, accountId), eq(phones.phone, number)));
   return phone?.id;
+}
+
+/**
+ * The account's phone whose id reads as this text (its id and number), if it has one. Compared as
+ * text, so an id from another wire that is not a uuid finds nothing instead of failing the cast.
+ */
+export async function phoneOfIdText(
+  executor: Executor,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; phone: string } | undefined> {
+  const [phone] = await executor
+    .select({ id: phones.id, phone: phones.phone })
+    .from(phones)
+    .where(and(eq(phones.accountId, accountId), sql`${phones.id}::text = ${id}::text`));
+  return phone;
 }

@@ -1,6 +1,6 @@
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { type PhoneStatus, phones } from '@/db/schema';
+import { devices, type PhoneStatus, phones } from '@/db/schema';
 import { notFound } from '@/lib/errors';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { type PhoneView, phoneColumns, presentPhone } from './present';
@@ -39,4 +39,29 @@ export async function listPhones(executor: Executor, accountId: string, query: P
     .orderBy(...keyset.orderBy)
     .limit(keyset.limit);
   return toPage(rows, query.limit, presentPhone);
+}
+
+/** The account's phones that have a device, with its id. */
+export async function phonesWithDevices(executor: Executor, accountId: string) {
+  return executor
+    .select({ id: phones.id, deviceId: phones.deviceId })
+    .from(phones)
+    .where(and(eq(phones.accountId, accountId), isNotNull(phones.deviceId)));
+}
+
+/** The account's phones, oldest first, with the SIM cards their device last reported (null without one). */
+export async function phonesWithSimCards(executor: Executor, accountId: string) {
+  return executor
+    .select({
+      id: phones.id,
+      phone: phones.phone,
+      label: phones.label,
+      createdAt: phones.createdAt,
+      lastHeartbeatAt: phones.lastHeartbeatAt,
+      simCards: devices.simCards,
+    })
+    .from(phones)
+    .leftJoin(devices, eq(devices.id, phones.deviceId))
+    .where(eq(phones.accountId, accountId))
+    .orderBy(asc(phones.createdAt), asc(phones.id));
 }

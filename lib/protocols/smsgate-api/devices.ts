@@ -1,25 +1,13 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { devices, phones } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import { deletePhone } from '@/lib/phones/delete';
+import { phoneOfIdText } from '@/lib/phones/owned';
+import { phonesWithSimCards } from '@/lib/phones/read';
 import { iso } from '@/lib/wire';
 
 /** GET /devices: the account's phones as SMSGate devices (`id` is the phone id). */
 export async function listSmsgateDevices(executor: Executor, accountId: string) {
-  const rows = await executor
-    .select({
-      id: phones.id,
-      phone: phones.phone,
-      label: phones.label,
-      createdAt: phones.createdAt,
-      lastHeartbeatAt: phones.lastHeartbeatAt,
-      simCards: devices.simCards,
-    })
-    .from(phones)
-    .leftJoin(devices, eq(devices.id, phones.deviceId))
-    .where(eq(phones.accountId, accountId))
-    .orderBy(asc(phones.createdAt), asc(phones.id));
+  const rows = await phonesWithSimCards(executor, accountId);
   return rows.map((row) => {
     const lastSeen = iso(row.lastHeartbeatAt ?? row.createdAt) ?? '';
     const reported = row.simCards ?? [];
@@ -48,10 +36,7 @@ export async function listSmsgateDevices(executor: Executor, accountId: string) 
  * nothing happens: SMSGate's semantics, and no way to learn another account's ids.
  */
 export async function removeSmsgateDevice(executor: Executor, accountId: string, id: string): Promise<void> {
-  const [phone] = await executor
-    .select({ id: phones.id })
-    .from(phones)
-    .where(and(eq(phones.accountId, accountId), sql`${phones.id}::text = ${id}::text`));
+  const phone = await phoneOfIdText(executor, accountId, id);
   if (!phone) return;
   try {
     await deletePhone(executor, accountId, phone.id);

@@ -1,8 +1,8 @@
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { phones } from '@/db/schema';
 import { hasOpenStream } from '@/lib/devices/sessions';
 import { DomainError, notFound } from '@/lib/errors';
+import { phoneOfIdText } from '@/lib/phones/owned';
+import { phonesWithDevices } from '@/lib/phones/read';
 import { type InboxMessageType, requestInboxExport } from '@/lib/protocols/smsgate-app/inbox-export';
 import type { z } from '@/lib/zod';
 import type { inboxRefreshBody } from './schemas';
@@ -28,18 +28,12 @@ export async function refreshSmsgateInbox(
     triggerWebhooks: body.webhookDelivery ? body.webhookDelivery !== 'Disabled' : (body.triggerWebhooks ?? true),
   };
   if (body.deviceId) {
-    const [phone] = await db
-      .select({ id: phones.id })
-      .from(phones)
-      .where(and(eq(phones.accountId, accountId), sql`${phones.id}::text = ${body.deviceId}::text`));
+    const phone = await phoneOfIdText(db, accountId, body.deviceId);
     if (!phone) throw notFound('Device');
     await requestInboxExport(db, accountId, phone.id, input);
     return;
   }
-  const candidates = await db
-    .select({ id: phones.id, deviceId: phones.deviceId })
-    .from(phones)
-    .where(and(eq(phones.accountId, accountId), isNotNull(phones.deviceId)));
+  const candidates = await phonesWithDevices(db, accountId);
   const connected = candidates.filter((phone) => phone.deviceId && hasOpenStream(phone.deviceId));
   if (connected.length === 0) {
     throw new DomainError('PHONE_NOT_CONNECTED', 'No phone of the account holds an event stream open to this server.');

@@ -1,6 +1,5 @@
-import { and, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { type MessageKind, messages } from '@/db/schema';
+import { type MessageKind, receivedMessagesPage } from '@/lib/messages/received';
 import { iso } from '@/lib/wire';
 import type { InboxQuery, IncomingMessageType, IncomingMessageWire } from './schemas';
 
@@ -25,36 +24,16 @@ export async function listInbox(
   accountId: string,
   query: InboxQuery,
 ): Promise<{ items: IncomingMessageWire[]; total: number }> {
-  const kinds = query.type ? [KIND_OF_TYPE[query.type]] : [...TYPE_OF_KIND.keys()];
-  if (kinds[0] === undefined) return { items: [], total: 0 };
-  const filters: (SQL | undefined)[] = [
-    eq(messages.accountId, accountId),
-    eq(messages.direction, 'inbound'),
-    sql`${messages.kind} in (${sql.join(
-      kinds.map((kind) => sql`${kind}`),
-      sql`, `,
-    )})`,
-    query.from ? gte(messages.createdAt, new Date(query.from)) : undefined,
-    query.to ? lt(messages.createdAt, new Date(query.to)) : undefined,
-    // Compared as text: an id that is not a phone of the account matches nothing.
-    query.deviceId ? sql`${messages.phoneId}::text = ${query.deviceId}` : undefined,
-  ];
-  const rows = await executor
-    .select({
-      id: messages.id,
-      kind: messages.kind,
-      from: messages.from,
-      to: messages.to,
-      sim: messages.sim,
-      content: messages.content,
-      createdAt: messages.createdAt,
-      total: sql<number>`count(*) over ()`.mapWith(Number),
-    })
-    .from(messages)
-    .where(and(...filters))
-    .orderBy(desc(messages.createdAt), desc(messages.id))
-    .limit(query.limit)
-    .offset(query.offset);
+  const kind = query.type ? KIND_OF_TYPE[query.type] : undefined;
+  if (query.type && !kind) return { items: [], total: 0 };
+  const { rows, total } = await receivedMessagesPage(executor, accountId, {
+    kinds: kind ? [kind] : [...TYPE_OF_KIND.keys()],
+    from: query.from ? new Date(query.from) : undefined,
+    to: query.to ? new Date(query.to) : undefined,
+    phoneId: query.deviceId,
+    limit: query.limit,
+    offset: query.offset,
+  });
   return {
     items: rows.map((row) => ({
       id: row.id,
@@ -65,6 +44,6 @@ export async function listInbox(
       contentPreview: row.content,
       createdAt: iso(row.createdAt) ?? '',
     })),
-    total: rows[0]?.total ?? 0,
+    total,
   };
 }

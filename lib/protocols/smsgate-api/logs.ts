@@ -1,6 +1,5 @@
-import { and, desc, eq, gte, lt } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { type HistoryStatus, messageStatusHistory, messages } from '@/db/schema';
+import { type HistoryStatus, historyInRange } from '@/lib/messages/history';
 import { iso } from '@/lib/wire';
 import { type LogEntryWire, MAX_LOG_ENTRIES } from './schemas';
 
@@ -23,30 +22,7 @@ export async function listLogs(
 ): Promise<LogEntryWire[]> {
   const to = range.to ? new Date(range.to) : new Date();
   const from = range.from ? new Date(range.from) : new Date(to.getTime() - 24 * 3600 * 1000);
-  const rows = await executor
-    .select({
-      id: messageStatusHistory.id,
-      status: messageStatusHistory.status,
-      error: messageStatusHistory.error,
-      at: messageStatusHistory.at,
-      messageId: messageStatusHistory.messageId,
-      direction: messages.direction,
-      phoneId: messages.phoneId,
-    })
-    .from(messageStatusHistory)
-    .innerJoin(
-      messages,
-      and(eq(messages.accountId, messageStatusHistory.accountId), eq(messages.id, messageStatusHistory.messageId)),
-    )
-    .where(
-      and(
-        eq(messageStatusHistory.accountId, accountId),
-        gte(messageStatusHistory.at, from),
-        lt(messageStatusHistory.at, to),
-      ),
-    )
-    .orderBy(desc(messageStatusHistory.at), desc(messageStatusHistory.id))
-    .limit(MAX_LOG_ENTRIES);
+  const rows = await historyInRange(executor, accountId, { from, to, limit: MAX_LOG_ENTRIES });
   return rows.reverse().map((row) => ({
     id: row.id,
     createdAt: iso(row.at) ?? '',

@@ -1,7 +1,7 @@
-import { SIM_SLOTS } from '@/db/schema';
 import { dataSmsBytes, dataSmsPort } from '@/lib/messages/data-sms';
 import { MAX_CONTENT_LENGTH, MAX_ENCRYPTED_LENGTH, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '@/lib/messages/limits';
 import { checkEncryption, encryptedValue } from '@/lib/messages/schemas';
+import { SIM_SLOTS } from '@/lib/messages/states';
 import { e164 } from '@/lib/phone-number';
 import { INBOX_MESSAGE_TYPES } from '@/lib/protocols/smsgate-app/schemas';
 import { z } from '@/lib/zod';

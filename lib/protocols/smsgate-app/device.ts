@@ -1,9 +1,8 @@
-import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { devices, type SimCard } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { config } from '@/lib/config';
 import { decryptSecret } from '@/lib/crypto/secret-box';
+import { findDevice, type SimCard, updateDeviceReport } from '@/lib/devices/device';
 import { DEVICE_SIGNING_KEY_PURPOSE, redeemPairingCode } from '@/lib/devices/pairing';
 import { DomainError } from '@/lib/errors';
 import { iso } from '@/lib/wire';
@@ -63,17 +62,14 @@ export async function updateApp(
   if (body.id !== device.deviceId) {
     throw new DomainError('FORBIDDEN', 'This token belongs to another device.');
   }
-  await executor
-    .update(devices)
-    .set({
-      pushToken: body.pushToken ?? null,
-      ...(body.simCards ? { simCards: asSimCards(body.simCards) } : {}),
-    })
-    .where(eq(devices.id, device.deviceId));
+  await updateDeviceReport(executor, device.deviceId, {
+    pushToken: body.pushToken ?? null,
+    ...(body.simCards ? { simCards: asSimCards(body.simCards) } : {}),
+  });
 }
 
 async function deviceRow(executor: Executor, deviceId: string) {
-  const [row] = await executor.select().from(devices).where(eq(devices.id, deviceId));
+  const row = await findDevice(executor, deviceId);
   if (!row) throw new DomainError('UNAUTHENTICATED', 'This device is not known.');
   return row;
 }

@@ -1,13 +1,12 @@
-import { and, asc, notInArray } from 'drizzle-orm';
 import type { Database, Executor } from '@/db';
-import { type MessageStatus, messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
 import { awaitingCancel } from '@/lib/messages/cancelling';
-import { claimOutbox, handedOutTo } from '@/lib/messages/claim';
+import { claimOutbox, handedOutMessages } from '@/lib/messages/claim';
 import { type DevicePhone, findDevicePhone } from '@/lib/messages/device-phone';
 import type { MessageRow } from '@/lib/messages/present';
 import { applyPhoneReport } from '@/lib/messages/report-status';
+import type { MessageStatus } from '@/lib/messages/states';
 import { withTransaction } from '@/lib/transactions';
 import { type AppState, stateReport } from './schemas';
 
@@ -56,22 +55,10 @@ export async function pullForApp(db: Database, device: DevicePrincipal, order: '
           order: order === 'lifo' ? 'newest' : 'oldest',
         })
       : [];
-  const handedBefore = await db
-    .select()
-    .from(messages)
-    .where(
-      and(
-        handedOutTo(phone),
-        claimed.length > 0
-          ? notInArray(
-              messages.id,
-              claimed.map((row) => row.id),
-            )
-          : undefined,
-      ),
-    )
-    .orderBy(asc(messages.updatedAt))
-    .limit(Math.max(0, MAX_PULL - cancelling.length - claimed.length));
+  const handedBefore = await handedOutMessages(db, phone, {
+    except: claimed.map((row) => row.id),
+    limit: Math.max(0, MAX_PULL - cancelling.length - claimed.length),
+  });
   return [...cancelling, ...claimed, ...handedBefore].map(presentForApp);
 }
 

@@ -1,6 +1,6 @@
-import { asc, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { accounts, phones } from '@/db/schema';
+import { findAccountById } from '@/lib/accounts/lookup';
+import { phonesWithSimCards } from '@/lib/phones/read';
 import type { z } from '@/lib/zod';
 import { accountSidOf } from './ids';
 import { accountBase, assertOwnAccountSid, rfc2822 } from './messages';
@@ -13,10 +13,7 @@ export async function twilioAccount(
   pathSegment: string,
 ): Promise<z.infer<typeof accountResource>> {
   assertOwnAccountSid(accountId, pathSegment.replace(/\.json$/, ''));
-  const [row] = await executor
-    .select({ email: accounts.email, createdAt: accounts.createdAt })
-    .from(accounts)
-    .where(eq(accounts.id, accountId));
+  const row = await findAccountById(executor, accountId);
   const sid = accountSidOf(accountId);
   const base = accountBase(accountId);
   return {
@@ -40,11 +37,7 @@ export async function twilioIncomingNumbers(
   executor: Executor,
   accountId: string,
 ): Promise<z.infer<typeof incomingNumberPage>> {
-  const rows = await executor
-    .select({ id: phones.id, phone: phones.phone, label: phones.label, createdAt: phones.createdAt })
-    .from(phones)
-    .where(eq(phones.accountId, accountId))
-    .orderBy(asc(phones.createdAt), asc(phones.id));
+  const rows = await phonesWithSimCards(executor, accountId);
   const base = accountBase(accountId);
   const sid = accountSidOf(accountId);
   const uri = `${base}/IncomingPhoneNumbers.json`;
