@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['**/*.test.ts'],
     exclude: ['node_modules/**', '.next/**', '.next-e2e/**', '.next-*/**', '.data/**', 'e2e/**', 'dist/**'],
     globalSetup: ['./test/global-setup.ts'],
+    // What every entry point does: the adapters fill the domain's registries (lib/protocols/register.ts).
+    setupFiles: ['./lib/protocols/register.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -9,6 +9,8 @@ import { assertConfig, config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 import { setPlan } from '@/lib/ops/account-plan';
 import { listAccounts, showAccount } from '@/lib/ops/accounts';
+// A restore checks the adapters' sealed columns too.
+import '@/lib/protocols/register';
 import { revokeDevice } from '@/lib/ops/devices';
 import { formatAccount, formatAccounts } from '@/lib/ops/format';
 import { grantCredits } from '@/lib/ops/grant';

@@ -6,6 +6,7 @@ import { locateDatabase } from '../db';
 import { assertConfig, config } from '../lib/config';
 import { log } from '../lib/log';
 import { serveMetrics } from '../lib/metrics/serve';
+import '../lib/protocols/register';
 import { startBackgroundWork } from '../lib/server/background';
 import { onShutdown, startServer } from '../lib/server/start';
 

@@ -76,14 +76,7 @@ const KNOWN = {
     'lib/protocols/twilio/credentials.ts',
     'lib/protocols/twilio/messages.ts',
   ],
-  domainReachingAdapters: [
-    'lib/backup/secrets.ts',
-    'lib/groups/present.ts',
-    'lib/http/request-auth.ts',
-    'lib/webhooks/formats.ts',
-    'lib/webhooks/manage.ts',
-    'lib/webhooks/worker.ts',
-  ],
+  domainReachingAdapters: [] as string[],
   mutualFolders: [
     'lib/alerts ↔ lib/events',
     'lib/auth ↔ lib/email',
@@ -93,11 +86,9 @@ const KNOWN = {
     'lib/events ↔ lib/opt-outs',
     'lib/groups ↔ lib/settings',
     'lib/http ↔ lib/metrics',
-    'lib/http ↔ lib/protocols',
     'lib/http ↔ lib/rate-limit',
     'lib/messages ↔ lib/opt-outs',
     'lib/messages ↔ lib/phones',
-    'lib/protocols ↔ lib/webhooks',
   ],
 };
 

@@ -1,6 +1,6 @@
 import { getTableColumns, sql } from 'drizzle-orm';
 import { phoneGroups } from '@/db/schema';
-import { messagingServiceSidOf } from '@/lib/protocols/twilio/ids';
+import { messagingServiceSidOf } from '@/lib/ids/twilio';
 import { iso } from '@/lib/wire';
 import type { GroupWire } from './schemas';
 

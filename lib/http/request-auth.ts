@@ -4,15 +4,36 @@ import type { AccountPrincipal, DevicePrincipal, Principal } from '@/lib/auth/pr
 import { sessionPrincipal } from '@/lib/auth/session';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
-import { looksLikeJwt, principalForJwt } from '@/lib/protocols/smsgate-api/jwt';
-import { authenticateTwilio } from '@/lib/protocols/twilio/credentials';
 import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
+import { registry } from '@/lib/registry';
 
 /**
  * `integrator`: SMSGate's integrator API, an account key as HTTP Basic password or Bearer token, or one of its JWTs as Bearer.
  * `twilio`: the Twilio-compatible API, HTTP Basic with the account's Account SID and Auth Token.
  */
-export type AuthMode = 'none' | 'account' | 'device' | 'any' | 'integrator' | 'twilio';
+export type AuthMode = 'none' | 'account' | 'device' | 'any' | AdapterAuthMode;
+
+/** The modes whose credentials an adapter reads: it registers how (registerAuthStrategy). */
+export const ADAPTER_AUTH_MODES = ['integrator', 'twilio'] as const;
+export type AdapterAuthMode = (typeof ADAPTER_AUTH_MODES)[number];
+
+/**
+ * How an adapter authenticates its callers: the account the request's credentials open, or a thrown
+ * UNAUTHENTICATED. It takes the caller's rate-limit token itself (it knows which key was used).
+ */
+export type AuthStrategy = (db: Database, req: Request) => Promise<AccountPrincipal>;
+
+const authStrategies = registry<AdapterAuthMode, AuthStrategy>('auth strategy');
+
+/** Called by the adapter of `mode` (lib/protocols/register.ts): the domain does not import adapters. */
+export function registerAuthStrategy(mode: AdapterAuthMode, strategy: AuthStrategy): void {
+  authStrategies.register(mode, strategy);
+}
+
+/** The modes that have a strategy (test/protocol-registries.test.ts checks every mode has one). */
+export function registeredAuthModes(): AdapterAuthMode[] {
+  return authStrategies.keys();
+}
 
 export type PrincipalFor<M extends AuthMode> = M extends 'none'
   ? null
@@ -75,40 +96,11 @@ export function integratorKey(req: Request): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 }
 
-/**
- * SMSGate's clients read 401 with a message: an account key of ours (sk_…) or a JWT issued by
- * POST /3rdparty/v1/auth/token (as Bearer) opens this surface.
- */
-async function authenticateIntegrator(db: Database, req: Request): Promise<AccountPrincipal> {
-  const refuse = (detail: string) =>
-    new DomainError('UNAUTHENTICATED', detail, { headers: { 'WWW-Authenticate': 'Basic realm="Simgate"' } });
-  const key = integratorKey(req);
-  if (!key)
-    throw refuse(
-      'Send your Simgate API key (sk_…) as the HTTP Basic password (any username) or as a Bearer token, or a JWT as Bearer.',
-    );
-  if (/^Bearer\s/i.test(req.headers.get('authorization') ?? '') && looksLikeJwt(key)) {
-    const holder = await principalForJwt(db, key);
-    if (!holder) throw refuse('The token is invalid, expired or revoked, or its API key is revoked.');
-    takeKeyToken(holder.keyId ?? holder.accountId);
-    return holder;
-  }
-  const principal = await principalForKey(db, key);
-  if (principal?.kind !== 'account') throw refuse('The API key is unknown or revoked, or is not an account key.');
-  takeKeyToken(principal.keyId ?? principal.accountId);
-  touchLastUsed(db, principal);
-  return principal;
-}
-
 /** Step one of every route: who is calling, and may that kind of caller use this route. */
 export async function authenticate<M extends AuthMode>(db: Database, req: Request, mode: M): Promise<PrincipalFor<M>> {
   if (mode === 'none') return null as PrincipalFor<M>;
-  if (mode === 'integrator') return (await authenticateIntegrator(db, req)) as PrincipalFor<M>;
-  if (mode === 'twilio') {
-    const principal = await authenticateTwilio(db, req);
-    // The Auth Token is the account's one key on this surface: its own bucket.
-    takeKeyToken(`twilio:${principal.accountId}`);
-    return principal as PrincipalFor<M>;
+  if ((ADAPTER_AUTH_MODES as readonly AuthMode[]).includes(mode)) {
+    return (await authStrategies.get(mode as AdapterAuthMode)(db, req)) as PrincipalFor<M>;
   }
   const key = presentedKey(req);
   let principal: Principal | null;

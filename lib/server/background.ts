@@ -8,6 +8,8 @@ import { startMessagingWork } from '@/lib/messages/background';
 import { startRateLimitHousekeeping } from '@/lib/rate-limit/sweep';
 import { startRetentionWork } from '@/lib/retention/background';
 import { markBackground } from '@/lib/runtime/lifecycle';
+// The webhook worker posts every format the adapters register.
+import '@/lib/protocols/register';
 import { startWebhookWork } from '@/lib/webhooks/background';
 import { startEmbeddedMaintenance } from './embedded-maintenance';
 import { onShutdown } from './start';

@@ -4,6 +4,8 @@ import { freezeSettings } from '@/lib/config/env';
 import { apiSecurityHeaders, guardedByRoute } from '@/lib/http/front-door';
 import { SECURED_BY_HOST } from '@/lib/http/host-policy';
 import { log } from '@/lib/log';
+// The adapters' auth modes, webhook formats and sealed columns, for every bundle of this process.
+import '@/lib/protocols/register';
 import {
   beginShutdown,
   hostedByHttpServer,

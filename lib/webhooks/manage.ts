@@ -5,9 +5,8 @@ import { recordAudit } from '@/lib/audit/record';
 import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/billing-plans/limits';
 import { notFound, validationError } from '@/lib/errors';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
-import { authTokenOf } from '@/lib/protocols/twilio/credentials';
 import { withTransaction } from '@/lib/transactions';
-import { CALLBACK_EVENTS } from './callbacks';
+import { webhookFormat } from './formats';
 import { presentWebhook, type WebhookRow } from './present';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas';
 import { generateWebhookSecret, PREVIOUS_SECRET_GRACE_MS, sealWebhookSecret, unsealWebhookSecret } from './signing';
@@ -17,29 +16,6 @@ type WebhookWire = ReturnType<typeof presentWebhook>;
 
 /** The kinds an account creates and manages; a `callback` is a send's status_callback_url. */
 const MANAGED_KINDS = ['endpoint', 'smsgate', 'twilio'] as const;
-
-/** What a Twilio-format webhook can carry: inbound messages and the status callbacks' events. */
-const TWILIO_FORMAT_EVENTS: readonly string[] = ['message.received', ...CALLBACK_EVENTS];
-
-/**
- * A Twilio-format webhook posts only what Twilio does, and is signed with the account's Auth Token,
- * which must exist. Its TwiML answers to inbound messages are always read.
- */
-async function assertTwilioFormat(executor: Executor, accountId: string, events: readonly string[]): Promise<void> {
-  const other = events.find((event) => !TWILIO_FORMAT_EVENTS.includes(event));
-  if (other) {
-    throw validationError(
-      'events',
-      `a twilio-format webhook carries only ${TWILIO_FORMAT_EVENTS.join(', ')}, not ${other}`,
-    );
-  }
-  if (!(await authTokenOf(executor, accountId))) {
-    throw validationError(
-      'format',
-      'create the Twilio Auth Token first (POST /api/v1/twilio/auth-token): twilio-format webhooks are signed with it',
-    );
-  }
-}
 
 export async function findWebhook(executor: Executor, accountId: string, id: string): Promise<WebhookRow> {
   const [row] = await executor
@@ -78,7 +54,9 @@ export async function createWebhook(
 ): Promise<WebhookWire & { secret: string }> {
   const phoneFilters = input.phone_filters ?? [];
   const twilio = input.format === 'twilio';
-  if (twilio) await assertTwilioFormat(executor, accountId, input.events);
+  const kind = twilio ? 'twilio' : 'endpoint';
+  // What the format can carry and needs (a Twilio-format webhook: its events, the Auth Token).
+  await webhookFormat(kind).assertUsable?.(executor, accountId, input.events);
   const acceptReplies = twilio ? input.events.includes('message.received') : (input.accept_replies ?? false);
   assertRepliesReceivable(acceptReplies, input.events);
   await assertOwnPhones(executor, accountId, phoneFilters);
@@ -91,7 +69,7 @@ export async function createWebhook(
       .values({
         accountId,
         url: input.url,
-        kind: twilio ? 'twilio' : 'endpoint',
+        kind,
         events: input.events,
         phoneFilters,
         description: input.description ?? null,
@@ -198,7 +176,7 @@ export async function updateWebhook(
   const existing = await findWebhook(executor, accountId, id);
   const fields = Object.keys(input).filter((key) => key !== 'enabled');
   if (fields.length > 0) assertStandardFormat(existing, fields[0] as string);
-  if (existing.kind === 'twilio' && input.events) await assertTwilioFormat(executor, accountId, input.events);
+  if (input.events) await webhookFormat(existing.kind).assertUsable?.(executor, accountId, input.events);
   if (existing.kind === 'twilio' && input.accept_replies !== undefined) {
     throw validationError('accept_replies', 'a twilio-format webhook always reads TwiML answers to inbound messages');
   }

@@ -5,10 +5,9 @@ import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 import { webhookAttempted } from '@/lib/metrics/record';
-import { actOnTwimlReply } from '@/lib/protocols/twilio/twiml-reply';
 import { sqlState } from '@/lib/transactions';
 import { type DisabledWebhook, disableFailingWebhook, tellOwnerWebhookDisabled } from './auto-disable';
-import { type DeliveryRequest, WEBHOOK_FORMATTERS } from './formats';
+import { type DeliveryRequest, webhookFormat } from './formats';
 import { type PostOutcome, postWebhook, REPLY_BODY_LIMIT } from './http-client';
 import { type AttemptVerdict, nextAttemptAt, verdictOf } from './retry-policy';
 import type { NetworkPolicy } from './ssrf';
@@ -176,7 +175,7 @@ async function post(
 ): Promise<PostOutcome> {
   let request: DeliveryRequest;
   try {
-    request = await WEBHOOK_FORMATTERS[delivery.kind](db, delivery, claimedAt);
+    request = await webhookFormat(delivery.kind).request(db, delivery, claimedAt);
   } catch (error) {
     // An unreadable secret (APP_SECRET changed) may be fixed: retried like a network error.
     return {
@@ -209,18 +208,8 @@ async function replyOf(db: Database, delivery: LoadedDelivery, outcome: PostOutc
   if (!readsReply(delivery) || code === null || code < 200 || code >= 300) return null;
   const inboundMessageId = (delivery.eventPayload as { id?: unknown }).id;
   if (typeof inboundMessageId !== 'string') return null;
-  if (delivery.kind === 'twilio') {
-    return actOnTwimlReply(
-      db,
-      { accountId: delivery.accountId, webhookId: delivery.webhookId, inboundMessageId },
-      {
-        contentType: outcome.contentType ?? null,
-        body: outcome.fullBody ?? null,
-        truncated: outcome.truncated === true,
-      },
-    );
-  }
-  return actOnWebhookReply(
+  const actOnReply = webhookFormat(delivery.kind).actOnReply ?? actOnWebhookReply;
+  return actOnReply(
     db,
     { accountId: delivery.accountId, webhookId: delivery.webhookId, inboundMessageId },
     { contentType: outcome.contentType ?? null, body: outcome.fullBody ?? null, truncated: outcome.truncated === true },

@@ -4,6 +4,8 @@ import type { AuthMode } from '@/lib/http/request-auth';
 import type { RouteContext, RouteHandler, RouteOptions, route } from '@/lib/http/route';
 import { API_CATALOG_LINK } from '@/lib/openapi/api-catalog';
 import { attachSpec, specOf } from '@/lib/openapi/define';
+// The `integrator` auth mode this wrapper's routes take.
+import '@/lib/protocols/register';
 import { plainJsonRoute } from '@/lib/protocols/smsgate-app/route';
 import { OPERATION_SCOPES, requireScope } from './scopes';
 

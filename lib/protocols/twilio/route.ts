@@ -1,6 +1,8 @@
 import type { AuthMode } from '@/lib/http/request-auth';
 import { type RouteContext, type RouteHandler, type RouteOptions, route } from '@/lib/http/route';
 import { attachSpec } from '@/lib/openapi/define';
+// The `twilio` auth mode this wrapper's routes take.
+import '@/lib/protocols/register';
 import { twilioBodyOf } from './errors';
 import { errorBody } from './schemas';
 

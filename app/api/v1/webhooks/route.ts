@@ -1,4 +1,6 @@
 import { route } from '@/lib/http/route';
+// Creating or changing a webhook checks its format (a Twilio-format one: its events, the Auth Token).
+import '@/lib/protocols/register';
 import { pageOf } from '@/lib/openapi/define';
 import { pageQuery } from '@/lib/pagination';
 import { DELIVERY_RULES } from '@/lib/webhooks/docs';

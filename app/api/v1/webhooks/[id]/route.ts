@@ -1,4 +1,6 @@
 import { route } from '@/lib/http/route';
+// Creating or changing a webhook checks its format (a Twilio-format one: its events, the Auth Token).
+import '@/lib/protocols/register';
 import { deleteWebhook, getWebhook, updateWebhook } from '@/lib/webhooks/manage';
 import { updateWebhookBody, webhookParams, webhookSchema } from '@/lib/webhooks/schemas';
 
