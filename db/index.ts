@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type DatabaseHandle, type DatabaseLimits, openPglite, openPostgres, runMigrations } from './client';
-import { withDeadline } from './deadline';
+import { currentDeadline, withDeadline } from './deadline';
 import { restrictToOwner } from './owner-only';
 
 export * from './client';
@@ -104,8 +104,10 @@ export async function closeDatabase(): Promise<void> {
 /**
  * Runs a request's `work` under its one deadline for the database (REQUEST_DEADLINE_MS, db/deadline.ts):
  * on a server database, once open; the embedded database has no pool to wait for and no deadline.
+ * Work already under a deadline keeps it: npm start's direct lane starts the request's deadline
+ * before its own lookups, and route() then shares it.
  */
 export function withRequestDeadline<T>(work: () => Promise<T>): Promise<T> {
   const ms = state.opened?.requestDeadlineMs;
-  return ms === undefined ? work() : withDeadline(ms, work);
+  return ms === undefined || currentDeadline() ? work() : withDeadline(ms, work);
 }

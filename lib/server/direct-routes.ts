@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GET as appEvents } from '@/app/api/mobile/v1/events/route';
 import { POST as claimOutbox } from '@/app/api/v1/device/outbox/claim/route';
-import { getDb } from '@/db';
+import { getDb, withRequestDeadline } from '@/db';
 import { principalForKey } from '@/lib/auth/key-lookup';
 import { config } from '@/lib/config';
 import { rateLimited } from '@/lib/errors';
@@ -32,19 +32,21 @@ export function directRoutes(): Map<string, DirectHandler> {
   const admit = phoneAdmission(config.phoneConnectsPerSecond);
   const paced =
     (pathname: string, handler: DirectHandler, plainJson = false): DirectHandler =>
-    async (req, context) => {
-      // A lookup that fails (the database is down) spends the budget; the route answers the failure.
-      if (!(await isDeviceKey(req).catch(() => true))) return handler(req, context);
-      const retryAfter = admit();
-      if (retryAfter === undefined) return handler(req, context);
-      const refused = errorResponse(
-        rateLimited(retryAfter, 'Too many phones are connecting to this server at once. Try again in a few seconds.'),
-        randomUUID(),
-        req,
-      );
-      httpAnswered(surfaceOf(pathname), pathname, req.method, refused.status, 0);
-      return plainJson ? asAppAnswer(refused) : refused;
-    };
+    (req, context) =>
+      // One deadline for the key's lookup and the route's work (REQUEST_DEADLINE_MS).
+      withRequestDeadline(async () => {
+        // A lookup that fails (the database is down) spends the budget; the route answers the failure.
+        if (!(await isDeviceKey(req).catch(() => true))) return handler(req, context);
+        const retryAfter = admit();
+        if (retryAfter === undefined) return handler(req, context);
+        const refused = errorResponse(
+          rateLimited(retryAfter, 'Too many phones are connecting to this server at once. Try again in a few seconds.'),
+          randomUUID(),
+          req,
+        );
+        httpAnswered(surfaceOf(pathname), pathname, req.method, refused.status, 0);
+        return plainJson ? asAppAnswer(refused) : refused;
+      });
   return new Map<string, DirectHandler>([
     ['POST /api/v1/device/outbox/claim', paced('/api/v1/device/outbox/claim', claimOutbox)],
     ['GET /api/mobile/v1/events', paced('/api/mobile/v1/events', appEvents, true)],
