@@ -5,35 +5,23 @@ import { sessionPrincipal } from '@/lib/auth/session';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
-import { registry } from '@/lib/registry';
+import { ADAPTER_AUTH_MODES, type AdapterAuthMode, authStrategies, presentedKey } from './credentials';
 
 /**
  * `integrator`: SMSGate's integrator API, an account key as HTTP Basic password or Bearer token, or one of its JWTs as Bearer.
  * `twilio`: the Twilio-compatible API, HTTP Basic with the account's Account SID and Auth Token.
  */
+export {
+  ADAPTER_AUTH_MODES,
+  type AdapterAuthMode,
+  type AuthStrategy,
+  integratorKey,
+  presentedKey,
+  registerAuthStrategy,
+  registeredAuthModes,
+} from './credentials';
+
 export type AuthMode = 'none' | 'account' | 'device' | 'any' | AdapterAuthMode;
-
-/** The modes whose credentials an adapter reads: it registers how (registerAuthStrategy). */
-export const ADAPTER_AUTH_MODES = ['integrator', 'twilio'] as const;
-export type AdapterAuthMode = (typeof ADAPTER_AUTH_MODES)[number];
-
-/**
- * How an adapter authenticates its callers: the account the request's credentials open, or a thrown
- * UNAUTHENTICATED. It takes the caller's rate-limit token itself (it knows which key was used).
- */
-export type AuthStrategy = (db: Database, req: Request) => Promise<AccountPrincipal>;
-
-const authStrategies = registry<AdapterAuthMode, AuthStrategy>('auth strategy');
-
-/** Called by the adapter of `mode` (lib/protocols/register.ts): the domain does not import adapters. */
-export function registerAuthStrategy(mode: AdapterAuthMode, strategy: AuthStrategy): void {
-  authStrategies.register(mode, strategy);
-}
-
-/** The modes that have a strategy (test/protocol-registries.test.ts checks every mode has one). */
-export function registeredAuthModes(): AdapterAuthMode[] {
-  return authStrategies.keys();
-}
 
 export type PrincipalFor<M extends AuthMode> = M extends 'none'
   ? null
@@ -69,31 +57,6 @@ function assertSameOrigin(req: Request): void {
   if (!origin || !ownOrigins(req).has(origin)) {
     throw new DomainError('FORBIDDEN', 'A request made with the session cookie must come from the app itself.');
   }
-}
-
-/**
- * The key the caller presents: the X-API-Key header, or `Authorization: Bearer <key>` (how the
- * SMSGate app sends its device credential, and how many HTTP clients send API keys).
- */
-export function presentedKey(req: Request): string | undefined {
-  const header = req.headers.get('x-api-key')?.trim();
-  if (header) return header;
-  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '')?.[1];
-}
-
-/**
- * The account key of a caller of SMSGate's integrator API: HTTP Basic with any username (SMSGate's
- * clients send the login there) and the key as password, or `Authorization: Bearer`.
- */
-export function integratorKey(req: Request): string | undefined {
-  const authorization = req.headers.get('authorization') ?? '';
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization)?.[1];
-  if (basic) {
-    const decoded = Buffer.from(basic, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    return colon >= 0 ? decoded.slice(colon + 1) : undefined;
-  }
-  return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 }
 
 /** Step one of every route: who is calling, and may that kind of caller use this route. */

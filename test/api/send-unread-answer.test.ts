@@ -1,10 +1,7 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { messages } from '@/db/schema';
-import { DomainError } from '@/lib/errors';
-import { errorResponse } from '@/lib/http/route';
-import { sendMessage } from '@/lib/messages/send';
 import { balanceOf, createTestAccount, testNumber } from '../fixtures';
 import { withTestDatabase } from '../setup-db';
 
@@ -33,6 +30,18 @@ vi.mock('@/db', async (importOriginal) => {
 });
 
 const { db } = withTestDatabase();
+
+// Vitest's setup (lib/protocols/register.ts) has loaded the domain already, bound to the real
+// queryRows: load it again, so that the send, its errors and its answers see the mock above.
+let sendMessage: typeof import('@/lib/messages/send').sendMessage;
+let DomainError: typeof import('@/lib/errors').DomainError;
+let errorResponse: typeof import('@/lib/http/route').errorResponse;
+beforeAll(async () => {
+  vi.resetModules();
+  ({ sendMessage } = await import('@/lib/messages/send'));
+  ({ DomainError } = await import('@/lib/errors'));
+  ({ errorResponse } = await import('@/lib/http/route'));
+});
 
 afterEach(() => {
   fault.when = undefined;

@@ -2,7 +2,7 @@ import type { Database } from '@/db';
 import { principalForKey, touchLastUsed } from '@/lib/auth/key-lookup';
 import type { AccountPrincipal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
-import { integratorKey } from '@/lib/http/request-auth';
+import { integratorKey } from '@/lib/http/credentials';
 import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
 import { looksLikeJwt, principalForJwt } from './jwt';
 

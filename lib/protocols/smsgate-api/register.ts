@@ -1,5 +1,5 @@
 import { registerSealedColumnOpener } from '@/lib/backup/secrets';
-import { registerAuthStrategy } from '@/lib/http/request-auth';
+import { registerAuthStrategy } from '@/lib/http/credentials';
 import { registerWebhookFormat } from '@/lib/webhooks/formats';
 import { authenticateIntegrator } from './auth';
 import { unsealSigningKey } from './signing-key';

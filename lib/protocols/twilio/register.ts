@@ -1,7 +1,7 @@
 import type { Executor } from '@/db';
 import { registerSealedColumnOpener } from '@/lib/backup/secrets';
 import { validationError } from '@/lib/errors';
-import { registerAuthStrategy } from '@/lib/http/request-auth';
+import { registerAuthStrategy } from '@/lib/http/credentials';
 import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
 import { CALLBACK_EVENTS } from '@/lib/webhooks/callbacks';
 import { registerWebhookFormat } from '@/lib/webhooks/formats';
