@@ -65,7 +65,19 @@ export type DomainErrorOptions = {
   headers?: Record<string, string>;
 };
 
+/**
+ * Marks a DomainError whichever copy of this module made it: Next evaluates lib/ once per bundle, and
+ * an error thrown by an implementation another bundle registered (lib/registry.ts) must still be
+ * recognised by `instanceof DomainError` here, or its 4xx would become a 500.
+ */
+const DOMAIN_ERROR = Symbol.for('simgate.DomainError');
+
 export class DomainError extends Error {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DOMAIN_ERROR] === true;
+  }
+
+  readonly [DOMAIN_ERROR] = true;
   readonly code: ErrorCode;
   readonly operation?: ErrorOperation;
   readonly detail: string;
