@@ -11,6 +11,6 @@ describe('DomainError across copies of its module', () => {
     expect(otherCopy).toBeInstanceOf(DomainError);
     expect(new DomainError('UNAUTHENTICATED', 'no')).toBeInstanceOf(DomainError);
     expect(new Error('plain')).not.toBeInstanceOf(DomainError);
-    expect(null instanceof DomainError).toBe(false);
+    expect((null as unknown as object) instanceof DomainError).toBe(false);
   });
 });
