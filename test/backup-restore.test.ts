@@ -159,7 +159,12 @@ async function seed(handle: DatabaseHandle): Promise<Seeded> {
   const sent = [];
   for (let i = 0; i < 4; i++) {
     sent.push(
-      await sendMessage(db, account.accountId, { from: account.phone, to: testNumber(), content: `hello ${i}` }),
+      await sendMessage(db, account.accountId, {
+        origin: 'api',
+        from: account.phone,
+        to: testNumber(),
+        content: `hello ${i}`,
+      }),
     );
   }
   for (const [index, status] of (['sent', 'delivered', 'failed'] as const).entries()) {

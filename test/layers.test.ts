@@ -141,6 +141,12 @@ describe('imports go one way', () => {
     expect([...reaching].sort()).toEqual(KNOWN.domainReachingAdapters);
   });
 
+  it('every SMS goes out through the pipeline: outside lib/messages, only lib/messages/pipeline of the send is imported', () => {
+    const sendModules =
+      /^lib\/messages\/(send|bulk|encrypted|accept-batch|plan|outbound-row|gate|eligibility|dry-run|sim-check-sms)$/;
+    expect(offending((from, to) => !from.startsWith('lib/messages/') && sendModules.test(to))).toEqual([]);
+  });
+
   it('no two folders of lib/ import each other, but the known pairs', () => {
     const folderEdges = new Set<string>();
     for (const { from, to } of edges) {

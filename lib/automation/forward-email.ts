@@ -5,7 +5,7 @@ import { config } from '@/lib/config';
 import { isForwardingAllowed } from '@/lib/email/addresses';
 import { enqueueEmail } from '@/lib/email/outbox';
 import type { Email } from '@/lib/email/send';
-import { automaticSendsInLastHour, lockCounterpart } from '@/lib/messages/gate';
+import { automaticSendsInLastHour, lockCounterpart } from '@/lib/messages/pipeline';
 
 export type ForwardEmail = {
   accountId: string;

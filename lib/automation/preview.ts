@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups, webhooks } from '@/db/schema';
 import { config } from '@/lib/config';
-import { accountAutomaticSendsInLastHour, automaticSendsInLastHour, screenRecipient } from '@/lib/messages/gate';
+import { accountAutomaticSendsInLastHour, automaticSendsInLastHour, screenRecipient } from '@/lib/messages/pipeline';
 import { countSegments } from '@/lib/messages/segments';
 import { isOptedOut } from '@/lib/opt-outs/check';
 import { ownedPhoneByNumber } from '@/lib/phones/owned';

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type AutomationEntry, type AutomationSkipReason, messages, phones } from '@/db/schema';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
-import { sendAutomaticSms } from '@/lib/messages/gate';
+import { submitAutomatic } from '@/lib/messages/pipeline';
 import type { MessageRow } from '@/lib/messages/present';
 import { automationActed } from '@/lib/metrics/record';
 import { type InboundContext, planAutomation, type Step } from './decide';
@@ -94,7 +94,7 @@ async function act(
 ): Promise<AutomationEntry> {
   const base = { rule_id: step.ruleId, action: step.action };
   if (step.sms) {
-    const outcome = await sendAutomaticSms(tx, {
+    const outcome = await submitAutomatic(tx, {
       origin: step.ruleId ? 'rule_reply' : 'help_reply',
       accountId: inbound.accountId,
       counterpart: inbound.from,

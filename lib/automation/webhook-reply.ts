@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type AutomationEntry, messages } from '@/db/schema';
-import { sendAutomaticSms } from '@/lib/messages/gate';
 import { MAX_CONTENT_LENGTH } from '@/lib/messages/limits';
+import { submitAutomatic } from '@/lib/messages/pipeline';
 import { automationActed } from '@/lib/metrics/record';
 import { z } from '@/lib/zod';
 
@@ -79,7 +79,7 @@ export async function sendWebhookReplies(
     if (!inbound) return 'reply not sent: the inbound message no longer exists';
     const results: string[] = [];
     for (const [index, reply] of replies.entries()) {
-      const outcome = await sendAutomaticSms(tx, {
+      const outcome = await submitAutomatic(tx, {
         origin,
         accountId: inbound.accountId,
         counterpart: inbound.from,

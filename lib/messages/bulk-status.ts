@@ -1,6 +1,8 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { messageStatusHistory, messages, phoneGroups, phones } from '@/db/schema';
+import { bulkMessages, messageStatusHistory, messages, phoneGroups, phones } from '@/db/schema';
+import { notFound } from '@/lib/errors';
+import { iso } from '@/lib/wire';
 
 /**
  * The statuses of bulk `bulkId`'s messages (of account `accountId`) as a subquery of one column,
@@ -78,4 +80,40 @@ export async function bulkSender(
     .where(and(eq(phoneGroups.accountId, accountId), sql`${phoneGroups.isDefault}`));
   if (!group) throw new Error(`account ${accountId} has no default group`);
   return { fromGroup: group.id };
+}
+
+const COUNTED = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'cancelled'] as const;
+
+export async function getBulk(executor: Executor, accountId: string, bulkId: string) {
+  const [bulk] = await executor
+    .select({
+      id: bulkMessages.id,
+      from: phones.phone,
+      fromGroup: bulkMessages.fromGroup,
+      count: bulkMessages.recipientCount,
+      createdAt: bulkMessages.createdAt,
+    })
+    .from(bulkMessages)
+    .leftJoin(phones, and(eq(phones.accountId, bulkMessages.accountId), eq(phones.id, bulkMessages.phoneId)))
+    .where(and(eq(bulkMessages.id, bulkId), eq(bulkMessages.accountId, accountId)));
+  if (!bulk) throw notFound('Bulk message');
+  const rows = await executor
+    .select({ status: messages.status, count: sql<number>`count(*)::int` })
+    .from(messages)
+    .where(and(eq(messages.bulkId, bulkId), eq(messages.accountId, accountId)))
+    .groupBy(messages.status);
+  const counts = Object.fromEntries(COUNTED.map((status) => [status, 0])) as Record<(typeof COUNTED)[number], number>;
+  for (const row of rows) {
+    // A message the phone was asked to drop is still on the phone until it answers.
+    const status = row.status === 'cancelling' ? 'dispatched' : row.status;
+    if (status in counts) counts[status as keyof typeof counts] += Number(row.count);
+  }
+  return {
+    id: bulk.id,
+    from: bulk.from,
+    from_group: bulk.fromGroup,
+    count: bulk.count,
+    created_at: iso(bulk.createdAt),
+    counts,
+  };
 }

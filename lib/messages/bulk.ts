@@ -10,6 +10,7 @@ import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
 import { checkDataSender } from './data-sms';
+import { type ApiOrigin, ORIGINS } from './origins';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import {
   nothingToSend,
@@ -30,8 +31,8 @@ export type BulkInput = OutboundPlanInput & {
   dataPort?: number;
   /** The request's field that carried the data, named when a phone cannot send it (default `data`). */
   dataField?: string;
-  /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
-  via?: 'v1' | '3rdparty';
+  /** Who asks for the send: its screens and its metrics label (lib/messages/origins.ts). */
+  origin: ApiOrigin;
 };
 export type BulkCreated = {
   id: string;
@@ -93,7 +94,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
     });
     for (const phoneId of new Set(plan.planned.map((message) => message.phone.id))) await notifyOutbox(tx, phoneId);
     // The charge was counted by chargeMessages.
-    messagesAccepted(tx, plan.planned.length, { surface: input.via ?? 'system' });
+    messagesAccepted(tx, plan.planned.length, { surface: ORIGINS[input.origin].surface });
     return {
       id: bulk.id,
       count: plan.planned.length,
@@ -161,40 +162,4 @@ export async function insertQueued(
     insert into message_status_history (account_id, message_id, status, at)
     select ${batch.accountId}::uuid, id, status, created_at from message
   `);
-}
-
-const COUNTED = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'cancelled'] as const;
-
-export async function getBulk(executor: Executor, accountId: string, bulkId: string) {
-  const [bulk] = await executor
-    .select({
-      id: bulkMessages.id,
-      from: phones.phone,
-      fromGroup: bulkMessages.fromGroup,
-      count: bulkMessages.recipientCount,
-      createdAt: bulkMessages.createdAt,
-    })
-    .from(bulkMessages)
-    .leftJoin(phones, and(eq(phones.accountId, bulkMessages.accountId), eq(phones.id, bulkMessages.phoneId)))
-    .where(and(eq(bulkMessages.id, bulkId), eq(bulkMessages.accountId, accountId)));
-  if (!bulk) throw notFound('Bulk message');
-  const rows = await executor
-    .select({ status: messages.status, count: sql<number>`count(*)::int` })
-    .from(messages)
-    .where(and(eq(messages.bulkId, bulkId), eq(messages.accountId, accountId)))
-    .groupBy(messages.status);
-  const counts = Object.fromEntries(COUNTED.map((status) => [status, 0])) as Record<(typeof COUNTED)[number], number>;
-  for (const row of rows) {
-    // A message the phone was asked to drop is still on the phone until it answers.
-    const status = row.status === 'cancelling' ? 'dispatched' : row.status;
-    if (status in counts) counts[status as keyof typeof counts] += Number(row.count);
-  }
-  return {
-    id: bulk.id,
-    from: bulk.from,
-    from_group: bulk.fromGroup,
-    count: bulk.count,
-    created_at: iso(bulk.createdAt),
-    counts,
-  };
 }

@@ -9,6 +9,7 @@ import { notifyOutbox } from '@/lib/notify/outbox';
 import { isUniqueViolation, withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { type BulkInput, insertQueued } from './bulk';
+import { ORIGINS } from './origins';
 import { planOutbound } from './plan';
 import { type MessageWire, presentMessage } from './present';
 import { scheduleOf } from './schedule';
@@ -57,7 +58,7 @@ export async function sendEncryptedMessage(
         at: new Date(),
       });
       for (const phoneId of new Set(plan.planned.map((message) => message.phone.id))) await notifyOutbox(tx, phoneId);
-      messagesAccepted(tx, 1, { surface: input.via ?? 'system' });
+      messagesAccepted(tx, 1, { surface: ORIGINS[input.origin].surface });
       const [row] = await tx
         .select()
         .from(messages)

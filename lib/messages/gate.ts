@@ -1,70 +1,22 @@
 import { eq, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
-import { type AutomationSkipReason, automaticSends, type MessageOriginKind, phones } from '@/db/schema';
+import { type AutomationSkipReason, automaticSends, phones } from '@/db/schema';
 import { config } from '@/lib/config';
 import { DomainError, type ErrorCode } from '@/lib/errors';
 import { countryOf, isPremiumRate, toE164 } from '@/lib/phone-number';
 import { effectiveSending } from '@/lib/settings/settings';
 import { SKIP_REASON_TEXT } from './gate-reasons';
+import { type AutomaticOrigin, screensOf } from './origins';
 import { sendMessage } from './send';
 
 /**
- * The gate of every SMS the gateway sends on its own, not at an API caller's request: its screens
- * are the screen stage of the outbound pipeline, so they live here, beside the send they guard,
- * where every producer (lib/automation, lib/opt-outs, lib/phones, lib/sms) already reaches.
- *
- * Producers differ only by their origin, and SCREENS says what each origin must pass:
- * - optOut: the recipient has not opted out of the sending account (an opt-out's confirmation
- *   must reach the number that has just opted out, once; a verification code or SIM check is
- *   asked for by whoever names the number, not by its owner, so a STOP holds against them);
- * - country: the recipient's country is in the sending phone's group's or account's
- *   allowed_countries, or, where neither lists any, is the country of one of the account's phones;
- * - premiumRate: premium-rate and shared-cost numbers are refused unless AUTO_SMS_PREMIUM_RATE=1;
- * - caps: `automatic` is AUTO_REPLY_LIMIT per counterpart number and AUTO_SMS_ACCOUNT_HOURLY_LIMIT
- *   per account in any hour, counted here under locks; `resends` is SIM_CHECK_RESENDS_PER_HOUR per
- *   phone, counted by the resend (lib/phones/sim-check.ts); `verification` is
- *   VERIFICATION_RATE_LIMIT per number and REGISTER_IP_RATE_LIMIT per address, counted by the
- *   registration (lib/devices/register.ts);
- * - credits: the sending phone's group pays one credit; a SIM check from the account's own phones
- *   is free, from the operator's phone (VERIFICATION_SENDER_PHONE) the operator pays.
+ * The gate of every SMS the gateway sends on its own, not at an API caller's request: the screen
+ * stage of the outbound pipeline (lib/messages/pipeline.ts) for the automatic origins. What each
+ * origin must pass is its row of ORIGINS (lib/messages/origins.ts): the recipient's screens
+ * (country, premium-rate) read here, the `automatic` caps counted here under locks, the opt-out
+ * and the credits in the send's own statement.
  */
-export const AUTOMATIC_ORIGINS = [
-  'rule_reply',
-  'help_reply',
-  'webhook_reply',
-  'twiml_reply',
-  'opt_out_confirmation',
-  'sim_check',
-  'verification_code',
-] as const;
-export type AutomaticOrigin = (typeof AUTOMATIC_ORIGINS)[number];
-
-type Screens = {
-  optOut: boolean;
-  country: boolean;
-  premiumRate: boolean;
-  caps: 'automatic' | 'resends' | 'verification';
-  credits: 'sender' | 'operator';
-};
-
-// biome-ignore format: one row per origin, read as a table
-export const SCREENS: Record<AutomaticOrigin, Screens> = {
-  rule_reply:           { optOut: true,  country: true, premiumRate: true, caps: 'automatic',    credits: 'sender' },
-  help_reply:           { optOut: true,  country: true, premiumRate: true, caps: 'automatic',    credits: 'sender' },
-  webhook_reply:        { optOut: true,  country: true, premiumRate: true, caps: 'automatic',    credits: 'sender' },
-  twiml_reply:          { optOut: true,  country: true, premiumRate: true, caps: 'automatic',    credits: 'sender' },
-  opt_out_confirmation: { optOut: false, country: true, premiumRate: true, caps: 'automatic',    credits: 'sender' },
-  sim_check:            { optOut: true,  country: true, premiumRate: true, caps: 'resends',      credits: 'operator' },
-  verification_code:    { optOut: true,  country: true, premiumRate: true, caps: 'verification', credits: 'sender' },
-};
-
-/** How the message row names an automatic SMS that answers an inbound message. */
-const MESSAGE_ORIGIN_KIND: Partial<Record<AutomaticOrigin, MessageOriginKind>> = {
-  rule_reply: 'rule',
-  help_reply: 'help',
-  webhook_reply: 'webhook_reply',
-  twiml_reply: 'webhook_reply',
-};
+export { AUTOMATIC_ORIGINS, type AutomaticOrigin } from './origins';
 
 export type GateRequest = {
   origin: AutomaticOrigin;
@@ -143,7 +95,8 @@ export async function accountAutomaticSendsInLastHour(executor: Executor, accoun
  * countries of the account's own phones, so that a stranger abroad cannot make the account text
  * international numbers.
  */
-async function countryRefusal(executor: Executor, accountId: string, from: string, to: string) {
+async function countryRefusal(executor: Executor, request: GateRequest, to: string) {
+  const { accountId, from } = request;
   const own = await executor
     .select({ phone: phones.phone, groupId: phones.groupId })
     .from(phones)
@@ -154,6 +107,7 @@ async function countryRefusal(executor: Executor, accountId: string, from: strin
   const country = countryOf(to);
   const { allowed_countries: listed } = await effectiveSending(executor, accountId, sender.groupId);
   if (listed) return country && listed.includes(country) ? null : 'country_not_allowed';
+  if (screensOf(request.origin).country === 'listed') return null;
   const phoneCountries = new Set(own.map((phone) => countryOf(phone.phone)));
   return country && phoneCountries.has(country) ? null : 'country_not_of_phones';
 }
@@ -164,11 +118,11 @@ async function countryRefusal(executor: Executor, accountId: string, from: strin
  * sender ask this; a send asks sendAutomaticSms, which adds the caps, opt-outs and credits.
  */
 export async function screenRecipient(executor: Executor, request: GateRequest): Promise<GateRefusal | null> {
-  const screens = SCREENS[request.origin];
+  const screens = screensOf(request.origin);
   const to = request.to.startsWith('+') ? toE164(request.to) : undefined;
   if (!to) return 'not_a_phone_number';
-  if (screens.country) {
-    const refusal = await countryRefusal(executor, request.accountId, request.from, to);
+  if (screens.country !== 'none') {
+    const refusal = await countryRefusal(executor, request, to);
     if (refusal) return refusal;
   }
   if (screens.premiumRate && !config.autoSmsPremiumRate && isPremiumRate(to)) return 'premium_rate';
@@ -195,18 +149,17 @@ async function capRefusal(tx: Executor, request: GateRequest): Promise<GateRefus
  * skips that screen) and the sender's right to send; its refusals become the gate's.
  */
 export async function sendAutomaticSms(tx: Executor, sms: AutomaticSms): Promise<AutomaticOutcome> {
-  const screens = SCREENS[sms.origin];
+  const screens = screensOf(sms.origin);
   const refusal = (await screenRecipient(tx, sms)) ?? (screens.caps === 'automatic' ? await capRefusal(tx, sms) : null);
   if (refusal) return { result: 'skipped', reason: refusal };
-  const kind = MESSAGE_ORIGIN_KIND[sms.origin];
   let messageId: string;
   try {
     const message = await sendMessage(tx, sms.accountId, {
       from: sms.from,
       to: sms.to,
       content: sms.content,
-      ignoreOptOut: !screens.optOut,
-      origin: kind && sms.cause ? { kind, ...sms.cause } : undefined,
+      origin: sms.origin,
+      cause: sms.cause,
     });
     messageId = message.id;
   } catch (error) {

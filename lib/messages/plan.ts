@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { DomainError, validationError } from '@/lib/errors';
-import { optedOutAmong } from '@/lib/opt-outs/check';
 import { countryOf } from '@/lib/phone-number';
-import { effectiveSending } from '@/lib/settings/settings';
 import { chooseGroupPhones, simFitsSql } from './assign';
+import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_RENDERED_TOTAL } from './limits';
+import { type ApiOrigin, type Screens, screensOf } from './origins';
+import { countryNotAllowedText, optedOutText } from './refusals';
 import { countSegments, type Encoding } from './segments';
 import { findSenderPhone } from './sender-phone';
 import { parseTemplate, renderTemplate, type TemplateVars } from './template';
@@ -13,6 +14,8 @@ import { parseTemplate, renderTemplate, type TemplateVars } from './template';
 export type Recipient = string | { to: string; vars?: TemplateVars };
 
 export type OutboundPlanInput = {
+  /** Who asks for the send: the screens it passes (lib/messages/origins.ts). */
+  origin: ApiOrigin;
   from?: string;
   fromGroup?: number;
   requireOnline?: boolean;
@@ -80,7 +83,8 @@ export async function planOutbound(
   }
   const { rendered, rejected } = renderRecipients(input.content, input.recipients);
   const groupId = sender ? sender.groupId : (input.fromGroup as number);
-  const sendable = await screenRecipients(executor, accountId, groupId, rendered, rejected);
+  const screens = screensOf(input.origin);
+  const sendable = await screenRecipients(executor, accountId, groupId, screens, rendered, rejected);
   rejected.sort((a, b) => a.index - b.index);
   if (sender) {
     const phone = { id: sender.id, phone: sender.phone };
@@ -112,37 +116,56 @@ async function checkedSender(
   return sender;
 }
 
-/** The rendered recipients that may be sent to; those who opted out or are outside the allowed countries go to `rejected`. */
+/**
+ * The rendered recipients that pass the screens `screens` names; the others go to `rejected`, with
+ * the text a single send refuses them with (lib/messages/refusals.ts). The opt-out and country rules
+ * are the single send's own SQL (lib/messages/eligibility.ts), run once for all recipients: the
+ * recipients travel as one JSON parameter, so a thousand of them are one statement of fixed text.
+ */
 async function screenRecipients(
   executor: Executor,
   accountId: string,
   groupId: number,
+  screens: Screens,
   rendered: Array<Omit<PlannedMessage, 'phone'>>,
   rejected: RejectedRecipient[],
 ): Promise<Array<Omit<PlannedMessage, 'phone'>>> {
-  const optedOut = await optedOutAmong(
+  if (rendered.length === 0) return rendered;
+  const recipients = rendered.map((message) => ({ to: message.to, country: countryOf(message.to) ?? null }));
+  const facts: eligible.SendFacts = {
+    accountId: sql`${accountId}::uuid`,
+    from: sql`null::text`,
+    fromGroup: sql`${groupId}::int`,
+    sim: sql`null::smallint`,
+    to: sql`r."to"`,
+    country: sql`r.country`,
+    requestId: sql`null::text`,
+  };
+  const rows = await queryRows<{ to: string; opted_out: boolean; country_ok: boolean }>(
     executor,
-    accountId,
-    rendered.map((message) => message.to),
+    sql`select r."to", ${eligible.recipientOptedOut(facts)} as opted_out, ${eligible.countryAllowed(facts)} as country_ok
+        from jsonb_to_recordset(${JSON.stringify(recipients)}::jsonb) as r("to" text, country text)
+        join phone_groups g on g.account_id = ${accountId}::uuid and g.id = ${groupId}::int
+        join accounts a on a.id = ${accountId}::uuid`,
   );
-  const { allowed_countries: allowed } = await effectiveSending(executor, accountId, groupId);
+  const verdicts = new Map(rows.map((row) => [row.to, row]));
   return rendered.filter((message) => {
-    if (optedOut.has(message.to)) {
+    const verdict = verdicts.get(message.to);
+    if (screens.optOut && verdict?.opted_out) {
       rejected.push({
         index: message.index,
         to: message.to,
         code: 'RECIPIENT_OPTED_OUT',
-        detail: `${message.to} has opted out`,
+        detail: optedOutText(message.to),
       });
       return false;
     }
-    const country = countryOf(message.to);
-    if (allowed && !(country && allowed.includes(country))) {
+    if (screens.country !== 'none' && verdict?.country_ok !== true) {
       rejected.push({
         index: message.index,
         to: message.to,
         code: 'RECIPIENT_COUNTRY_NOT_ALLOWED',
-        detail: `${country ?? 'its country'} is not among the allowed countries`,
+        detail: countryNotAllowedText(message.to),
       });
       return false;
     }
@@ -304,8 +327,15 @@ async function phoneHasSim(executor: Executor, accountId: string, phoneId: strin
   return row?.ok === true;
 }
 
-/** Every recipient was rejected: 422 when all for one such reason (opt-out, country), else 400 naming each field. */
+/**
+ * Every recipient was rejected: 422 when all for one such reason (opt-out, country; one recipient's
+ * answer is the single send's), else 400 naming each field.
+ */
 export function nothingToSend(rejected: RejectedRecipient[]): DomainError {
+  const [only] = rejected;
+  if (rejected.length === 1 && only && only.code !== 'VALIDATION_ERROR' && only.code !== 'DUPLICATE_REQUEST') {
+    return new DomainError(only.code, only.detail, { extra: { rejected } });
+  }
   for (const [code, detail] of [
     ['RECIPIENT_OPTED_OUT', 'Every recipient has opted out of your messages.'],
     ['RECIPIENT_COUNTRY_NOT_ALLOWED', 'No recipient is in a country this account (or group) allows.'],

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
-import { type MessageOriginKind, type MessagePriority, messages } from '@/db/schema';
+import { type MessagePriority, messages } from '@/db/schema';
 import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
 import { DomainError, validationError } from '@/lib/errors';
 import { log } from '@/lib/log';
@@ -15,8 +15,10 @@ import { chooseGroupPhones, noOnlinePhone } from './assign';
 import { checkDataSender } from './data-sms';
 import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
+import { ORIGINS, type OutboundOrigin, screensOf } from './origins';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import { type MessageWire, messageColumns, messageRowOf, presentMessage } from './present';
+import { countryNotAllowed, optedOut } from './refusals';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
@@ -40,14 +42,12 @@ export type SendInput = {
   statusCallbackUrl?: string;
   /** A status callback target resolved already (a Twilio StatusCallback, lib/protocols/twilio/callbacks.ts). */
   callbackWebhookId?: string;
-  /** Only for the confirmation texted to a number that has just opted out. */
-  ignoreOptOut?: boolean;
-  /** An automatic message (lib/automation): once per inbound message and `key` (messages_origin_key). */
-  origin?: { kind: MessageOriginKind; ruleId: string | null; inboundMessageId: string; key: string };
+  /** Who asks for the send: its screens and its metrics label (lib/messages/origins.ts). */
+  origin: OutboundOrigin;
+  /** An automatic message answering an inbound one: once per inbound message and `key` (messages_origin_key). */
+  cause?: { ruleId: string | null; inboundMessageId: string; key: string };
   /** A data SMS: `content` is its bytes in base64, sent to this port (lib/messages/data-sms.ts). */
   dataPort?: number;
-  /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
-  via?: 'v1' | '3rdparty' | 'twilio';
 };
 
 function checkInput(input: SendInput): { from: string | undefined; to: string } {
@@ -96,8 +96,8 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     callbackWebhookId:
       input.callbackWebhookId ??
       (input.statusCallbackUrl ? await callbackTarget(executor, accountId, input.statusCallbackUrl) : null),
-    ignoreOptOut: input.ignoreOptOut === true,
-    origin: input.origin ?? null,
+    ignoreOptOut: !screensOf(input.origin).optOut,
+    origin: rowOrigin(input),
     kind: input.dataPort === undefined ? 'message' : 'data',
     dataPort: input.dataPort ?? null,
     to,
@@ -130,8 +130,14 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     if (isTransaction(executor) || !isUnreadAnswer(error)) throw error;
     sent = await savedOrUnknown(executor, accepted, error);
   }
-  messagesAccepted(executor, 1, { surface: accepted.origin ? 'automation' : (input.via ?? 'system'), charged: true });
+  messagesAccepted(executor, 1, { surface: ORIGINS[input.origin].surface, charged: true });
   return sent;
+}
+
+/** How the message row names an automatic message that answers an inbound one (messages_origin_key). */
+function rowOrigin(input: SendInput): OutboundMessage['origin'] {
+  const kind = ORIGINS[input.origin].rowKind;
+  return kind && input.cause ? { kind, ...input.cause } : null;
 }
 
 /**
@@ -287,21 +293,6 @@ function acceptStatement(message: Accepted): SQL {
       (select count(*)::int from woken) as woken, ${messageColumns('message')}
     from sender left join message on true
   `;
-}
-
-export function countryNotAllowed(to: string): DomainError {
-  const country = countryOf(to) ?? 'unknown';
-  return new DomainError(
-    'RECIPIENT_COUNTRY_NOT_ALLOWED',
-    `${to} is in ${country}, which is not among the countries this account (or group) allows.`,
-    { extra: { to, country } },
-  );
-}
-
-export function optedOut(to: string): DomainError {
-  return new DomainError('RECIPIENT_OPTED_OUT', `${to} has opted out of your messages (it texted a stop word).`, {
-    extra: { to },
-  });
 }
 
 function simNotOnPhone(sim: number | null, from: string): DomainError {

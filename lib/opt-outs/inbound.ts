@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts } from '@/db/schema';
-import { sendAutomaticSms } from '@/lib/messages/gate';
+import { submitAutomatic } from '@/lib/messages/pipeline';
 import type { MessageRow } from '@/lib/messages/present';
 import { optOutWordActed } from '@/lib/metrics/record';
 import { optIn, optOut } from './manage';
@@ -46,7 +46,7 @@ async function sendConfirmation(tx: Executor, inbound: MessageRow): Promise<void
     .from(accounts)
     .where(eq(accounts.id, inbound.accountId));
   if (!account?.reply) return;
-  await sendAutomaticSms(tx, {
+  await submitAutomatic(tx, {
     origin: 'opt_out_confirmation',
     accountId: inbound.accountId,
     counterpart: inbound.from,

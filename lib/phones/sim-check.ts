@@ -6,9 +6,8 @@ import { recordAudit } from '@/lib/audit/record';
 import { codeError, consumeCode, issueCode } from '@/lib/auth/codes';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
-import { screenRecipient } from '@/lib/messages/gate';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
-import { writeOutboundMessages } from '@/lib/messages/outbound-row';
+import { screenRecipient, submitFreeSimCheck } from '@/lib/messages/pipeline';
 import type { MessageRow } from '@/lib/messages/present';
 import { countSegments } from '@/lib/messages/segments';
 import { afterTransition, canMove, transitionMessage } from '@/lib/messages/state-machine';
@@ -132,50 +131,12 @@ export async function startSimCheck(tx: Transaction, phone: CheckedPhone, device
     .update(phones)
     .set({ simVerification: 'pending', simCheckSender: sibling ? sibling.phone : null })
     .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id)));
-  await queueCheckSms(
-    tx,
-    { accountId: phone.accountId, sender, to: phone.phone },
-    sibling ? carrierSimCheckText(code) : simCheckText(code),
-  );
-}
-
-/** The free check SMS (no group is charged) on the sending phone's queue. */
-async function queueCheckSms(
-  tx: Transaction,
-  check: { accountId: string; sender: { id: string; phone: string }; to: string },
-  content: string,
-): Promise<void> {
-  const { encoding, segments } = countSegments(content);
-  const now = new Date();
-  const [row] = await writeOutboundMessages(tx, [
-    {
-      id: randomUUID(),
-      accountId: check.accountId,
-      phoneId: check.sender.id,
-      groupId: null,
-      from: check.sender.phone,
-      to: check.to,
-      content,
-      segments,
-      encoding,
-      kind: 'sim_check',
-      dataPort: null,
-      sim: null,
-      fromGroup: null,
-      priority: 'normal',
-      callbackWebhookId: null,
-      requestId: null,
-      bulkId: null,
-      encrypted: false,
-      origin: null,
-      sendAt: now,
-      expiresAt: new Date(now.getTime() + DEFAULT_TTL_SECONDS * 1000),
-      createdAt: now,
-    },
-  ]);
-  if (!row) throw new Error('startSimCheck: insert returned no row');
-  await afterTransition(tx, [row], { at: now });
-  await notifyOutbox(tx, check.sender.id);
+  await submitFreeSimCheck(tx, {
+    accountId: phone.accountId,
+    sender,
+    to: phone.phone,
+    content: sibling ? carrierSimCheckText(code) : simCheckText(code),
+  });
 }
 
 async function markVerified(

@@ -4,8 +4,8 @@ import { accounts, devices, messages, phones } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { cancelMessage } from '@/lib/messages/cancel';
-import { type GateRefusal, sendAutomaticSms } from '@/lib/messages/gate';
 import { SKIP_REASON_TEXT } from '@/lib/messages/gate-reasons';
+import { type GateRefusal, submitAutomatic } from '@/lib/messages/pipeline';
 import { toE164 } from '@/lib/phone-number';
 import { smsConfig } from './config';
 import type { Sms, SmsSender } from './service-sms';
@@ -56,7 +56,7 @@ export const gatewaySender: SmsSender = {
       const from = toE164(configured);
       if (!from) throw new SenderMisconfigured(`VERIFICATION_SENDER_PHONE "${configured}" is not an E.164 number.`);
       const accountId = await operatorAccountId(executor, from);
-      const outcome = await sendAutomaticSms(executor, {
+      const outcome = await submitAutomatic(executor, {
         origin: sms.origin,
         accountId,
         counterpart: sms.to,

@@ -1,6 +1,6 @@
 import type { Executor } from '@/db';
 import { deliverToDevInbox } from '@/lib/dev-inbox/store';
-import { type GateRefusal, gateRefusalError } from '@/lib/messages/gate';
+import { type GateRefusal, gateRefusalError } from '@/lib/messages/pipeline';
 import { smsConfig } from './config';
 import { gatewaySender } from './gateway';
 

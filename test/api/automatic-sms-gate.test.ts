@@ -9,7 +9,7 @@ import { POST as registerDevice } from '@/app/api/v1/phones/register-device/rout
 import { PATCH as patchSending } from '@/app/api/v1/settings/sending/route';
 import { accounts, messages, phoneGroups, phones } from '@/db/schema';
 import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
-import { AUTOMATIC_ORIGINS, type AutomaticOrigin, SCREENS } from '@/lib/messages/gate';
+import { AUTOMATIC_ORIGINS, type AutomaticOrigin, screensOf } from '@/lib/messages/origins';
 import { createPhone } from '@/lib/phones/create';
 import { actOnTwimlReply } from '@/lib/protocols/twilio/twiml-reply';
 import { balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
@@ -199,9 +199,9 @@ describe('every automatic SMS passes the gate of its origin', () => {
   it('the walk below covers every origin of the gate, and the gate’s table says what it shows', () => {
     expect([...Object.keys(PRODUCERS), 'sim_check', 'verification_code'].sort()).toEqual([...AUTOMATIC_ORIGINS].sort());
     for (const origin of Object.keys(PRODUCERS) as Array<keyof typeof PRODUCERS>) {
-      expect(SCREENS[origin]).toEqual({
+      expect(screensOf(origin)).toEqual({
         optOut: origin !== 'opt_out_confirmation',
-        country: true,
+        country: 'listed_or_phones',
         premiumRate: true,
         caps: 'automatic',
         credits: 'sender',

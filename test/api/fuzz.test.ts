@@ -97,8 +97,14 @@ let realIds: Record<string, string>;
 let twilioBasic: string;
 beforeAll(async () => {
   account = await createTestAccount(db(), { plan: 'pro' });
-  const message = await sendMessage(db(), account.accountId, { from: account.phone, to: '+14155550123', content: 'x' });
+  const message = await sendMessage(db(), account.accountId, {
+    origin: 'api',
+    from: account.phone,
+    to: '+14155550123',
+    content: 'x',
+  });
   const bulk = await sendBulk(db(), account.accountId, {
+    origin: 'api',
     from: account.phone,
     recipients: ['+14155550124'],
     content: 'x',

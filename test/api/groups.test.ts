@@ -212,7 +212,12 @@ describe('DELETE /api/v1/phone-groups/{id}', () => {
     const group = (await create(owner.apiKey, { name: 'Doomed' })).body;
     await moveCredits(db(), { accountId: owner.accountId, groupId: group.id, amount: 40, kind: 'operator_grant' });
     const phone = await createPhone(db(), owner.accountId, { phone: testNumber(), groupId: group.id });
-    await sendMessage(db(), owner.accountId, { from: phone.phone, to: testNumber(), content: 'pending' });
+    await sendMessage(db(), owner.accountId, {
+      origin: 'api',
+      from: phone.phone,
+      to: testNumber(),
+      content: 'pending',
+    });
 
     const res = await remove(owner.apiKey, group.id);
     expect(res.status).toBe(204);

@@ -37,7 +37,12 @@ describe('sends batched', () => {
     const accounts = await Promise.all([1, 2, 3].map(() => createTestAccount(db(), { credits: 100 })));
     const sends = accounts.flatMap((account) => Array.from({ length: 20 }, (_, i) => ({ account, i })));
     const results = await allAtOnce(sends, ({ account, i }) =>
-      sendMessage(db(), account.accountId, { from: account.phone, to: testNumber(), content: `batch ${i}` }),
+      sendMessage(db(), account.accountId, {
+        origin: 'api',
+        from: account.phone,
+        to: testNumber(),
+        content: `batch ${i}`,
+      }),
     );
     expect(results.every((result) => 'sent' in result && result.sent.status === 'queued')).toBe(true);
 
@@ -67,7 +72,8 @@ describe('sends batched', () => {
     const poor = await createTestAccount(db(), { credits: 3 });
     const results = await allAtOnce(
       Array.from({ length: 8 }, (_, i) => i),
-      (i) => sendMessage(db(), poor.accountId, { from: poor.phone, to: testNumber(), content: `poor ${i}` }),
+      (i) =>
+        sendMessage(db(), poor.accountId, { origin: 'api', from: poor.phone, to: testNumber(), content: `poor ${i}` }),
     );
     const sent = results.filter((result) => 'sent' in result);
     const refused = results.flatMap((result) => ('refused' in result ? [result.refused] : []));
@@ -89,7 +95,7 @@ describe('sends batched', () => {
         { from: good.phone, requestId: undefined },
       ],
       ({ from, requestId }) =>
-        sendMessage(db(), good.accountId, { from, to: testNumber(), content: 'mixed', requestId }),
+        sendMessage(db(), good.accountId, { origin: 'api', from, to: testNumber(), content: 'mixed', requestId }),
     );
     const [first, second, foreign, ...rest] = results;
     const duplicate = [first, second].find((result) => result && 'refused' in result);

@@ -26,7 +26,13 @@ async function someoneWaitsOnALock(): Promise<void> {
 
 it('a send whose request_id another send commits while it waits answers 409, charges nothing, and leaves the caller’s transaction usable', async () => {
   const racer = await createTestAccount(db(), { credits: 10 });
-  const input = { from: racer.phone, to: testNumber(), content: 'race', requestId: 'late-commit' };
+  const input = {
+    origin: 'api' as const,
+    from: racer.phone,
+    to: testNumber(),
+    content: 'race',
+    requestId: 'late-commit',
+  };
   let release!: () => void;
   const released = new Promise<void>((resolve) => {
     release = resolve;
@@ -86,7 +92,12 @@ it.runIf(onRealPostgres())(
     });
     await lockTaken;
     const started = Date.now();
-    const waiting = sendMessage(db(), held.accountId, { from: held.phone, to: testNumber(), content: 'held' });
+    const waiting = sendMessage(db(), held.accountId, {
+      origin: 'api',
+      from: held.phone,
+      to: testNumber(),
+      content: 'held',
+    });
     let outcome: unknown;
     void waiting.then(
       (message) => (outcome = message),
@@ -97,6 +108,7 @@ it.runIf(onRealPostgres())(
     await someoneWaitsOnALock();
     expect(outcome).toBeUndefined();
     const meanwhile = await sendMessage(db(), other.accountId, {
+      origin: 'api',
       from: other.phone,
       to: testNumber(),
       content: 'free',

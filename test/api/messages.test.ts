@@ -200,10 +200,15 @@ describe('sendMessage inside a caller’s transaction', () => {
     const broke = await createTestAccount(db(), { credits: 0 });
     await db().transaction(async (tx) => {
       await expect(
-        sendMessage(tx, broke.accountId, { from: broke.phone, to: testNumber(), content: 'x' }),
+        sendMessage(tx, broke.accountId, { origin: 'api', from: broke.phone, to: testNumber(), content: 'x' }),
       ).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS', status: 402 });
       await tx.update(phoneGroups).set({ balance: 1 }).where(eq(phoneGroups.id, broke.defaultGroupId));
-      const sent = await sendMessage(tx, broke.accountId, { from: broke.phone, to: testNumber(), content: 'x' });
+      const sent = await sendMessage(tx, broke.accountId, {
+        origin: 'api',
+        from: broke.phone,
+        to: testNumber(),
+        content: 'x',
+      });
       expect(sent.status).toBe('queued');
     });
     const rows = await db().select().from(messages).where(eq(messages.accountId, broke.accountId));

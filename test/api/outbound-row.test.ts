@@ -57,7 +57,7 @@ describe('the outbound message row', () => {
       sendAt: new Date(Date.now() + 3_600_000),
       ttlSeconds: 7200,
     };
-    const input: SendInput = { from: account.phone, to, content: 'Same row', ...options };
+    const input: SendInput = { origin: 'api' as const, from: account.phone, to, content: 'Same row', ...options };
 
     const alone = await db().transaction((tx) =>
       sendMessage(tx, account.accountId, { ...input, requestId: randomUUID() }),
@@ -95,6 +95,7 @@ describe('the outbound message row', () => {
     const sent = await sendMessage(db(), account.accountId, input);
 
     const bulk = await sendBulk(db(), account.accountId, {
+      origin: 'api',
       from: account.phone,
       recipients: [to],
       content: 'Same row',

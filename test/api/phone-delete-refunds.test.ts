@@ -42,8 +42,18 @@ function removePhone(who: TestAccount) {
 describe('deleting a phone with messages not sent yet', () => {
   it('fails them as any refund does: refunded, and message.failed emitted with the reason', async () => {
     const who = await createTestAccount(db(), { credits: 5 });
-    const queued = await sendMessage(db(), who.accountId, { from: who.phone, to: testNumber(), content: 'one' });
-    const dispatched = await sendMessage(db(), who.accountId, { from: who.phone, to: testNumber(), content: 'two' });
+    const queued = await sendMessage(db(), who.accountId, {
+      origin: 'api',
+      from: who.phone,
+      to: testNumber(),
+      content: 'one',
+    });
+    const dispatched = await sendMessage(db(), who.accountId, {
+      origin: 'api',
+      from: who.phone,
+      to: testNumber(),
+      content: 'two',
+    });
     const [claimed] = await claimOutbox(
       db(),
       { kind: 'device', accountId: who.accountId, deviceId: who.deviceId, phoneNumber: who.phone, status: 'activated' },
@@ -128,7 +138,7 @@ describe.runIf(onRealPostgres())('deleting a phone and its group at once (Postgr
         apiKey: who.apiKey,
       });
       for (let i = 0; i < 3; i++) {
-        await sendMessage(db(), who.accountId, { from: who.phone, to: testNumber(), content: `m${i}` });
+        await sendMessage(db(), who.accountId, { origin: 'api', from: who.phone, to: testNumber(), content: `m${i}` });
       }
       const [phoneGone, groupGone] = await Promise.all([
         removePhone(who),

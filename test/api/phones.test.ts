@@ -254,8 +254,8 @@ describe('DELETE /api/v1/phones/{id}', () => {
 
   it('refunds the phone’s queued messages before they go with it', async () => {
     const owner = await createTestAccount(db(), { credits: 10 });
-    await sendMessage(db(), owner.accountId, { from: owner.phone, to: testNumber(), content: 'a' });
-    await sendMessage(db(), owner.accountId, { from: owner.phone, to: testNumber(), content: 'b' });
+    await sendMessage(db(), owner.accountId, { origin: 'api', from: owner.phone, to: testNumber(), content: 'a' });
+    await sendMessage(db(), owner.accountId, { origin: 'api', from: owner.phone, to: testNumber(), content: 'b' });
     const before = await db().select().from(phoneGroups).where(eq(phoneGroups.id, owner.defaultGroupId));
     expect(before[0]?.balance).toBe(8);
     const res = await call(DELETE, { method: 'DELETE', params: { id: owner.phoneId }, apiKey: owner.apiKey });

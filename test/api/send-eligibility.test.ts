@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { accounts, devices, optOuts, phoneGroups, phones } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import { acceptInBatch, type BatchedSend } from '@/lib/messages/accept-batch';
+import { sendBulk } from '@/lib/messages/bulk';
 import { type SendInput, sendMessage } from '@/lib/messages/send';
 import { countryOf } from '@/lib/phone-number';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
@@ -56,6 +57,7 @@ const cases: Case[] = [
     arrange: async (account) => {
       const requestId = randomUUID();
       await sendMessage(db(), account.accountId, {
+        origin: 'api',
         from: account.phone,
         to: testNumber(),
         content: 'first',
@@ -145,6 +147,7 @@ describe('send eligibility: the single statement and the batch agree', () => {
   for (const testCase of cases) {
     it(`${testCase.name}: ${testCase.single === 'accepted' ? 'both accept' : 'the batch leaves it, the single send refuses'}`, async () => {
       const input: SendInput = {
+        origin: 'api',
         from: account.phone,
         to: testNumber(),
         content: 'Hello',
@@ -155,6 +158,62 @@ describe('send eligibility: the single statement and the batch agree', () => {
       // The single statement sees the same state (a fresh request_id where the batch just used one).
       const again = testCase.single === 'accepted' ? { ...input, to: testNumber() } : input;
       expect(await single(account, again)).toEqual(testCase.single);
+    });
+  }
+});
+
+/** The single send's refusal, with its detail. */
+async function refusalOf(account: TestAccount, input: SendInput): Promise<{ code: string; detail: string }> {
+  const error = await db()
+    .transaction((tx) => sendMessage(tx, account.accountId, input))
+    .then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+  if (!(error instanceof DomainError)) throw new Error(`expected a refusal, got ${String(error)}`);
+  return { code: error.code, detail: error.detail };
+}
+
+describe('send eligibility: a bulk screens its recipients by the same rules, with the same words', () => {
+  const screened = cases.filter((testCase) => {
+    const { single } = testCase;
+    return single !== 'accepted' && ['RECIPIENT_OPTED_OUT', 'RECIPIENT_COUNTRY_NOT_ALLOWED'].includes(single.code);
+  });
+  it('the cases cover both recipient screens', () => {
+    expect(screened.map((testCase) => (testCase.single as { code: string }).code)).toEqual([
+      'RECIPIENT_OPTED_OUT',
+      'RECIPIENT_COUNTRY_NOT_ALLOWED',
+    ]);
+  });
+
+  for (const testCase of screened) {
+    it(`${testCase.name}: the bulk rejects the recipient with the single send's code and text`, async () => {
+      const account = await createTestAccount(db(), { credits: 10 });
+      const input: SendInput = {
+        origin: 'api',
+        from: account.phone,
+        to: testNumber(),
+        content: 'Hello',
+        ...(await testCase.arrange(account)),
+      };
+      const refusal = await refusalOf(account, input);
+      // A bulk of that recipient alone answers as the single send does.
+      const alone = await sendBulk(db(), account.accountId, { ...input, origin: 'api', recipients: [input.to] }).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(alone).toBeInstanceOf(DomainError);
+      expect({ code: (alone as DomainError).code, detail: (alone as DomainError).detail }).toEqual(refusal);
+      // Beside a recipient who may be texted (where the rule lets one be), it is rejected with the same words.
+      const allowed = testCase.single !== 'accepted' && testCase.single.code === 'RECIPIENT_OPTED_OUT';
+      if (!allowed) return;
+      const bulk = await sendBulk(db(), account.accountId, {
+        ...input,
+        origin: 'api',
+        recipients: [testNumber(), input.to],
+      });
+      expect(bulk.count).toBe(1);
+      expect(bulk.rejected).toEqual([{ index: 1, to: input.to, ...refusal }]);
     });
   }
 });

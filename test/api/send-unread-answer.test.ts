@@ -59,6 +59,7 @@ describe('a send whose answer the driver cannot read', () => {
     const account = await createTestAccount(db(), { credits: 5 });
     fault.when = 'after';
     const sent = await sendMessage(db(), account.accountId, {
+      origin: 'api',
       from: account.phone,
       to: testNumber(),
       content: 'committed, unread',
@@ -71,7 +72,13 @@ describe('a send whose answer the driver cannot read', () => {
 
   it('answers 503 naming its request_id when nothing was saved, and the retry sends it once', async () => {
     const account = await createTestAccount(db(), { credits: 5 });
-    const input = { from: account.phone, to: testNumber(), content: 'never ran', requestId: 'unread-before' };
+    const input = {
+      origin: 'api' as const,
+      from: account.phone,
+      to: testNumber(),
+      content: 'never ran',
+      requestId: 'unread-before',
+    };
     fault.when = 'before';
     const error = await sendMessage(db(), account.accountId, input).then(
       () => undefined,

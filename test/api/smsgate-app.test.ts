@@ -746,7 +746,12 @@ describe('GET /api/mobile/v1/events: Server-Sent Events', () => {
       const otherInstance = openPostgres(url.toString(), { max: 2 });
       try {
         await stream.next('SettingsUpdated', 1000);
-        await sendMessage(otherInstance.db, account.accountId, { from: account.phone, to: testNumber(), content: 'x' });
+        await sendMessage(otherInstance.db, account.accountId, {
+          origin: 'api',
+          from: account.phone,
+          to: testNumber(),
+          content: 'x',
+        });
         await stream.next('MessageEnqueued', 250);
       } finally {
         stream.close();

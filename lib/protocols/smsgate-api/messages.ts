@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Executor } from '@/db';
 import type { SmsgateRecipient } from '@/db/schema';
 import { DomainError, notFound, validationError } from '@/lib/errors';
-import { sendBulk } from '@/lib/messages/bulk';
 import { bulkSender, phoneOfMessage, statusesOf } from '@/lib/messages/bulk-status';
 import { cancelBulk } from '@/lib/messages/cancel';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
+import { submitBulk } from '@/lib/messages/pipeline';
 import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 import { HIGH_PRIORITY_FROM, type ListMessagesQuery, type MessageStateWire, type SendMessageBody } from './schemas';
@@ -122,7 +122,7 @@ export async function sendSmsgateMessage(
         extra: { id: extId },
       });
     }
-    const bulk = await sendBulk(tx, accountId, {
+    const bulk = await submitBulk(tx, accountId, {
       ...sender,
       recipients: body.phoneNumbers,
       content,
@@ -133,7 +133,7 @@ export async function sendSmsgateMessage(
       ttlSeconds: Math.min(ttlSeconds, 7 * 24 * 3600),
       priority: (body.priority ?? 0) >= HIGH_PRIORITY_FROM ? 'high' : 'normal',
       encrypted: body.isEncrypted === true,
-      via: '3rdparty',
+      origin: 'smsgate_api',
     });
     const rejected = new Map(bulk.rejected.map((row) => [row.index, row.detail]));
     const sentIds = [...bulk.message_ids];

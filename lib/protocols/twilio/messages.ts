@@ -5,8 +5,8 @@ import { DomainError, validationError } from '@/lib/errors';
 import { cancelMessage } from '@/lib/messages/cancel';
 import { MAX_CONTENT_LENGTH, MIN_TTL_SECONDS } from '@/lib/messages/limits';
 import { ownedMessage } from '@/lib/messages/owned';
+import { submitMessage } from '@/lib/messages/pipeline';
 import type { MessageRow } from '@/lib/messages/present';
-import { sendMessage } from '@/lib/messages/send';
 import { toE164 } from '@/lib/phone-number';
 import { withTransaction } from '@/lib/transactions';
 import { twilioCallbackTarget } from './callbacks';
@@ -202,14 +202,14 @@ export async function createTwilioMessage(
       const callbackWebhookId = input.StatusCallback
         ? await twilioCallbackTarget(tx, accountId, input.StatusCallback)
         : undefined;
-      const sent = await sendMessage(tx, accountId, {
+      const sent = await submitMessage(tx, accountId, {
         ...source,
         to: input.To,
         content: input.Body as string,
         sendAt,
         ttlSeconds: validity === undefined ? undefined : Math.max(validity, MIN_TTL_SECONDS),
         callbackWebhookId,
-        via: 'twilio',
+        origin: 'twilio',
       });
       return presentTwilioMessage(await ownedMessage(tx, accountId, sent.id));
     });

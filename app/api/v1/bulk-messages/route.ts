@@ -1,7 +1,6 @@
 import { json, route } from '@/lib/http/route';
-import { sendBulk } from '@/lib/messages/bulk';
 import { SEND_BULK } from '@/lib/messages/docs';
-import { dryRunSend } from '@/lib/messages/dry-run';
+import { dryRun, submitBulk } from '@/lib/messages/pipeline';
 import { bulkCreatedSchema, dryRunSchema, sendBulkBody } from '@/lib/messages/schemas';
 
 export const POST = route(
@@ -28,6 +27,7 @@ export const POST = route(
   },
   async ({ db, principal, body }) => {
     const input = {
+      origin: 'api' as const,
       from: body.from,
       fromGroup: body.from_group,
       requireOnline: body.require_online,
@@ -40,7 +40,7 @@ export const POST = route(
       statusCallbackUrl: body.status_callback_url,
       encrypted: body.encrypted,
     };
-    if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
-    return sendBulk(db, principal.accountId, { ...input, via: 'v1' });
+    if (body.dry_run) return json(await dryRun(db, principal.accountId, input), 200);
+    return submitBulk(db, principal.accountId, input);
   },
 );

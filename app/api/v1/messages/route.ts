@@ -1,10 +1,8 @@
 import { json, route } from '@/lib/http/route';
 import { SEND_MESSAGE } from '@/lib/messages/docs';
-import { dryRunSend } from '@/lib/messages/dry-run';
-import { sendEncryptedMessage } from '@/lib/messages/encrypted';
 import { listMessages } from '@/lib/messages/list';
+import { dryRun, submitMessage } from '@/lib/messages/pipeline';
 import { dryRunSchema, messageListQuery, messageSchema, sendMessageBody } from '@/lib/messages/schemas';
-import { sendMessage } from '@/lib/messages/send';
 import { pageOf } from '@/lib/openapi/define';
 
 export const POST = route(
@@ -31,6 +29,7 @@ export const POST = route(
   },
   async ({ db, principal, body }) => {
     const input = {
+      origin: 'api' as const,
       from: body.from,
       fromGroup: body.from_group,
       requireOnline: body.require_online,
@@ -44,11 +43,14 @@ export const POST = route(
     };
     if (body.dry_run) {
       const plan = { ...input, recipients: [body.to], encrypted: body.encrypted };
-      return json(await dryRunSend(db, principal.accountId, plan), 200);
+      return json(await dryRun(db, principal.accountId, plan), 200);
     }
-    const send = { ...input, to: body.to, priority: body.priority, via: 'v1' as const };
-    if (body.encrypted) return sendEncryptedMessage(db, principal.accountId, send);
-    return sendMessage(db, principal.accountId, send);
+    return submitMessage(db, principal.accountId, {
+      ...input,
+      to: body.to,
+      priority: body.priority,
+      encrypted: body.encrypted,
+    });
   },
 );
 

@@ -1,5 +1,5 @@
 import { route } from '@/lib/http/route';
-import { getBulk } from '@/lib/messages/bulk';
+import { getBulk } from '@/lib/messages/bulk-status';
 import { bulkIdParams, bulkSchema } from '@/lib/messages/schemas';
 
 export const GET = route(
