@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { AuditLogPanel } from '@/components/settings/audit-log-panel';
 import { SecurityPanel } from '@/components/settings/security-panel';
+import { SETTINGS_SECTIONS } from './sections';
 
 export const metadata: Metadata = { title: 'Settings · Simgate' };
 
@@ -9,21 +10,15 @@ export default function SettingsPage() {
   return (
     <>
       <h1 className="text-2xl font-bold tracking-tight">Settings</h1>
-      <p className="mt-2 text-sm">
-        <Link className="font-medium underline" href="/dashboard/settings/sending">
-          Sending: quiet hours, automatic retry, allowed countries
-        </Link>
-      </p>
-      <p className="mt-2 text-sm">
-        <Link className="font-medium underline" href="/dashboard/settings/alerts">
-          Alerts: phones offline or low on battery, stalled queues, low credits, failing webhooks
-        </Link>
-      </p>
-      <p className="mt-2 text-sm">
-        <Link className="font-medium underline" href="/dashboard/settings/data">
-          Data: how long message text is kept
-        </Link>
-      </p>
+      <ul className="mt-2 space-y-2 text-sm">
+        {SETTINGS_SECTIONS.map((section) => (
+          <li key={section.href}>
+            <Link className="font-medium underline" href={section.href}>
+              {section.label}: {section.summary}
+            </Link>
+          </li>
+        ))}
+      </ul>
       <SecurityPanel />
       <AuditLogPanel />
     </>

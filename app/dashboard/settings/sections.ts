@@ -1,0 +1,21 @@
+/**
+ * The sections of Settings, one list: the Settings page links each, in this order. A new section is a
+ * line here and its page (docs/architecture.md, "Adding a settings section").
+ */
+export type SettingsSection = { href: string; label: string; summary: string };
+
+export const SETTINGS_SECTIONS: SettingsSection[] = [
+  { href: '/dashboard/settings/api-keys', label: 'API keys', summary: 'keys for your integrations' },
+  { href: '/dashboard/settings/webhooks', label: 'Webhooks', summary: 'where events are delivered' },
+  {
+    href: '/dashboard/settings/sending',
+    label: 'Sending',
+    summary: 'quiet hours, automatic retry, allowed countries',
+  },
+  {
+    href: '/dashboard/settings/alerts',
+    label: 'Alerts',
+    summary: 'phones offline or low on battery, stalled queues, low credits, failing webhooks',
+  },
+  { href: '/dashboard/settings/data', label: 'Data', summary: 'how long message text is kept' },
+];
