@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { apiKeys, devices, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
@@ -94,12 +94,21 @@ export async function listApiKeys(executor: Executor, accountId: string, page: P
 /** Revokes at once, in this process (the key cache is cleared) and within seconds elsewhere. */
 export async function revokeApiKey(executor: Executor, accountId: string, keyId: string): Promise<void> {
   await withTransaction(executor, async (tx) => {
+    // `now()` outside a CASE or COALESCE: a form Citus runs on a reference table too.
     const [row] = await tx
       .update(apiKeys)
-      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id, prefix: apiKeys.prefix });
-    if (!row) throw notFound('API key');
+    if (!row) {
+      // Revoked already (it stays revoked as of then), or not the account's.
+      const [existing] = await tx
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)));
+      if (!existing) throw notFound('API key');
+      return;
+    }
     await recordAudit(tx, { accountId, action: 'api_key.revoked', target: row.id, details: { prefix: row.prefix } });
     await keysChanged(tx);
   });
