@@ -13,7 +13,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   if (!account) redirect('/sign-in');
   return (
     <Providers>
-      <div className="mx-auto max-w-5xl px-4 py-6 sm:px-6 sm:py-8">
+      <div className="mx-auto max-w-5xl px-4 py-6 sm:px-6 sm:py-8 lg:max-w-7xl">
         <header className="flex flex-wrap items-center justify-between gap-4 border-b border-slate-200 pb-4">
           <div>
             <p className="text-xl font-bold tracking-tight">Simgate</p>
@@ -23,8 +23,10 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           </div>
           <SignOutButton />
         </header>
-        <DashboardNav />
-        <main className="space-y-6">{children}</main>
+        <div className="lg:mt-6 lg:grid lg:grid-cols-[12rem_minmax(0,1fr)] lg:gap-8">
+          <DashboardNav />
+          <main className="min-w-0 space-y-6">{children}</main>
+        </div>
       </div>
     </Providers>
   );
