@@ -70,12 +70,14 @@ test('encrypted messages: compose encrypts in the browser, the app decrypts, the
 
     await signIn(page, baseURL!, email);
     await navigate(page, 'Messages');
-    await page.getByLabel('Passphrase for encrypted messages').fill(PASSPHRASE);
+    // The passphrase field shows only once encryption is chosen (or an encrypted message is listed).
+    await expect(page.getByLabel('Passphrase for encrypted messages')).toHaveCount(0);
     const to = uniqueNumber();
     await page.getByLabel('From (your phone)').selectOption(phone);
     await page.getByLabel('To', { exact: true }).fill(to);
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Encrypted hello from the browser');
     await page.getByLabel('Encrypt for the SMSGate app').check();
+    await page.getByLabel('Passphrase for encrypted messages').fill(PASSPHRASE);
     await page.getByRole('button', { name: 'Send' }).click();
 
     // Decrypted in the list, in this page.

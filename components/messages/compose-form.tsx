@@ -24,13 +24,13 @@ function phoneName(phone: Phone): string {
  * Compose one message: From is one of the account's phones (online ones first); the segment count and
  * encoding follow the text as it is typed, with the one credit the message costs.
  */
-export function ComposeForm() {
+/** `encrypt` and its setter: the panel shows the passphrase field while encryption is chosen. */
+export function ComposeForm({ encrypt, setEncrypt }: { encrypt: boolean; setEncrypt: (encrypt: boolean) => void }) {
   const refresh = useRefresh();
   const ids = useId();
   const phones = usePhones();
   const sorted = [...(phones.data ?? [])].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
   const [form, setForm] = useState({ from: '', to: '', content: '' });
-  const [encrypt, setEncrypt] = useState(false);
   const { passphrase } = usePassphrase();
   const encrypting = encrypt && passphrase !== '';
   const from = form.from || sorted[0]?.phone || '';

@@ -2,7 +2,7 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { PassphraseField } from '@/components/crypto/passphrase';
+import { PassphraseField, usePassphrase } from '@/components/crypto/passphrase';
 import { ComposeForm } from '@/components/messages/compose-form';
 import { queryKeys } from '@/components/query-keys';
 import type { Message } from '@/components/wire';
@@ -22,6 +22,8 @@ export function MessagesPanel() {
   const { filters, query } = filterState;
   const [view, setView] = useState<View>('list');
   const [cancelling, setCancelling] = useState<Message | null>(null);
+  const [encrypt, setEncrypt] = useState(false);
+  const { passphrase } = usePassphrase();
   const refresh = useRefresh();
   const messages = usePagedList<Message>(
     queryKeys.messages.list(filters),
@@ -36,8 +38,9 @@ export function MessagesPanel() {
   });
   return (
     <Section title="Messages">
-      <PassphraseField />
-      <ComposeForm />
+      {/* The passphrase only where it is needed: encryption chosen, an encrypted message listed, or one typed. */}
+      {(encrypt || passphrase !== '' || messages.items.some((message) => message.encrypted)) && <PassphraseField />}
+      <ComposeForm encrypt={encrypt} setEncrypt={setEncrypt} />
       <MessageFilters state={filterState} />
       <ViewSwitch view={view} onChange={setView} />
       <ListView
