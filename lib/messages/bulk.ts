@@ -10,6 +10,8 @@ import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
 import { checkDataSender } from './data-sms';
+import { estimateBulkCompletion } from './estimate';
+import { bulkQuotaRace, isQuotaRace, recordRecipientsCtes } from './quota';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import {
   nothingToSend,
@@ -40,6 +42,9 @@ export type BulkCreated = {
   segments: number;
   encoding: Encoding;
   rejected: RejectedRecipient[];
+  /** How many recipients each phone takes, in the order the phones were first chosen. */
+  phones: Array<{ phone: string; count: number }>;
+  estimated_completion_at: string | null;
 };
 
 /**
@@ -49,6 +54,16 @@ export type BulkCreated = {
  * one of N history rows. Through a group, recipients are spread over its phones (lib/messages/assign.ts).
  */
 export async function sendBulk(executor: Executor, accountId: string, input: BulkInput): Promise<BulkCreated> {
+  try {
+    return await acceptBulk(executor, accountId, input);
+  } catch (error) {
+    // A concurrent send took the last room of a phone this bulk counted on: nothing was written.
+    if (isQuotaRace(error)) throw bulkQuotaRace();
+    throw error;
+  }
+}
+
+async function acceptBulk(executor: Executor, accountId: string, input: BulkInput): Promise<BulkCreated> {
   const schedule = scheduleOf(input);
   if (input.dataPort !== undefined) {
     if (input.from === undefined) throw validationError('from', 'a data SMS is sent from one phone, not a group');
@@ -94,6 +109,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
     for (const phoneId of new Set(plan.planned.map((message) => message.phone.id))) await notifyOutbox(tx, phoneId);
     // The charge was counted by chargeMessages.
     messagesAccepted(tx, plan.planned.length, { surface: input.via ?? 'system' });
+    const estimated = await estimateBulkCompletion(tx, accountId, bulk.id);
     return {
       id: bulk.id,
       count: plan.planned.length,
@@ -101,6 +117,8 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
       segments: Math.max(...plan.planned.map((message) => message.segments)),
       encoding: plan.planned.some((message) => message.encoding === 'UCS-2') ? 'UCS-2' : 'GSM-7',
       rejected: plan.rejected,
+      phones: perPhone(plan.planned),
+      estimated_completion_at: estimated ? estimated.toISOString() : null,
     };
   });
 }
@@ -157,10 +175,21 @@ export async function insertQueued(
     createdAt: batch.at,
   }));
   await tx.execute(sql`
-    with message as (${insertOutbound({ source: outboundRecords(rows, 'm'), alias: 'm' })})
-    insert into message_status_history (account_id, message_id, status, at)
-    select ${batch.accountId}::uuid, id, status, created_at from message
+    with message as (${insertOutbound({ source: outboundRecords(rows, 'm'), alias: 'm' })}),
+    history as (
+      insert into message_status_history (account_id, message_id, status, at)
+      select ${batch.accountId}::uuid, id, status, created_at from message
+    ),
+    ${recordRecipientsCtes()}
+    select ok from quota_guard
   `);
+}
+
+/** How many of `planned` each phone takes. */
+function perPhone(planned: PlannedMessage[]): Array<{ phone: string; count: number }> {
+  const counts = new Map<string, number>();
+  for (const message of planned) counts.set(message.phone.phone, (counts.get(message.phone.phone) ?? 0) + 1);
+  return [...counts].map(([phone, count]) => ({ phone, count }));
 }
 
 const COUNTED = ['queued', 'dispatched', 'sent', 'delivered', 'failed', 'expired', 'cancelled'] as const;
@@ -189,6 +218,7 @@ export async function getBulk(executor: Executor, accountId: string, bulkId: str
     const status = row.status === 'cancelling' ? 'dispatched' : row.status;
     if (status in counts) counts[status as keyof typeof counts] += Number(row.count);
   }
+  const estimated = await estimateBulkCompletion(executor, accountId, bulkId);
   return {
     id: bulk.id,
     from: bulk.from,
@@ -196,5 +226,6 @@ export async function getBulk(executor: Executor, accountId: string, bulkId: str
     count: bulk.count,
     created_at: iso(bulk.createdAt),
     counts,
+    estimated_completion_at: estimated ? estimated.toISOString() : null,
   };
 }
