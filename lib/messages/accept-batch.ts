@@ -4,9 +4,9 @@ import { creditMovementCall } from '@/lib/credits/ledger';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { batchedOnPipeline } from '@/lib/transactions';
 import * as eligible from './eligibility';
-import { recordRecipientsCtes } from './quota';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import { type MessageRow, messageColumns, messageRowOf } from './present';
+import { recordRecipientsCtes } from './quota';
 
 /**
  * A send ready for the database: checked, its id chosen, its schedule and segments known; its

@@ -11,7 +11,6 @@ import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
 import { checkDataSender } from './data-sms';
 import { estimateBulkCompletion } from './estimate';
-import { bulkQuotaRace, isQuotaRace, recordRecipientsCtes } from './quota';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import {
   nothingToSend,
@@ -20,6 +19,7 @@ import {
   planOutbound,
   type RejectedRecipient,
 } from './plan';
+import { bulkQuotaRace, isQuotaRace, recordRecipientsCtes } from './quota';
 import { scheduleOf } from './schedule';
 import type { Encoding } from './segments';
 

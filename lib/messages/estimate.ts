@@ -39,7 +39,8 @@ export function drainEnd(input: DrainInput): Date | undefined {
   const batches: Array<[number, number]> = [];
   const hourOnly = counts.lastHour - counts.lastMinute;
   if (hourOnly > 0) batches.push([counts.oldestInHour?.getTime() ?? input.start.getTime(), hourOnly]);
-  if (counts.lastMinute > 0) batches.push([counts.oldestInMinute?.getTime() ?? input.start.getTime(), counts.lastMinute]);
+  if (counts.lastMinute > 0)
+    batches.push([counts.oldestInMinute?.getTime() ?? input.start.getTime(), counts.lastMinute]);
   let dayStart = utcMidnight(input.start).getTime();
   let today = counts.today;
   let t = input.start.getTime();
@@ -179,4 +180,3 @@ async function lastHandOut(executor: Executor, accountId: string, bulkId: string
   );
   return row?.at ? new Date(row.at) : null;
 }
-

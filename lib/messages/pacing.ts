@@ -113,7 +113,7 @@ export async function dispatchCounts(
  */
 export function jitterAfter(latest: Date, jitterSeconds: number): number {
   if (jitterSeconds <= 0) return 0;
-  const mixed = Math.imul(latest.getTime() % 2_147_483_647 | 0, 2_654_435_761) >>> 0;
+  const mixed = Math.imul((latest.getTime() % 2_147_483_647) | 0, 2_654_435_761) >>> 0;
   return Math.round((mixed / 2 ** 32) * jitterSeconds * 1000);
 }
 

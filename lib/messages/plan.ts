@@ -138,7 +138,9 @@ async function withinSenderQuota(
       room -= 1;
       return true;
     }
-    rejected.push(quotaRejection(message, `phone ${sender.phone} has reached its monthly_recipient_cap of ${quota.cap}`));
+    rejected.push(
+      quotaRejection(message, `phone ${sender.phone} has reached its monthly_recipient_cap of ${quota.cap}`),
+    );
     return false;
   });
 }
@@ -226,7 +228,8 @@ async function assignGroupPhones(
   for (const message of sendable) {
     const phone = chosen.get(message.to);
     if (phone) planned.push({ ...message, phone: { id: phone.id, phone: phone.phone } });
-    else rejected.push(quotaRejection(message, `no phone of group ${groupId} has room under its monthly_recipient_cap`));
+    else
+      rejected.push(quotaRejection(message, `no phone of group ${groupId} has room under its monthly_recipient_cap`));
   }
   return planned;
 }

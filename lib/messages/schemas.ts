@@ -1,9 +1,9 @@
 import {
   ENCODINGS,
+  HELD_REASONS,
   HISTORY_STATUSES,
   MESSAGE_DIRECTIONS,
   MESSAGE_KINDS,
-  HELD_REASONS,
   MESSAGE_PRIORITIES,
   MESSAGE_STATUSES,
   SIM_SLOTS,
@@ -400,13 +400,10 @@ export const messageSchema = z
         'The group it was sent through (`from_group`), whose phones may take it over; null when sent `from` one phone (it never moves).',
     }),
     priority: z.enum(MESSAGE_PRIORITIES),
-    held_reason: z
-      .enum(HELD_REASONS)
-      .nullable()
-      .openapi({
-        description:
-          "Why a due `queued` message waits: `hourly_cap` (its phone sent its `hourly_cap` in the last hour) or `daily_cap` (its phone sent its `daily_cap` today, UTC). It goes out when the window opens; null when nothing holds it.",
-      }),
+    held_reason: z.enum(HELD_REASONS).nullable().openapi({
+      description:
+        'Why a due `queued` message waits: `hourly_cap` (its phone sent its `hourly_cap` in the last hour) or `daily_cap` (its phone sent its `daily_cap` today, UTC). It goes out when the window opens; null when nothing holds it.',
+    }),
     attempts: z
       .number()
       .int()

@@ -15,9 +15,9 @@ import { chooseGroupPhones, noOnlinePhone } from './assign';
 import { checkDataSender } from './data-sms';
 import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
-import { groupQuotaReached, isQuotaRace, recipientQuotaReached, recordRecipientsCtes } from './quota';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import { type MessageWire, messageColumns, messageRowOf, presentMessage } from './present';
+import { groupQuotaReached, isQuotaRace, recipientQuotaReached, recordRecipientsCtes } from './quota';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
@@ -301,9 +301,7 @@ function acceptStatement(message: Accepted): SQL {
 
 /** The monthly recipient cap refused the send: for the phone it was sent from, or for the group. */
 function quotaRefusal(message: Accepted, cap: number): DomainError {
-  return message.fromGroup === null
-    ? recipientQuotaReached(message.from, cap)
-    : groupQuotaReached(message.fromGroup);
+  return message.fromGroup === null ? recipientQuotaReached(message.from, cap) : groupQuotaReached(message.fromGroup);
 }
 
 /** A concurrent send took the sender's last room after the statement's snapshot: the same refusal. */

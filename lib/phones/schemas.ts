@@ -50,28 +50,14 @@ export const updatePhoneBody = z
       .nullable()
       .optional()
       .openapi({ description: 'Most messages the phone sends per day (UTC); null for no cap.' }),
-    hourly_cap: z
-      .number()
-      .int()
-      .positive()
-      .max(MAX_HOURLY_CAP)
-      .nullable()
-      .optional()
-      .openapi({
-        description:
-          'Most messages the phone is handed in any 60 minutes; past it they stay `queued` (`held_reason: hourly_cap`). null for no cap.',
-      }),
-    monthly_recipient_cap: z
-      .number()
-      .int()
-      .positive()
-      .max(MAX_MONTHLY_RECIPIENT_CAP)
-      .nullable()
-      .optional()
-      .openapi({
-        description:
-          'Most distinct recipients the phone texts in a calendar month (UTC). A number it texted this month never counts again; a new one past the cap answers 422 `RECIPIENT_QUOTA_REACHED` (a group send picks another phone). null for no cap.',
-      }),
+    hourly_cap: z.number().int().positive().max(MAX_HOURLY_CAP).nullable().optional().openapi({
+      description:
+        'Most messages the phone is handed in any 60 minutes; past it they stay `queued` (`held_reason: hourly_cap`). null for no cap.',
+    }),
+    monthly_recipient_cap: z.number().int().positive().max(MAX_MONTHLY_RECIPIENT_CAP).nullable().optional().openapi({
+      description:
+        'Most distinct recipients the phone texts in a calendar month (UTC). A number it texted this month never counts again; a new one past the cap answers 422 `RECIPIENT_QUOTA_REACHED` (a group send picks another phone). null for no cap.',
+    }),
     jitter_seconds: z
       .number()
       .int()
@@ -134,7 +120,8 @@ export const phoneWithUsageSchema = phoneSchema
   .extend({
     usage: phoneUsageSchema,
     near_cap: z.boolean().openapi({
-      description: 'Its usage has reached 90 % of one of its caps (`hourly_cap`, `daily_cap`, `monthly_recipient_cap`).',
+      description:
+        'Its usage has reached 90 % of one of its caps (`hourly_cap`, `daily_cap`, `monthly_recipient_cap`).',
     }),
   })
   .openapi('PhoneWithUsage');
