@@ -19,4 +19,5 @@ ALTER TABLE "phones" ADD COLUMN "monthly_recipient_cap" integer;--> statement-br
 ALTER TABLE "phones" ADD COLUMN "jitter_seconds" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "messages" ADD COLUMN "held_reason" text;--> statement-breakpoint
 ALTER TABLE "phone_recipient_counts" ADD CONSTRAINT "phone_recipient_counts_phone_fk" FOREIGN KEY ("phone_id","account_id") REFERENCES "public"."phones"("id","account_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "phone_recipients" ADD CONSTRAINT "phone_recipients_phone_fk" FOREIGN KEY ("phone_id","account_id") REFERENCES "public"."phones"("id","account_id") ON DELETE cascade ON UPDATE no action;
+ALTER TABLE "phone_recipients" ADD CONSTRAINT "phone_recipients_phone_fk" FOREIGN KEY ("phone_id","account_id") REFERENCES "public"."phones"("id","account_id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "messages" ADD CONSTRAINT "messages_held_reason_check" CHECK ("messages"."held_reason" in ('hourly_cap', 'daily_cap'));

@@ -215,6 +215,7 @@ export const messages = pgTable(
     checkIn('messages_encoding_check', t.encoding, ENCODINGS),
     checkIn('messages_kind_check', t.kind, MESSAGE_KINDS),
     checkIn('messages_priority_check', t.priority, MESSAGE_PRIORITIES),
+    checkIn('messages_held_reason_check', t.heldReason, HELD_REASONS),
     checkIn('messages_origin_kind_check', t.originKind, MESSAGE_ORIGIN_KINDS),
   ],
 );
