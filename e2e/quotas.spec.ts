@@ -35,7 +35,7 @@ test('quotas: caps set on a phone show as meters, a bulk through a group spreads
   await settings.getByLabel('Random delay (seconds)').fill('5');
   await settings.getByRole('button', { name: 'Save changes' }).click();
   await expect(page.getByText('Phone saved')).toBeVisible();
-  const meters = page.getByRole('region', { name: 'Pacing and quotas' });
+  const meters = page.getByRole('region', { name: 'Usage under its caps' });
   await expect(meters).toContainText('Recipients this month0 of 4');
   await expect(meters).toContainText('This hour0 of 30');
   await expect(meters).toContainText('up to 5 s between two of its messages');

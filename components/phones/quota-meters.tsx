@@ -48,7 +48,7 @@ function metersOf(phone: Phone): Meter[] {
 export function QuotaMeters({ phone }: { phone: Phone }) {
   const ids = useId();
   return (
-    <Section title="Pacing and quotas">
+    <Section title="Usage under its caps">
       <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         {metersOf(phone).map((meter, index) => {
           const id = `${ids}-${index}`;
