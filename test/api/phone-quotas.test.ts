@@ -7,7 +7,15 @@ import { POST as send } from '@/app/api/v1/messages/route';
 import { GET as readPhone, PATCH as updatePhone } from '@/app/api/v1/phones/[id]/route';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { queryRows } from '@/db';
-import { messageStatusHistory, messages, phoneGroups, phoneRecipientCounts, phoneRecipients } from '@/db/schema';
+import {
+  messageStatusHistory,
+  messages,
+  phoneGroups,
+  phoneRecipientCounts,
+  phoneRecipients,
+  phones,
+} from '@/db/schema';
+import { rerouteStranded } from '@/lib/messages/reroute';
 import { sendMessage } from '@/lib/messages/send';
 import { onRealPostgres } from '../database';
 import { addTestPhone, balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
@@ -165,6 +173,46 @@ describe('the monthly recipient cap', () => {
     expect(none.status).toBe(422);
     expect(none.body.code).toBe('RECIPIENT_QUOTA_REACHED');
     expect(none.body.group_id).toBe(groupId);
+  });
+
+  it('a group’s failover moves a message to a phone with room, where its recipient then counts', async () => {
+    const owner = await createTestAccount(db(), { credits: 20 });
+    const groupId = await newGroup(owner);
+    const failing = await addTestPhone(db(), owner, { groupId, online: true });
+    const full = await addTestPhone(db(), owner, { groupId, online: true });
+    const roomy = await addTestPhone(db(), owner, { groupId, online: true });
+    await patchPhone(owner, full.phoneId, { monthly_recipient_cap: 1 });
+    await patchPhone(owner, roomy.phoneId, { monthly_recipient_cap: 5 });
+    expect((await sendAs(owner, { from: full.phone, to: testNumber() })).status).toBe(201);
+    const to = testNumber();
+    const [stranded] = await db()
+      .insert(messages)
+      .values({
+        accountId: owner.accountId,
+        phoneId: failing.phoneId,
+        groupId,
+        fromGroup: groupId,
+        direction: 'outbound',
+        from: failing.phone,
+        to,
+        content: 'x',
+        status: 'queued',
+        segments: 1,
+        encoding: 'GSM-7',
+      })
+      .returning({ id: messages.id });
+    await db().update(phones).set({ status: 'offline' }).where(eq(phones.id, failing.phoneId));
+    expect(await rerouteStranded(db())).toBeGreaterThanOrEqual(1);
+    const [moved] = await db()
+      .select({ phoneId: messages.phoneId })
+      .from(messages)
+      .where(eq(messages.id, stranded!.id));
+    expect(moved?.phoneId).toBe(roomy.phoneId);
+    const counted = await db()
+      .select({ phoneId: phoneRecipients.phoneId })
+      .from(phoneRecipients)
+      .where(and(eq(phoneRecipients.accountId, owner.accountId), eq(phoneRecipients.recipient, to)));
+    expect(counted).toEqual([{ phoneId: roomy.phoneId }]);
   });
 
   it('a bulk through a group plans recipients across the phones by their room and says how many each takes', async () => {
