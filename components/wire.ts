@@ -22,7 +22,7 @@ import type { catalogueEntrySchema } from '@/lib/events/catalogue';
 import type { groupSchema } from '@/lib/groups/schemas';
 import type { heartbeatEntrySchema } from '@/lib/heartbeats/schemas';
 import type { bulkSchema, messageSchema } from '@/lib/messages/schemas';
-import type { phoneSchema } from '@/lib/phones/schemas';
+import type { phoneSchema, phoneWithUsageSchema } from '@/lib/phones/schemas';
 import type { inboxExportSchema } from '@/lib/protocols/smsgate-app/schemas';
 import type { messageStatsSchema } from '@/lib/stats/schemas';
 import type { createdWebhookSchema, deliveryDetailSchema, deliverySchema, webhookSchema } from '@/lib/webhooks/schemas';
@@ -43,7 +43,10 @@ export type Heartbeat = z.output<typeof heartbeatEntrySchema>;
 export type Message = z.output<typeof messageSchema>;
 export type MessageStats = z.output<typeof messageStatsSchema>;
 export type Bulk = z.output<typeof bulkSchema>;
-export type Phone = z.output<typeof phoneSchema>;
+/** A phone as read, listed and updated: with its usage under its caps. */
+export type Phone = z.output<typeof phoneWithUsageSchema>;
+/** A phone as other answers show it (a SIM check, a heartbeat): without usage. */
+export type PhoneCore = z.output<typeof phoneSchema>;
 export type Webhook = z.output<typeof webhookSchema>;
 export type CreatedWebhook = z.output<typeof createdWebhookSchema>;
 export type Delivery = z.output<typeof deliverySchema>;

@@ -62,7 +62,7 @@ test('phones: add one and hit the duplicate, watch the battery live, rename and 
   const group = await request.post('/api/v1/phone-groups', { headers, data: { name: 'Front desk' } });
   expect(group.status()).toBe(201);
   await page.reload();
-  const settings = page.getByRole('region', { name: 'Name, group and pacing' });
+  const settings = page.getByRole('region', { name: 'Name, group, pacing and quotas' });
   await settings.getByLabel('Label').fill('Reception phone');
   await settings.getByLabel('Group').selectOption({ label: 'Front desk' });
   // Beyond the API's bound the form does not submit: the browser holds it at the field.

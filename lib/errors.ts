@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   PHONE_NOT_CONNECTED: { status: 409, title: 'Phone not connected' },
   RECIPIENT_OPTED_OUT: { status: 422, title: 'Recipient opted out' },
   RECIPIENT_COUNTRY_NOT_ALLOWED: { status: 422, title: 'Recipient country not allowed' },
+  RECIPIENT_QUOTA_REACHED: { status: 422, title: 'Recipient quota reached' },
   MISDIRECTED_REQUEST: { status: 421, title: 'Misdirected request' },
   SIM_MISMATCH: { status: 409, title: "The phone's SIM does not match its number" },
   AUTH_METHOD_RETIRED: { status: 410, title: 'Authentication method retired' },

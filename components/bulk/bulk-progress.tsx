@@ -9,6 +9,7 @@ import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
 import { Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
+import { finishText } from './finish-time';
 
 type Bulk = {
   id: string;
@@ -17,6 +18,7 @@ type Bulk = {
   count: number;
   created_at: string;
   counts: Record<'queued' | 'dispatched' | 'sent' | 'delivered' | 'failed' | 'expired' | 'cancelled', number>;
+  estimated_completion_at: string | null;
 };
 
 const STATES = [
@@ -56,6 +58,7 @@ export function BulkProgress({ bulkId }: { bulkId: string }) {
       <p className="text-sm" aria-live="polite" data-testid="bulk-done">
         {done} of {count} finished · {counts.delivered} delivered
       </p>
+      <FinishTime bulk={bulk.data} />
       <div
         className="mt-3 flex h-3 w-full overflow-hidden rounded-full bg-slate-100"
         role="img"
@@ -103,5 +106,18 @@ export function BulkProgress({ bulkId }: { bulkId: string }) {
         </Link>
       </p>
     </Section>
+  );
+}
+
+/** When the last message is expected to go to its phone, or went. */
+function FinishTime({ bulk }: { bulk: Bulk }) {
+  const estimated = bulk.estimated_completion_at;
+  if (!estimated) return null;
+  return (
+    <p className="mt-1 text-sm text-slate-700" data-testid="bulk-finish">
+      {bulk.counts.queued > 0
+        ? `Handed to the phones in ${finishText(estimated)}`
+        : `All handed to the phones by ${new Date(estimated).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`}
+    </p>
   );
 }

@@ -22,3 +22,12 @@ export function SimBadge({ verification }: { verification: Phone['sim_verificati
   const badge = SIM_BADGE[verification];
   return <span className={`${BADGE} ${badge.style}`}>{badge.label}</span>;
 }
+
+/** A phone whose usage has reached 90 % of one of its caps (`near_cap`). */
+export function NearCapBadge() {
+  return (
+    <span className={`${BADGE} bg-red-100 text-red-900`} title="Its usage has reached 90 % of one of its caps">
+      Near a cap
+    </span>
+  );
+}

@@ -17,6 +17,7 @@ import { InboxRecovery } from './inbox-recovery';
 import { PhoneMessages } from './phone-messages';
 import { PhoneSettings } from './phone-settings';
 import { usePhone } from './queries';
+import { QuotaMeters } from './quota-meters';
 import { RemovePhoneDialog } from './remove-phone-dialog';
 import { SimCheckPanel } from './sim-check-panel';
 
@@ -115,6 +116,7 @@ function PhoneView({ phone }: { phone: Phone }) {
       {phone.sim_verification === 'pending' && <SimCheckPanel phone={phone} />}
       <PhoneMessages phone={phone} />
       {phone.device_connected && <InboxRecovery phone={phone} />}
+      <QuotaMeters phone={phone} />
       <PhoneSettings key={phone.id} phone={phone} />
       <ConnectPanel phone={phone} />
       <DevicesSection phone={phone} />

@@ -4,7 +4,14 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
 import type { Phone } from '@/components/wire';
-import { MAX_DAILY_CAP, MAX_LABEL_LENGTH, MAX_MESSAGES_PER_MINUTE } from '@/lib/phones/limits';
+import {
+  MAX_DAILY_CAP,
+  MAX_HOURLY_CAP,
+  MAX_JITTER_SECONDS,
+  MAX_LABEL_LENGTH,
+  MAX_MESSAGES_PER_MINUTE,
+  MAX_MONTHLY_RECIPIENT_CAP,
+} from '@/lib/phones/limits';
 import { ApiProblem, api } from '../api';
 import { useGroups } from '../lists';
 import { Button } from '../ui/button';
@@ -13,18 +20,34 @@ import { Section } from '../ui/section';
 import { ErrorState } from '../ui/states';
 import { useRefresh } from '../use-refresh';
 
-type Form = { label: string; group_id: string; messages_per_minute: string; daily_cap: string };
+type Form = {
+  label: string;
+  group_id: string;
+  messages_per_minute: string;
+  daily_cap: string;
+  hourly_cap: string;
+  monthly_recipient_cap: string;
+  jitter_seconds: string;
+};
+
+/** The caps a form clears with an empty field (null: no cap). */
+const CAPS = ['daily_cap', 'hourly_cap', 'monthly_recipient_cap'] as const;
+
+const capText = (cap: number | null) => (cap === null ? '' : String(cap));
 
 function formOf(phone: Phone): Form {
   return {
     label: phone.label ?? '',
     group_id: String(phone.group_id),
     messages_per_minute: String(phone.messages_per_minute),
-    daily_cap: phone.daily_cap === null ? '' : String(phone.daily_cap),
+    daily_cap: capText(phone.daily_cap),
+    hourly_cap: capText(phone.hourly_cap),
+    monthly_recipient_cap: capText(phone.monthly_recipient_cap),
+    jitter_seconds: String(phone.jitter_seconds),
   };
 }
 
-/** Rename the phone, move it to another group, and set its pacing: one PATCH of what changed. */
+/** Rename the phone, move it to another group, and set its pacing and quotas: one PATCH of what changed. */
 export function PhoneSettings({ phone }: { phone: Phone }) {
   const [form, setForm] = useState<Form>(() => formOf(phone));
   const ids = useId();
@@ -40,7 +63,8 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
       if (changed.includes('label')) body.label = form.label.trim() || null;
       if (changed.includes('group_id')) body.group_id = Number(form.group_id);
       if (changed.includes('messages_per_minute')) body.messages_per_minute = Number(form.messages_per_minute);
-      if (changed.includes('daily_cap')) body.daily_cap = form.daily_cap === '' ? null : Number(form.daily_cap);
+      for (const cap of CAPS) if (changed.includes(cap)) body[cap] = form[cap] === '' ? null : Number(form[cap]);
+      if (changed.includes('jitter_seconds')) body.jitter_seconds = Number(form.jitter_seconds || '0');
       return api<Phone>(`/api/v1/phones/${phone.id}`, { method: 'PATCH', body });
     },
     onSuccess: (updated) => {
@@ -53,10 +77,10 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
   const fieldError = (path: string) =>
     problem?.fieldError(path) ??
     (path === 'group_id' && problem?.code === 'GROUP_NOT_FOUND' ? problem.message : undefined);
-  const unplaced = problem && !['label', 'group_id', 'messages_per_minute', 'daily_cap'].some((p) => fieldError(p));
+  const unplaced = problem && !(Object.keys(form) as Array<keyof Form>).some((p) => fieldError(p));
 
   return (
-    <Section title="Name, group and pacing">
+    <Section title="Name, group, pacing and quotas">
       <form
         className="grid grid-cols-1 items-start gap-4 sm:grid-cols-2"
         onSubmit={(event) => {
@@ -129,8 +153,49 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
           placeholder="No cap"
           value={form.daily_cap}
           onChange={(e) => setForm({ ...form, daily_cap: e.target.value })}
-          hint="Most messages it sends per day; empty for no cap."
+          hint="Most messages it sends per day (UTC); empty for no cap."
           error={fieldError('daily_cap')}
+        />
+        <Field
+          id={`${ids}-hourly`}
+          label="Hourly cap"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={MAX_HOURLY_CAP}
+          step={1}
+          placeholder="No cap"
+          value={form.hourly_cap}
+          onChange={(e) => setForm({ ...form, hourly_cap: e.target.value })}
+          hint="Most messages in any 60 minutes; past it messages wait, queued. Empty for no cap."
+          error={fieldError('hourly_cap')}
+        />
+        <Field
+          id={`${ids}-monthly`}
+          label="Monthly recipient cap"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={MAX_MONTHLY_RECIPIENT_CAP}
+          step={1}
+          placeholder="No cap"
+          value={form.monthly_recipient_cap}
+          onChange={(e) => setForm({ ...form, monthly_recipient_cap: e.target.value })}
+          hint="Most distinct numbers it texts a calendar month (UTC); new numbers past it are refused. Empty for no cap."
+          error={fieldError('monthly_recipient_cap')}
+        />
+        <Field
+          id={`${ids}-jitter`}
+          label="Random delay (seconds)"
+          type="number"
+          inputMode="numeric"
+          min={0}
+          max={MAX_JITTER_SECONDS}
+          step={1}
+          value={form.jitter_seconds}
+          onChange={(e) => setForm({ ...form, jitter_seconds: e.target.value })}
+          hint={`Up to this long between two of its messages, 0 to ${MAX_JITTER_SECONDS}; 0 for none.`}
+          error={fieldError('jitter_seconds')}
         />
         {save.error && (!problem || unplaced) && (
           <div className="sm:col-span-2">

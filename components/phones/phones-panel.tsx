@@ -16,7 +16,7 @@ import { Section } from '../ui/section';
 import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
-import { SimBadge, StatusBadge } from './badges';
+import { NearCapBadge, SimBadge, StatusBadge } from './badges';
 import { RemovePhoneDialog } from './remove-phone-dialog';
 
 export function PhonesPanel() {
@@ -124,6 +124,11 @@ export function PhonesPanel() {
                   {phone.sim_verification === 'pending' && (
                     <span className="mt-1 block">
                       <SimBadge verification="pending" />
+                    </span>
+                  )}
+                  {phone.near_cap && (
+                    <span className="mt-1 block">
+                      <NearCapBadge />
                     </span>
                   )}
                 </td>

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
-import type { Phone } from '@/components/wire';
+import type { Phone, PhoneCore } from '@/components/wire';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
@@ -28,12 +28,14 @@ export function SimCheckPanel({ phone }: { phone: Phone }) {
   // The check SMS may arrive at any moment: keep the phone fresh while the check is pending.
   usePhone(phone.id, LIVE_INTERVAL_MS);
 
-  const showPhone = (updated: Phone) => {
-    queryClient.setQueryData(queryKeys.phones.one(phone.id), updated);
+  const showPhone = (updated: PhoneCore) => {
+    queryClient.setQueryData(queryKeys.phones.one(phone.id), (old: Phone | undefined) =>
+      old ? { ...old, ...updated } : old,
+    );
     return queryClient.invalidateQueries({ queryKey: queryKeys.phones.root });
   };
   const verify = useMutation({
-    mutationFn: () => api<Phone>(`/api/v1/phones/${phone.id}/sim-check`, { body: { code: code.trim() } }),
+    mutationFn: () => api<PhoneCore>(`/api/v1/phones/${phone.id}/sim-check`, { body: { code: code.trim() } }),
     onSuccess: showPhone,
     onError: (error) => {
       // No check pending any more (verified by the SMS meanwhile, or the device was revoked): show the phone as it is.
@@ -43,7 +45,7 @@ export function SimCheckPanel({ phone }: { phone: Phone }) {
     },
   });
   const resend = useMutation({
-    mutationFn: () => api<Phone>(`/api/v1/phones/${phone.id}/sim-check/resend`, { method: 'POST' }),
+    mutationFn: () => api<PhoneCore>(`/api/v1/phones/${phone.id}/sim-check/resend`, { method: 'POST' }),
     onSuccess: (updated) => {
       setResentAt(new Date());
       verify.reset();

@@ -50,6 +50,7 @@ export const AUTOMATION_SKIP_REASONS = [
   'email_limit_reached',
   'premium_rate',
   'step_budget_reached',
+  'recipient_quota_reached',
 ] as const;
 export type AutomationSkipReason = (typeof AUTOMATION_SKIP_REASONS)[number];
 

@@ -3,6 +3,7 @@ import {
   bigserial,
   boolean,
   check,
+  date,
   foreignKey,
   index,
   integer,
@@ -83,6 +84,11 @@ export const phones = pgTable(
     // Pacing: carriers block phones that send too fast.
     messagesPerMinute: integer('messages_per_minute').notNull().default(10),
     dailyCap: integer('daily_cap'),
+    // Carrier quotas (lib/messages/quota.ts): messages an hour, distinct recipients a calendar month
+    // (UTC), and a random delay of up to jitter_seconds between two of the phone's messages.
+    hourlyCap: integer('hourly_cap'),
+    monthlyRecipientCap: integer('monthly_recipient_cap'),
+    jitterSeconds: integer('jitter_seconds').notNull().default(0),
     simVerification: text('sim_verification', { enum: SIM_VERIFICATIONS }).notNull().default('unverified'),
     // The number the pending SIM check's code is texted from: null for the phone's own (loopback),
     // else another verified phone of the account or the operator's VERIFICATION_SENDER_PHONE.
@@ -105,6 +111,53 @@ export const phones = pgTable(
     check('phones_battery_range', sql`${t.battery} is null or ${t.battery} between 0 and 100`),
     checkIn('phones_status_check', t.status, PHONE_STATUSES),
     checkIn('phones_sim_verification_check', t.simVerification, SIM_VERIFICATIONS),
+  ],
+);
+
+/**
+ * The distinct recipients each phone texted in a calendar month (UTC; `month` is its first day),
+ * written by the outbound row writer's statements (lib/messages/quota.ts): a recipient already
+ * here never counts again that month. Read by the monthly recipient cap and the group's choice of
+ * phone (the phone that already texts a number keeps it).
+ */
+export const phoneRecipients = pgTable(
+  'phone_recipients',
+  {
+    accountId: uuid('account_id').notNull(),
+    phoneId: uuid('phone_id').notNull(),
+    month: date('month', { mode: 'string' }).notNull(),
+    recipient: text('recipient').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'phone_recipients_pkey', columns: [t.accountId, t.phoneId, t.month, t.recipient] }),
+    foreignKey({
+      name: 'phone_recipients_phone_fk',
+      columns: [t.phoneId, t.accountId],
+      foreignColumns: [phones.id, phones.accountId],
+    }).onDelete('cascade'),
+  ],
+);
+
+/**
+ * How many rows `phone_recipients` holds per phone and month: the counter the monthly cap is
+ * guarded on (an upsert that refuses to pass the cap), so two sends racing for a phone's last
+ * recipient never both pass it.
+ */
+export const phoneRecipientCounts = pgTable(
+  'phone_recipient_counts',
+  {
+    accountId: uuid('account_id').notNull(),
+    phoneId: uuid('phone_id').notNull(),
+    month: date('month', { mode: 'string' }).notNull(),
+    recipients: integer('recipients').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'phone_recipient_counts_pkey', columns: [t.accountId, t.phoneId, t.month] }),
+    foreignKey({
+      name: 'phone_recipient_counts_phone_fk',
+      columns: [t.phoneId, t.accountId],
+      foreignColumns: [phones.id, phones.accountId],
+    }).onDelete('cascade'),
   ],
 );
 

@@ -32,6 +32,9 @@ export const ENCODINGS = ['GSM-7', 'UCS-2'] as const;
  */
 export const MESSAGE_KINDS = ['message', 'sim_check', 'data', 'mms'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
+/** Why a due queued message is held: the cap of its phone that is used up until its window opens. */
+export const HELD_REASONS = ['hourly_cap', 'daily_cap'] as const;
+export type HeldReason = (typeof HELD_REASONS)[number];
 
 /**
  * What the SMSGate app reported about a data SMS or an MMS it received, as it reported it
@@ -109,6 +112,9 @@ export const messages = pgTable(
     sendAt: timestamp('send_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
     error: text('error'),
+    // Why a due queued message waits (HELD_REASONS): its phone's hourly or daily cap is used up.
+    // Written by the claim that finds the cap reached, cleared when the message is handed out.
+    heldReason: text('held_reason', { enum: HELD_REASONS }),
     kind: text('kind', { enum: MESSAGE_KINDS }).notNull().default('message'),
     // A data SMS: the port it goes to (outbound) or came to (inbound, when the app says).
     dataPort: integer('data_port'),
@@ -209,6 +215,7 @@ export const messages = pgTable(
     checkIn('messages_encoding_check', t.encoding, ENCODINGS),
     checkIn('messages_kind_check', t.kind, MESSAGE_KINDS),
     checkIn('messages_priority_check', t.priority, MESSAGE_PRIORITIES),
+    checkIn('messages_held_reason_check', t.heldReason, HELD_REASONS),
     checkIn('messages_origin_kind_check', t.originKind, MESSAGE_ORIGIN_KINDS),
   ],
 );

@@ -80,6 +80,7 @@ function sampleMessage(overrides: Partial<z.output<typeof messageSchema>>): z.ou
     sim: null,
     from_group: null,
     priority: 'normal',
+    held_reason: null,
     attempts: 1,
     send_at: SAMPLE_TIME,
     expires_at: '2025-01-16T10:30:00.000Z',

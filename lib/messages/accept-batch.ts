@@ -6,6 +6,7 @@ import { batchedOnPipeline } from '@/lib/transactions';
 import * as eligible from './eligibility';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import { type MessageRow, messageColumns, messageRowOf } from './present';
+import { recordRecipientsCtes } from './quota';
 
 /**
  * A send ready for the database: checked, its id chosen, its schedule and segments known; its
@@ -18,7 +19,8 @@ export type BatchedSend = OutboundMessage & { country: string | null };
  * statement on the pipelined connections (lib/transactions.ts `batchedOnPipeline`): one write, one
  * execution, one commit and one balance update per group for the whole batch, where a send alone
  * pays each of them. The answer is the inserted message, or undefined for a send the statement
- * did not take outright (not the account's phone, SIM, request_id, opt-out, country, credits) or
+ * did not take outright (not the account's phone, SIM, monthly recipient cap, request_id, opt-out,
+ * country, credits) or
  * could not run: the caller sends it alone, where it gets its own answer.
  */
 export const acceptInBatch = batchedOnPipeline<BatchedSend, MessageRow>(
@@ -69,7 +71,7 @@ function batchStatement(sends: BatchedSend[]): SQL {
       select i.ord, p.id as phone_id, p.group_id from input i
       join phones p on ${eligible.senderMatches(facts)}
       left join devices d on d.id = p.device_id
-      where ${eligible.simFits(facts)}
+      where ${eligible.simFits(facts)} and ${eligible.recipientWithinQuota(facts)}
       for key share of p
     ),
     eligible as materialized (
@@ -102,7 +104,9 @@ function batchStatement(sends: BatchedSend[]): SQL {
     ),
     woken as (
       select ${outboxNotification(sql`phone_id`)} from message
-    )
-    select (select count(*)::int from woken) as woken, ${messageColumns('message')} from message
+    ),
+    ${recordRecipientsCtes()}
+    select (select count(*)::int from woken) as woken, (select ok from quota_guard) as quota_guard,
+      ${messageColumns('message')} from message
   `;
 }

@@ -3,6 +3,7 @@ import { type Executor, queryRows } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import { groupNotFound } from '@/lib/groups/names';
+import { QUOTA_MONTH } from './quota';
 
 /** A phone of a group that may be handed the group's messages now. */
 export type Candidate = {
@@ -11,6 +12,13 @@ export type Candidate = {
   /** Queued messages waiting on it, plus those assigned to it by this call so far. */
   queued: number;
   messagesPerMinute: number;
+  /** Its caps (null: none) and what counts against them now, plus what this call assigned. */
+  hourlyCap: number | null;
+  dailyCap: number | null;
+  monthlyRecipientCap: number | null;
+  thisHour: number;
+  today: number;
+  recipientsThisMonth: number;
 };
 
 /** The group of the account, or 404 GROUP_NOT_FOUND. */
@@ -59,12 +67,13 @@ export async function groupCandidates(
   options: { sim?: number; exclude?: string; lock?: boolean; online?: boolean } = {},
 ): Promise<Candidate[]> {
   const online = options.online ?? true;
-  const rows = await queryRows<{ id: string; phone: string; queued: number; messages_per_minute: number }>(
+  const rows = await queryRows<CandidateRow>(
     executor,
     sql`
-      select p.id, p.phone, p.messages_per_minute,
+      select p.id, p.phone, p.messages_per_minute, p.hourly_cap, p.daily_cap, p.monthly_recipient_cap,
         (select count(*)::int from messages m
-          where m.account_id = p.account_id and m.phone_id = p.id and m.status = 'queued') as queued
+          where m.account_id = p.account_id and m.phone_id = p.id and m.status = 'queued') as queued,
+        ${capUsageSql}
       from phones p left join devices d on d.id = p.device_id
       where p.account_id = ${accountId}::uuid and p.group_id = ${groupId}::int
         and p.sim_verification <> 'pending'
@@ -80,48 +89,145 @@ export async function groupCandidates(
     phone: row.phone,
     queued: Number(row.queued),
     messagesPerMinute: Number(row.messages_per_minute),
+    hourlyCap: row.hourly_cap === null ? null : Number(row.hourly_cap),
+    dailyCap: row.daily_cap === null ? null : Number(row.daily_cap),
+    monthlyRecipientCap: row.monthly_recipient_cap === null ? null : Number(row.monthly_recipient_cap),
+    thisHour: Number(row.this_hour),
+    today: Number(row.today),
+    recipientsThisMonth: Number(row.recipients_this_month),
   }));
 }
 
+type CandidateRow = {
+  id: string;
+  phone: string;
+  queued: number;
+  messages_per_minute: number;
+  hourly_cap: number | null;
+  daily_cap: number | null;
+  monthly_recipient_cap: number | null;
+  this_hour: number;
+  today: number;
+  recipients_this_month: number;
+};
+
+/** A hand-out count of phone `p` since `since`, read only when the phone has the cap it counts for. */
+function handedOutSince(cap: SQL, since: SQL): SQL {
+  return sql`case when ${cap} is null then 0 else (
+          select count(*)::int from messages m
+          join message_status_history h on h.account_id = m.account_id and h.message_id = m.id and h.status = 'dispatched'
+          where m.account_id = p.account_id and m.phone_id = p.id and m.direction = 'outbound'
+            and m.updated_at >= ${since} and h.at >= ${since}) end`;
+}
+
 /**
- * For each recipient, the candidate that last wrote to it, if any: a recipient keeps hearing from
- * the same phone of the group while that phone can send, so its replies land in one conversation.
+ * What counts against phone `p`'s caps: its hand-outs in the last hour and since midnight UTC
+ * (counted only for a phone with that cap, so that a group of uncapped phones pays nothing), and
+ * its distinct recipients this month.
+ */
+const capUsageSql = sql`
+        ${handedOutSince(sql`p.hourly_cap`, sql`now() - interval '1 hour'`)} as this_hour,
+        ${handedOutSince(sql`p.daily_cap`, sql`date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'`)} as today,
+        coalesce((select c.recipients from phone_recipient_counts c
+          where c.account_id = p.account_id and c.phone_id = p.id and c.month = ${QUOTA_MONTH}), 0) as recipients_this_month`;
+
+/** Which candidates each recipient heard from: the last one ever, and those that texted it this month. */
+export type Sticky = { last: Map<string, string>; thisMonth: Map<string, Set<string>> };
+
+/**
+ * For each recipient, the candidate that last wrote to it, if any, and the candidates that texted
+ * it this month: a recipient keeps hearing from the same phone of the group while that phone can
+ * send, so its replies land in one conversation (and the month's recipient never counts twice).
  */
 export async function stickyPhones(
   executor: Executor,
   accountId: string,
   candidates: Candidate[],
   recipients: string[],
-): Promise<Map<string, string>> {
-  if (candidates.length === 0 || recipients.length === 0) return new Map();
-  const rows = await queryRows<{ to: string; phone_id: string }>(
+): Promise<Sticky> {
+  const sticky: Sticky = { last: new Map(), thisMonth: new Map() };
+  if (candidates.length === 0 || recipients.length === 0) return sticky;
+  const tos = `{${recipients.join(',')}}`;
+  const phoneIds = `{${candidates.map((c) => c.id).join(',')}}`;
+  const rows = await queryRows<{ to: string; phone_id: string; this_month: boolean }>(
     executor,
     sql`
-      select distinct on ("to") "to", phone_id from messages
-      where account_id = ${accountId}::uuid and direction = 'outbound'
-        and "to" = any(${`{${recipients.join(',')}}`}::text[])
-        and phone_id = any(${`{${candidates.map((c) => c.id).join(',')}}`}::uuid[])
-      order by "to", created_at desc
+      select * from (
+        select distinct on ("to") "to", phone_id, false as this_month from messages
+        where account_id = ${accountId}::uuid and direction = 'outbound'
+          and "to" = any(${tos}::text[]) and phone_id = any(${phoneIds}::uuid[])
+        order by "to", created_at desc
+      ) last
+      union all
+      select recipient, phone_id, true from phone_recipients
+      where account_id = ${accountId}::uuid and month = ${QUOTA_MONTH}
+        and phone_id = any(${phoneIds}::uuid[]) and recipient = any(${tos}::text[])
     `,
   );
-  return new Map(rows.map((row) => [row.to, row.phone_id]));
+  for (const row of rows) {
+    if (!row.this_month) {
+      sticky.last.set(row.to, row.phone_id);
+      continue;
+    }
+    const known = sticky.thisMonth.get(row.to) ?? new Set<string>();
+    known.add(row.phone_id);
+    sticky.thisMonth.set(row.to, known);
+  }
+  return sticky;
 }
 
 /**
- * Picks the phone for one recipient: its sticky phone, else the candidate whose queue drains
- * soonest under its pacing (queued / messages_per_minute), counting what this call assigned.
+ * Picks the phone for one recipient: one that texted it this month (its last one first), else
+ * its last phone if that has room for a new recipient, else the candidate with the most room
+ * under its caps (the smallest share of any cap used: hourly and daily counting its queue,
+ * monthly its recipients), ties going to the queue that drains soonest under its pacing
+ * (queued / messages_per_minute), counting what this call assigned. Undefined when no candidate
+ * has room for a new recipient this month.
  */
-export function pickCandidate(candidates: Candidate[], sticky: Map<string, string>, to: string): Candidate {
-  const stuck = sticky.get(to);
-  let chosen = stuck ? candidates.find((candidate) => candidate.id === stuck) : undefined;
+export function pickCandidate(candidates: Candidate[], sticky: Sticky, to: string): Candidate | undefined {
+  const known = sticky.thisMonth.get(to);
+  const last = sticky.last.get(to);
+  const knowing = known ? candidates.filter((candidate) => known.has(candidate.id)) : [];
+  let chosen = knowing.find((candidate) => candidate.id === last) ?? knowing[0];
+  if (!chosen) {
+    const stuck = candidates.find((candidate) => candidate.id === last);
+    if (stuck && hasMonthlyRoom(stuck)) chosen = stuck;
+  }
   if (!chosen) {
     for (const candidate of candidates) {
-      if (!chosen || drainTime(candidate) < drainTime(chosen)) chosen = candidate;
+      if (!hasMonthlyRoom(candidate)) continue;
+      if (!chosen || isBetter(candidate, chosen)) chosen = candidate;
     }
   }
-  if (!chosen) throw new Error('pickCandidate: no candidates');
+  if (!chosen) return undefined;
   chosen.queued += 1;
+  if (!known?.has(chosen.id)) {
+    chosen.recipientsThisMonth += 1;
+    sticky.thisMonth.set(to, new Set([...(known ?? []), chosen.id]));
+  }
   return chosen;
+}
+
+function hasMonthlyRoom(candidate: Candidate): boolean {
+  return candidate.monthlyRecipientCap === null || candidate.recipientsThisMonth < candidate.monthlyRecipientCap;
+}
+
+/** The share of its tightest cap a candidate has left (1 without caps). */
+export function roomOf(candidate: Candidate): number {
+  const shares = [1];
+  if (candidate.monthlyRecipientCap !== null) {
+    shares.push(1 - candidate.recipientsThisMonth / candidate.monthlyRecipientCap);
+  }
+  if (candidate.hourlyCap !== null) shares.push(1 - (candidate.thisHour + candidate.queued) / candidate.hourlyCap);
+  if (candidate.dailyCap !== null) shares.push(1 - (candidate.today + candidate.queued) / candidate.dailyCap);
+  return Math.max(0, Math.min(...shares));
+}
+
+function isBetter(candidate: Candidate, than: Candidate): boolean {
+  const room = roomOf(candidate);
+  const otherRoom = roomOf(than);
+  if (room !== otherRoom) return room > otherRoom;
+  return drainTime(candidate) < drainTime(than);
 }
 
 function drainTime(candidate: Candidate): number {
@@ -137,8 +243,8 @@ export function noOnlinePhone(groupId: number, detail?: string): DomainError {
 }
 
 /**
- * Where a message sent through a group goes: an online candidate (sticky, else the shortest
- * queue); with none online, the group's phone seen last, where it waits (and moves as soon as a
+ * Where a message sent through a group goes: an online candidate (`pickCandidate`); a recipient
+ * that no candidate has room for this month is left out of the answer; with none online, the group's phone seen last, where it waits (and moves as soon as a
  * phone of the group is online) unless `requireOnline` asks for 409 NO_ONLINE_PHONE instead.
  */
 export async function chooseGroupPhones(
@@ -164,5 +270,10 @@ export async function chooseGroupPhones(
     candidates = waiting.slice(0, 1);
   }
   const sticky = await stickyPhones(executor, accountId, candidates, input.recipients);
-  return new Map(input.recipients.map((to) => [to, pickCandidate(candidates, sticky, to)]));
+  const chosen = new Map<string, Candidate>();
+  for (const to of input.recipients) {
+    const candidate = pickCandidate(candidates, sticky, to);
+    if (candidate) chosen.set(to, candidate);
+  }
+  return chosen;
 }

@@ -3,6 +3,7 @@ import type { Executor } from '@/db';
 import { bulkMessages, messageStatusHistory, messages, phoneGroups, phones } from '@/db/schema';
 import { notFound } from '@/lib/errors';
 import { iso } from '@/lib/wire';
+import { estimateBulkCompletion } from './estimate';
 
 /**
  * The statuses of bulk `bulkId`'s messages (of account `accountId`) as a subquery of one column,
@@ -108,6 +109,7 @@ export async function getBulk(executor: Executor, accountId: string, bulkId: str
     const status = row.status === 'cancelling' ? 'dispatched' : row.status;
     if (status in counts) counts[status as keyof typeof counts] += Number(row.count);
   }
+  const estimated = await estimateBulkCompletion(executor, accountId, bulkId);
   return {
     id: bulk.id,
     from: bulk.from,
@@ -115,5 +117,6 @@ export async function getBulk(executor: Executor, accountId: string, bulkId: str
     count: bulk.count,
     created_at: iso(bulk.createdAt),
     counts,
+    estimated_completion_at: estimated ? estimated.toISOString() : null,
   };
 }

@@ -10,6 +10,7 @@ import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
 import { iso } from '@/lib/wire';
 import { checkDataSender } from './data-sms';
+import { estimateBulkCompletion } from './estimate';
 import { type ApiOrigin, ORIGINS } from './origins';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import {
@@ -19,6 +20,7 @@ import {
   planOutbound,
   type RejectedRecipient,
 } from './plan';
+import { bulkQuotaRace, isQuotaRace, recordRecipientsCtes } from './quota';
 import { scheduleOf } from './schedule';
 import type { Encoding } from './segments';
 
@@ -41,6 +43,9 @@ export type BulkCreated = {
   segments: number;
   encoding: Encoding;
   rejected: RejectedRecipient[];
+  /** How many recipients each phone takes, in the order the phones were first chosen. */
+  phones: Array<{ phone: string; count: number }>;
+  estimated_completion_at: string | null;
 };
 
 /**
@@ -50,6 +55,16 @@ export type BulkCreated = {
  * one of N history rows. Through a group, recipients are spread over its phones (lib/messages/assign.ts).
  */
 export async function sendBulk(executor: Executor, accountId: string, input: BulkInput): Promise<BulkCreated> {
+  try {
+    return await acceptBulk(executor, accountId, input);
+  } catch (error) {
+    // A concurrent send took the last room of a phone this bulk counted on: nothing was written.
+    if (isQuotaRace(error)) throw bulkQuotaRace();
+    throw error;
+  }
+}
+
+async function acceptBulk(executor: Executor, accountId: string, input: BulkInput): Promise<BulkCreated> {
   const schedule = scheduleOf(input);
   if (input.dataPort !== undefined) {
     if (input.from === undefined) throw validationError('from', 'a data SMS is sent from one phone, not a group');
@@ -95,6 +110,7 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
     for (const phoneId of new Set(plan.planned.map((message) => message.phone.id))) await notifyOutbox(tx, phoneId);
     // The charge was counted by chargeMessages.
     messagesAccepted(tx, plan.planned.length, { surface: ORIGINS[input.origin].surface });
+    const estimated = await estimateBulkCompletion(tx, accountId, bulk.id);
     return {
       id: bulk.id,
       count: plan.planned.length,
@@ -102,6 +118,8 @@ export async function sendBulk(executor: Executor, accountId: string, input: Bul
       segments: Math.max(...plan.planned.map((message) => message.segments)),
       encoding: plan.planned.some((message) => message.encoding === 'UCS-2') ? 'UCS-2' : 'GSM-7',
       rejected: plan.rejected,
+      phones: perPhone(plan.planned),
+      estimated_completion_at: estimated ? estimated.toISOString() : null,
     };
   });
 }
@@ -158,8 +176,19 @@ export async function insertQueued(
     createdAt: batch.at,
   }));
   await tx.execute(sql`
-    with message as (${insertOutbound({ source: outboundRecords(rows, 'm'), alias: 'm' })})
-    insert into message_status_history (account_id, message_id, status, at)
-    select ${batch.accountId}::uuid, id, status, created_at from message
+    with message as (${insertOutbound({ source: outboundRecords(rows, 'm'), alias: 'm' })}),
+    history as (
+      insert into message_status_history (account_id, message_id, status, at)
+      select ${batch.accountId}::uuid, id, status, created_at from message
+    ),
+    ${recordRecipientsCtes()}
+    select ok from quota_guard
   `);
+}
+
+/** How many of `planned` each phone takes. */
+function perPhone(planned: PlannedMessage[]): Array<{ phone: string; count: number }> {
+  const counts = new Map<string, number>();
+  for (const message of planned) counts.set(message.phone.phone, (counts.get(message.phone.phone) ?? 0) + 1);
+  return [...counts].map(([phone, count]) => ({ phone, count }));
 }

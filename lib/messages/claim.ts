@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lte, min, notInArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lte, min, ne, notInArray, or, type SQL } from 'drizzle-orm';
 import { type Database, type Executor, pausingDeadline } from '@/db';
-import { messages, phones } from '@/db/schema';
+import { type HeldReason, messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { config } from '@/lib/config';
 import { openDeviceSession } from '@/lib/devices/sessions';
@@ -173,14 +173,23 @@ async function claimOnce(
   return withTransaction(db, async (tx) => {
     // Serialises this phone's claims (not its sends), so pacing counts every concurrent claim.
     const [locked] = await tx
-      .select({ messagesPerMinute: phones.messagesPerMinute, dailyCap: phones.dailyCap, groupId: phones.groupId })
+      .select({
+        messagesPerMinute: phones.messagesPerMinute,
+        hourlyCap: phones.hourlyCap,
+        dailyCap: phones.dailyCap,
+        jitterSeconds: phones.jitterSeconds,
+        groupId: phones.groupId,
+      })
       .from(phones)
       // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
       .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
       .for('no key update');
     if (!locked) return { claimed: [] };
     const pacing = await pacingOf(tx, { id: phone.id, accountId: phone.accountId, ...locked }, now);
-    if (pacing.allowance === 0) return { claimed: [], retryInMs: pacing.refillInMs };
+    if (pacing.allowance === 0) {
+      if (pacing.heldBy) await markHeld(tx, phone, now, pacing.heldBy);
+      return { claimed: [], retryInMs: pacing.refillInMs };
+    }
     // Outside the send window (quiet hours) only the high-priority lane is handed out.
     const { send_window: window } = await effectiveSending(tx, phone.accountId, locked.groupId);
     const opensInMs = msUntilOpen(window, now);
@@ -230,7 +239,7 @@ async function claimOnce(
       .for('update', { skipLocked: true });
     const claimed = await tx
       .update(messages)
-      .set({ status: 'dispatched', updatedAt: now })
+      .set({ status: 'dispatched', heldReason: null, updatedAt: now })
       .where(
         and(eq(messages.accountId, phone.accountId), idIn(picked), inArray(messages.status, sourcesOf('dispatched'))),
       )
@@ -249,6 +258,25 @@ async function claimOnce(
     );
     return { claimed: [...redelivered, ...claimed] };
   });
+}
+
+/**
+ * Marks the phone's due queued messages as held by a used-up cap (`held_reason`), once: a message
+ * marked already is left alone. The claim that hands a message out clears its mark.
+ */
+async function markHeld(tx: Executor, phone: AccountPhone, now: Date, reason: HeldReason): Promise<void> {
+  await tx
+    .update(messages)
+    .set({ heldReason: reason })
+    .where(
+      and(
+        eq(messages.accountId, phone.accountId),
+        eq(messages.phoneId, phone.id),
+        eq(messages.status, 'queued'),
+        lte(messages.sendAt, now),
+        or(isNull(messages.heldReason), ne(messages.heldReason, reason)),
+      ),
+    );
 }
 
 function earliest(...delays: Array<number | undefined>): number | undefined {

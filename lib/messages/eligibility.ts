@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { optedOutSql } from '@/lib/opt-outs/check';
 import { countryAllowedSql, simFitsSql } from './assign';
+import { withinRecipientQuota } from './quota';
 
 /**
  * Who may send, written once for the one-statement send (lib/messages/send.ts) and its batch
@@ -46,4 +47,12 @@ export function recipientOptedOut(facts: SendFacts): SQL {
 /** Whether the recipient's country is allowed, with the sender's group `g` and account `a` joined. */
 export function countryAllowed(facts: SendFacts): SQL {
   return countryAllowedSql(facts.country);
+}
+
+/**
+ * Whether the sending phone `p` may text the recipient this month under its monthly recipient cap,
+ * as the snapshot shows (lib/messages/quota.ts: the counter's guard settles a race).
+ */
+export function recipientWithinQuota(facts: SendFacts): SQL {
+  return withinRecipientQuota(facts.accountId, facts.to);
 }

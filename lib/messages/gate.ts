@@ -44,6 +44,7 @@ const REFUSED_BECAUSE: Partial<Record<string, GateRefusal>> = {
   INSUFFICIENT_CREDITS: 'no_credit',
   RECIPIENT_OPTED_OUT: 'opted_out',
   RECIPIENT_COUNTRY_NOT_ALLOWED: 'country_not_allowed',
+  RECIPIENT_QUOTA_REACHED: 'recipient_quota_reached',
   FORBIDDEN: 'phone_cannot_send',
   VALIDATION_ERROR: 'phone_cannot_send',
   DUPLICATE_REQUEST: 'already_sent',
@@ -177,6 +178,7 @@ const REFUSAL_CODE: Partial<Record<GateRefusal, ErrorCode>> = {
   opted_out: 'RECIPIENT_OPTED_OUT',
   country_not_allowed: 'RECIPIENT_COUNTRY_NOT_ALLOWED',
   country_not_of_phones: 'RECIPIENT_COUNTRY_NOT_ALLOWED',
+  recipient_quota_reached: 'RECIPIENT_QUOTA_REACHED',
 };
 
 /** A refusal of the gate as a request's answer, for producers that answer a person rather than log. */

@@ -1,55 +1,160 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
+import type { HeldReason } from '@/db/schema';
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** A phone's pacing settings (the columns of `phones`). */
+export type PacingLimits = {
+  messagesPerMinute: number;
+  hourlyCap: number | null;
+  dailyCap: number | null;
+  jitterSeconds: number;
+};
 
 export type Pacing = {
   /** How many messages the phone may be handed now. */
   allowance: number;
   /** When the allowance grows again, if it is used up (ms from now). */
   refillInMs?: number;
+  /** The cap that holds the phone's messages, when one is used up (not the per-minute pace or the jitter). */
+  heldBy?: HeldReason;
 };
 
-function utcMidnight(now: Date): Date {
+/** What a phone was handed: in the last minute, the last hour (rolling) and the UTC day so far. */
+export type DispatchCounts = {
+  lastMinute: number;
+  lastHour: number;
+  today: number;
+  /** The oldest hand-out of the last minute and of the last hour, and the latest of all. */
+  oldestInMinute: Date | null;
+  oldestInHour: Date | null;
+  latest: Date | null;
+};
+
+export function utcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
+
+const NONE: DispatchCounts = {
+  lastMinute: 0,
+  lastHour: 0,
+  today: 0,
+  oldestInMinute: null,
+  oldestInHour: null,
+  latest: null,
+};
+
+const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
+
+/**
+ * What each of `phoneIds` was handed (its `dispatched` history rows) in the last minute, the last
+ * hour and the UTC day, reached through messages_phone_updated_idx (a message dispatched in the
+ * window was updated in it).
+ */
+export async function dispatchCounts(
+  executor: Executor,
+  accountId: string,
+  phoneIds: string[],
+  now: Date,
+): Promise<Map<string, DispatchCounts>> {
+  if (phoneIds.length === 0) return new Map();
+  const minuteAgo = new Date(now.getTime() - MINUTE_MS).toISOString();
+  const hourAgo = new Date(now.getTime() - HOUR_MS).toISOString();
+  const midnight = utcMidnight(now);
+  const windowStart = new Date(Math.min(now.getTime() - HOUR_MS, midnight.getTime())).toISOString();
+  const rows = await queryRows<{
+    phone_id: string;
+    last_minute: number;
+    last_hour: number;
+    today: number;
+    oldest_in_minute: Date | string | null;
+    oldest_in_hour: Date | string | null;
+    latest: Date | string | null;
+  }>(
+    executor,
+    sql`
+      select m.phone_id,
+        count(*) filter (where h.at > ${minuteAgo}::timestamptz)::int as last_minute,
+        count(*) filter (where h.at > ${hourAgo}::timestamptz)::int as last_hour,
+        count(*) filter (where h.at >= ${midnight.toISOString()}::timestamptz)::int as today,
+        min(h.at) filter (where h.at > ${minuteAgo}::timestamptz) as oldest_in_minute,
+        min(h.at) filter (where h.at > ${hourAgo}::timestamptz) as oldest_in_hour,
+        max(h.at) as latest
+      from messages m
+      join message_status_history h on h.account_id = m.account_id and h.message_id = m.id and h.status = 'dispatched'
+      where m.account_id = ${accountId}::uuid and m.phone_id = any(${`{${phoneIds.join(',')}}`}::uuid[])
+        and m.direction = 'outbound'
+        and m.updated_at >= ${windowStart}::timestamptz
+        and h.at >= ${windowStart}::timestamptz and h.at <= ${now.toISOString()}::timestamptz
+      group by m.phone_id
+    `,
+  );
+  const counts = new Map(phoneIds.map((id) => [id, NONE]));
+  for (const row of rows) {
+    counts.set(row.phone_id, {
+      lastMinute: Number(row.last_minute),
+      lastHour: Number(row.last_hour),
+      today: Number(row.today),
+      oldestInMinute: dateOrNull(row.oldest_in_minute),
+      oldestInHour: dateOrNull(row.oldest_in_hour),
+      latest: dateOrNull(row.latest),
+    });
+  }
+  return counts;
+}
+
+/**
+ * The delay a phone with `jitterSeconds` waits after a hand-out at `latest`: random, from 0 to
+ * jitterSeconds, but the same for every look at that hand-out (so a claim that looks again does
+ * not draw again), derived from its time.
+ */
+export function jitterAfter(latest: Date, jitterSeconds: number): number {
+  if (jitterSeconds <= 0) return 0;
+  const mixed = Math.imul((latest.getTime() % 2_147_483_647) | 0, 2_654_435_761) >>> 0;
+  return Math.round((mixed / 2 ** 32) * jitterSeconds * 1000);
 }
 
 /**
  * Carriers block phones that send too fast: a phone is handed at most `messagesPerMinute` in any
- * rolling minute and, with a cap, `dailyCap` per UTC day. Counts the phone's `dispatched` history
- * rows, reached through messages_phone_updated_idx (a message dispatched in the window was
- * updated in it). The caller holds the phone's row lock, so concurrent claims count each other.
+ * rolling minute, with caps at most `hourlyCap` in any rolling hour and `dailyCap` per UTC day,
+ * and with a jitter one message at a time, each after a random delay of up to `jitterSeconds`.
+ * Pure: `counts` are the phone's hand-outs (`dispatchCounts`).
  */
+export function pacingFrom(limits: PacingLimits, counts: DispatchCounts, now: Date): Pacing {
+  const perMinuteLeft = limits.messagesPerMinute - counts.lastMinute;
+  const hourlyLeft = limits.hourlyCap === null ? Number.POSITIVE_INFINITY : limits.hourlyCap - counts.lastHour;
+  const dailyLeft = limits.dailyCap === null ? Number.POSITIVE_INFINITY : limits.dailyCap - counts.today;
+  let allowance = Math.max(0, Math.min(perMinuteLeft, hourlyLeft, dailyLeft));
+  if (dailyLeft <= 0) {
+    return { allowance: 0, refillInMs: utcMidnight(now).getTime() + DAY_MS - now.getTime(), heldBy: 'daily_cap' };
+  }
+  if (hourlyLeft <= 0) {
+    const oldest = counts.oldestInHour?.getTime() ?? now.getTime();
+    return { allowance: 0, refillInMs: Math.max(1, oldest + HOUR_MS - now.getTime()), heldBy: 'hourly_cap' };
+  }
+  if (allowance === 0) {
+    const oldest = counts.oldestInMinute?.getTime() ?? now.getTime();
+    return { allowance, refillInMs: Math.max(1, oldest + MINUTE_MS - now.getTime()) };
+  }
+  if (limits.jitterSeconds > 0) {
+    if (counts.latest) {
+      const nextAt = counts.latest.getTime() + jitterAfter(counts.latest, limits.jitterSeconds);
+      if (nextAt > now.getTime()) return { allowance: 0, refillInMs: nextAt - now.getTime() };
+    }
+    allowance = 1;
+  }
+  return { allowance };
+}
+
+/** The phone's pacing now. The caller holds the phone's row lock, so concurrent claims count each other. */
 export async function pacingOf(
   tx: Executor,
-  phone: { id: string; accountId: string; messagesPerMinute: number; dailyCap: number | null },
+  phone: PacingLimits & { id: string; accountId: string },
   now: Date,
 ): Promise<Pacing> {
-  const minuteAgo = new Date(now.getTime() - MINUTE_MS);
-  const midnight = utcMidnight(now);
-  const windowStart = new Date(Math.min(minuteAgo.getTime(), midnight.getTime())).toISOString();
-  const [counts] = await queryRows<{ last_minute: number; today: number; oldest_in_minute: Date | string | null }>(
-    tx,
-    sql`
-      select
-        count(*) filter (where h.at > ${minuteAgo.toISOString()}::timestamptz)::int as last_minute,
-        count(*) filter (where h.at >= ${midnight.toISOString()}::timestamptz)::int as today,
-        min(h.at) filter (where h.at > ${minuteAgo.toISOString()}::timestamptz) as oldest_in_minute
-      from messages m
-      join message_status_history h on h.account_id = m.account_id and h.message_id = m.id and h.status = 'dispatched'
-      where m.account_id = ${phone.accountId}::uuid and m.phone_id = ${phone.id}
-        and m.direction = 'outbound'
-        and m.updated_at >= ${windowStart}::timestamptz
-        and h.at >= ${windowStart}::timestamptz
-    `,
-  );
-  const lastMinute = Number(counts?.last_minute ?? 0);
-  const today = Number(counts?.today ?? 0);
-  const perMinuteLeft = phone.messagesPerMinute - lastMinute;
-  const dailyLeft = phone.dailyCap === null ? Number.POSITIVE_INFINITY : phone.dailyCap - today;
-  const allowance = Math.max(0, Math.min(perMinuteLeft, dailyLeft));
-  if (allowance > 0) return { allowance };
-  if (dailyLeft <= 0) return { allowance, refillInMs: midnight.getTime() + 24 * 3600_000 - now.getTime() };
-  const oldest = counts?.oldest_in_minute ? new Date(counts.oldest_in_minute).getTime() : now.getTime();
-  return { allowance, refillInMs: Math.max(1, oldest + MINUTE_MS - now.getTime()) };
+  const counts = await dispatchCounts(tx, phone.accountId, [phone.id], now);
+  return pacingFrom(phone, counts.get(phone.id) ?? NONE, now);
 }

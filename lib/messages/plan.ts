@@ -6,6 +6,7 @@ import { chooseGroupPhones, simFitsSql } from './assign';
 import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_RENDERED_TOTAL } from './limits';
 import { type ApiOrigin, type Screens, screensOf } from './origins';
+import { monthlyResetAt, QUOTA_MONTH } from './quota';
 import { countryNotAllowedText, optedOutText } from './refusals';
 import { countSegments, type Encoding } from './segments';
 import { findSenderPhone } from './sender-phone';
@@ -42,7 +43,12 @@ export type PlannedMessage = {
 export type RejectedRecipient = {
   index: number;
   to: string;
-  code: 'VALIDATION_ERROR' | 'RECIPIENT_OPTED_OUT' | 'RECIPIENT_COUNTRY_NOT_ALLOWED' | 'DUPLICATE_REQUEST';
+  code:
+    | 'VALIDATION_ERROR'
+    | 'RECIPIENT_OPTED_OUT'
+    | 'RECIPIENT_COUNTRY_NOT_ALLOWED'
+    | 'RECIPIENT_QUOTA_REACHED'
+    | 'DUPLICATE_REQUEST';
   detail: string;
   /** For VALIDATION_ERROR: the field, e.g. `recipients.3.vars.name`. */
   field?: string;
@@ -61,7 +67,8 @@ export type OutboundPlan = {
  * What a single or bulk send would do, before anything is written: the sender (403), the SIM
  * slot (400), each recipient's rendered text (a missing variable rejects that recipient), the
  * recipients who opted out (rejected, never charged), and the phone of the group each one goes
- * to. Repeated recipients are planned once (the first one counts). `lock` takes the phones'
+ * to, within the phones' monthly recipient caps (recipients past them are rejected,
+ * RECIPIENT_QUOTA_REACHED). Repeated recipients are planned once (the first one counts). `lock` takes the phones'
  * FOR KEY SHARE locks for a transaction that charges next.
  */
 export async function planOutbound(
@@ -85,18 +92,65 @@ export async function planOutbound(
   const groupId = sender ? sender.groupId : (input.fromGroup as number);
   const screens = screensOf(input.origin);
   const sendable = await screenRecipients(executor, accountId, groupId, screens, rendered, rejected);
-  rejected.sort((a, b) => a.index - b.index);
   if (sender) {
     const phone = { id: sender.id, phone: sender.phone };
+    const within = await withinSenderQuota(executor, accountId, sender, sendable, rejected);
+    rejected.sort((a, b) => a.index - b.index);
     return {
       groupId: sender.groupId,
       senderPhoneId: sender.id,
-      planned: sendable.map((m) => ({ ...m, phone })),
+      planned: within.map((m) => ({ ...m, phone })),
       rejected,
     };
   }
-  const planned = await assignGroupPhones(executor, accountId, groupId, sendable, input, options);
+  const planned = await assignGroupPhones(executor, accountId, groupId, sendable, input, options, rejected);
+  rejected.sort((a, b) => a.index - b.index);
   return { groupId, senderPhoneId: null, planned, rejected };
+}
+
+/**
+ * The recipients a phone may text under its monthly recipient cap: those it texted this month,
+ * then new ones while it has room; the rest are rejected (RECIPIENT_QUOTA_REACHED).
+ */
+async function withinSenderQuota(
+  executor: Executor,
+  accountId: string,
+  sender: { id: string; phone: string },
+  sendable: Array<Omit<PlannedMessage, 'phone'>>,
+  rejected: RejectedRecipient[],
+): Promise<Array<Omit<PlannedMessage, 'phone'>>> {
+  const [quota] = await queryRows<{ cap: number | null; used: number }>(
+    executor,
+    sql`select p.monthly_recipient_cap as cap, coalesce((select c.recipients from phone_recipient_counts c
+          where c.account_id = p.account_id and c.phone_id = p.id and c.month = ${QUOTA_MONTH}), 0) as used
+        from phones p where p.account_id = ${accountId}::uuid and p.id = ${sender.id}::uuid`,
+  );
+  if (!quota || quota.cap === null || sendable.length === 0) return sendable;
+  const known = new Set(
+    (
+      await queryRows<{ recipient: string }>(
+        executor,
+        sql`select recipient from phone_recipients where account_id = ${accountId}::uuid and phone_id = ${sender.id}::uuid
+            and month = ${QUOTA_MONTH} and recipient = any(${`{${sendable.map((m) => m.to).join(',')}}`}::text[])`,
+      )
+    ).map((row) => row.recipient),
+  );
+  let room = Number(quota.cap) - Number(quota.used);
+  return sendable.filter((message) => {
+    if (known.has(message.to)) return true;
+    if (room > 0) {
+      room -= 1;
+      return true;
+    }
+    rejected.push(
+      quotaRejection(message, `phone ${sender.phone} has reached its monthly_recipient_cap of ${quota.cap}`),
+    );
+    return false;
+  });
+}
+
+function quotaRejection(message: { index: number; to: string }, detail: string): RejectedRecipient {
+  return { index: message.index, to: message.to, code: 'RECIPIENT_QUOTA_REACHED', detail };
 }
 
 /** The sending phone of a send `from` a phone (403 if not the account's), its SIM slot checked; undefined through a group. */
@@ -181,6 +235,7 @@ async function assignGroupPhones(
   sendable: Array<Omit<PlannedMessage, 'phone'>>,
   input: OutboundPlanInput,
   options: { lock?: boolean },
+  rejected: RejectedRecipient[],
 ): Promise<PlannedMessage[]> {
   const chosen =
     sendable.length === 0
@@ -192,11 +247,14 @@ async function assignGroupPhones(
           requireOnline: input.requireOnline,
           lock: options.lock,
         });
-  return sendable.map((message) => {
+  const planned: PlannedMessage[] = [];
+  for (const message of sendable) {
     const phone = chosen.get(message.to);
-    if (!phone) throw new Error('planOutbound: recipient without a phone');
-    return { ...message, phone: { id: phone.id, phone: phone.phone } };
-  });
+    if (phone) planned.push({ ...message, phone: { id: phone.id, phone: phone.phone } });
+    else
+      rejected.push(quotaRejection(message, `no phone of group ${groupId} has room under its monthly_recipient_cap`));
+  }
+  return planned;
 }
 
 /**
@@ -339,6 +397,10 @@ export function nothingToSend(rejected: RejectedRecipient[]): DomainError {
   for (const [code, detail] of [
     ['RECIPIENT_OPTED_OUT', 'Every recipient has opted out of your messages.'],
     ['RECIPIENT_COUNTRY_NOT_ALLOWED', 'No recipient is in a country this account (or group) allows.'],
+    [
+      'RECIPIENT_QUOTA_REACHED',
+      `No sending phone has room under its monthly_recipient_cap for these recipients; the caps reset at ${monthlyResetAt().toISOString()}.`,
+    ],
   ] as const) {
     if (rejected.every((row) => row.code === code)) return new DomainError(code, detail, { extra: { rejected } });
   }

@@ -54,6 +54,7 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
     sim: row.sim,
     from_group: row.fromGroup,
     priority: row.priority,
+    held_reason: row.status === 'queued' ? row.heldReason : null,
     attempts: row.attempts,
     send_at: iso(row.sendAt),
     expires_at: iso(row.expiresAt),

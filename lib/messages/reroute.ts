@@ -4,12 +4,16 @@ import { messages } from '@/db/schema';
 import { withTransaction } from '@/lib/transactions';
 import { type Candidate, groupCandidates, pickCandidate, stickyPhones } from './assign';
 import type { MessageRow } from './present';
+import { recordMovedRecipient } from './quota';
 import { requeueMessage } from './state-machine';
 
 const BATCH_SIZE = 500;
 
-/** Moves one message of a group to `target` (state-machine.ts `requeueMessage`): at most once. */
-function moveMessage(
+/**
+ * Moves one message of a group to `target` (state-machine.ts `requeueMessage`): at most once. Its
+ * recipient now counts for `target` this month.
+ */
+async function moveMessage(
   tx: Executor,
   message: MessageRow,
   target: Candidate,
@@ -17,7 +21,14 @@ function moveMessage(
   at: Date,
   options: { attempt?: boolean } = {},
 ): Promise<MessageRow | undefined> {
-  return requeueMessage(tx, message, { kind: 'rerouted', to: target, reason, attempt: options.attempt === true }, at);
+  const moved = await requeueMessage(
+    tx,
+    message,
+    { kind: 'rerouted', to: target, reason, attempt: options.attempt === true },
+    at,
+  );
+  if (moved?.phoneId) await recordMovedRecipient(tx, { ...moved, phoneId: moved.phoneId });
+  return moved;
 }
 
 /**
@@ -38,7 +49,9 @@ export async function rerouteAfterFailure(
   });
   if (candidates.length === 0) return undefined;
   const sticky = await stickyPhones(tx, message.accountId, candidates, [message.to]);
-  return moveMessage(tx, message, pickCandidate(candidates, sticky, message.to), reason, new Date(), { attempt: true });
+  const target = pickCandidate(candidates, sticky, message.to);
+  if (!target) return undefined;
+  return moveMessage(tx, message, target, reason, new Date(), { attempt: true });
 }
 
 /**
@@ -113,7 +126,9 @@ async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: numbe
     }
     if (candidates.length === 0) continue;
     const sticky = await stickyPhones(tx, accountId, candidates, [row.to]);
-    if (await moveMessage(tx, row, pickCandidate(candidates, sticky, row.to), 'phone offline', now)) moved += 1;
+    const target = pickCandidate(candidates, sticky, row.to);
+    // No phone of the group has room for this recipient this month: it waits where it is.
+    if (target && (await moveMessage(tx, row, target, 'phone offline', now))) moved += 1;
   }
   return moved;
 }

@@ -1,5 +1,6 @@
 import {
   ENCODINGS,
+  HELD_REASONS,
   HISTORY_STATUSES,
   MESSAGE_DIRECTIONS,
   MESSAGE_KINDS,
@@ -237,7 +238,13 @@ export const rejectedRecipientSchema = z
   .object({
     index: z.number().int().openapi({ description: 'Position in `recipients` (0 for a single send).' }),
     to: z.string(),
-    code: z.enum(['VALIDATION_ERROR', 'RECIPIENT_OPTED_OUT', 'RECIPIENT_COUNTRY_NOT_ALLOWED', 'DUPLICATE_REQUEST']),
+    code: z.enum([
+      'VALIDATION_ERROR',
+      'RECIPIENT_OPTED_OUT',
+      'RECIPIENT_COUNTRY_NOT_ALLOWED',
+      'RECIPIENT_QUOTA_REACHED',
+      'DUPLICATE_REQUEST',
+    ]),
     detail: z.string(),
     field: z.string().optional().openapi({ example: 'recipients.3.vars.name' }),
   })
@@ -393,6 +400,10 @@ export const messageSchema = z
         'The group it was sent through (`from_group`), whose phones may take it over; null when sent `from` one phone (it never moves).',
     }),
     priority: z.enum(MESSAGE_PRIORITIES),
+    held_reason: z.enum(HELD_REASONS).nullable().openapi({
+      description:
+        'Why a due `queued` message waits: `hourly_cap` (its phone sent its `hourly_cap` in the last hour) or `daily_cap` (its phone sent its `daily_cap` today, UTC). It goes out when the window opens; null when nothing holds it.',
+    }),
     attempts: z
       .number()
       .int()
@@ -440,6 +451,12 @@ export const messageSchema = z
   })
   .openapi('Message');
 
+const estimatedCompletionAt = z.string().nullable().openapi({
+  format: 'date-time',
+  description:
+    'When the last message is expected to be handed to its phone, from the phones’ pacing (`messages_per_minute`, `hourly_cap`, `daily_cap`, `jitter_seconds`), send windows and the messages queued before it; revised on every read. Once nothing is queued, when the last one was handed out (null if none was).',
+});
+
 export const bulkCreatedSchema = z
   .object({
     id: z.uuid(),
@@ -448,8 +465,13 @@ export const bulkCreatedSchema = z
     segments: z.number().int().openapi({ description: 'Segments of the longest message (templates may differ).' }),
     encoding: z.enum(ENCODINGS).openapi({ description: '`UCS-2` when any message needs it.' }),
     rejected: z.array(rejectedRecipientSchema).openapi({
-      description: 'Recipients not sent to and not charged: opted out, or missing a template variable.',
+      description:
+        'Recipients not sent to and not charged: opted out, missing a template variable, or past every sending phone’s `monthly_recipient_cap` (`RECIPIENT_QUOTA_REACHED`).',
     }),
+    phones: z
+      .array(z.object({ phone: z.string(), count: z.number().int() }))
+      .openapi({ description: 'How many of the recipients each phone takes.' }),
+    estimated_completion_at: estimatedCompletionAt,
   })
   .openapi('BulkMessageCreated');
 
@@ -469,6 +491,7 @@ export const bulkSchema = z
       expired: z.number().int(),
       cancelled: z.number().int(),
     }),
+    estimated_completion_at: estimatedCompletionAt,
   })
   .openapi('BulkMessage');
 

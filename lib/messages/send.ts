@@ -18,6 +18,7 @@ import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { ORIGINS, type OutboundOrigin, screensOf } from './origins';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import { type MessageWire, messageColumns, messageRowOf, presentMessage } from './present';
+import { groupQuotaReached, isQuotaRace, recipientQuotaReached, recordRecipientsCtes } from './quota';
 import { countryNotAllowed, optedOut } from './refusals';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
@@ -122,6 +123,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     if (accepted.requestId !== null && isUniqueViolation(error, 'messages_account_request_id_key')) {
       throw duplicateOf(accepted.requestId, await messageWithRequestId(executor, accountId, accepted.requestId));
     }
+    if (isQuotaRace(error)) throw await raceRefusal(executor, accepted);
     if (accepted.origin && isUniqueViolation(error, 'messages_origin_key')) {
       throw new DomainError('DUPLICATE_REQUEST', 'This automatic message was sent already.');
     }
@@ -174,7 +176,8 @@ async function groupSender(executor: Executor, accountId: string, input: SendInp
     requireOnline: input.requireOnline,
   });
   const phone = chosen.get(to);
-  if (!phone) throw noOnlinePhone(groupId);
+  // chooseGroupPhones found phones that may send (or said why not): none has room for `to` this month.
+  if (!phone) throw groupQuotaReached(groupId);
   return phone.phone;
 }
 
@@ -182,6 +185,8 @@ type Outcome = {
   sender_id: string;
   sender_group_id: number;
   sim_ok: boolean;
+  quota_ok: boolean;
+  quota_cap: number | null;
   opted_out: boolean;
   country_ok: boolean;
   existing_id: string | null;
@@ -205,6 +210,7 @@ async function acceptMessage(executor: Executor, message: Accepted): Promise<Mes
   if (outcome.existing_id !== null) throw duplicateOf(message.requestId, outcome.existing_id);
   if (outcome.opted_out) throw optedOut(message.to);
   if (!outcome.country_ok) throw countryNotAllowed(message.to);
+  if (!outcome.quota_ok) throw quotaRefusal(message, Number(outcome.quota_cap));
   // Nothing was charged. A send with this request_id may have committed meanwhile: it comes first.
   const existingId = message.requestId && (await messageWithRequestId(executor, message.accountId, message.requestId));
   if (existingId) throw duplicateOf(message.requestId, existingId);
@@ -256,7 +262,9 @@ function acceptStatement(message: Accepted): SQL {
   };
   return sql`
     with sender as (
-      select p.id, p.group_id, ${eligible.simFits(facts)} as sim_ok from phones p left join devices d on d.id = p.device_id
+      select p.id, p.group_id, ${eligible.simFits(facts)} as sim_ok, p.monthly_recipient_cap as quota_cap,
+        ${eligible.recipientWithinQuota(facts)} as quota_ok
+      from phones p left join devices d on d.id = p.device_id
       where ${eligible.senderMatches(facts)}
       for key share of p
     ),
@@ -271,7 +279,7 @@ function acceptStatement(message: Accepted): SQL {
     charged as (
       select ${charge} as balance_after from sender
       where sender.sim_ok and not exists (select 1 from existing) and not exists (select 1 from opted)
-        and (select ok from country)
+        and (select ok from country) and sender.quota_ok
     ),
     message as (
       ${insertOutbound({
@@ -286,13 +294,29 @@ function acceptStatement(message: Accepted): SQL {
     ),
     woken as (
       select ${outboxNotification(sql`phone_id`)} from message
-    )
+    ),
+    ${recordRecipientsCtes()}
     select sender.id as sender_id, sender.group_id as sender_group_id, sender.sim_ok,
+      sender.quota_ok, sender.quota_cap, (select ok from quota_guard) as quota_guard,
       exists (select 1 from opted) as opted_out, (select ok from country) as country_ok,
       (select id from existing) as existing_id,
       (select count(*)::int from woken) as woken, ${messageColumns('message')}
     from sender left join message on true
   `;
+}
+
+/** The monthly recipient cap refused the send: for the phone it was sent from, or for the group. */
+function quotaRefusal(message: Accepted, cap: number): DomainError {
+  return message.fromGroup === null ? recipientQuotaReached(message.from, cap) : groupQuotaReached(message.fromGroup);
+}
+
+/** A concurrent send took the sender's last room after the statement's snapshot: the same refusal. */
+async function raceRefusal(executor: Executor, message: Accepted): Promise<DomainError> {
+  const [phone] = await queryRows<{ cap: number | null }>(
+    executor,
+    sql`select monthly_recipient_cap as cap from phones where account_id = ${message.accountId}::uuid and phone = ${message.from}`,
+  );
+  return quotaRefusal(message, Number(phone?.cap ?? 0));
 }
 
 function simNotOnPhone(sim: number | null, from: string): DomainError {

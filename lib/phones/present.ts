@@ -27,6 +27,9 @@ export function presentPhone(phone: PhoneView): PhoneWire {
     last_heartbeat_at: iso(phone.lastHeartbeatAt),
     messages_per_minute: phone.messagesPerMinute,
     daily_cap: phone.dailyCap,
+    hourly_cap: phone.hourlyCap,
+    monthly_recipient_cap: phone.monthlyRecipientCap,
+    jitter_seconds: phone.jitterSeconds,
     created_at: iso(phone.createdAt) as string,
   };
 }

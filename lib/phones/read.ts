@@ -3,8 +3,9 @@ import type { Executor } from '@/db';
 import { devices, type PhoneStatus, phones } from '@/db/schema';
 import { notFound } from '@/lib/errors';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
-import { type PhoneView, phoneColumns, presentPhone } from './present';
-import type { PhoneWire } from './schemas';
+import { type PhoneView, phoneColumns } from './present';
+import type { PhoneWithUsageWire } from './schemas';
+import { presentWithUsage } from './usage';
 
 export async function findPhone(
   executor: Executor,
@@ -27,7 +28,11 @@ export async function getPhone(executor: Executor, accountId: string, phoneId: s
 
 export type PhoneFilters = PageQuery & { group_id?: number; status?: PhoneStatus };
 
-export async function listPhones(executor: Executor, accountId: string, query: PhoneFilters): Promise<Page<PhoneWire>> {
+export async function listPhones(
+  executor: Executor,
+  accountId: string,
+  query: PhoneFilters,
+): Promise<Page<PhoneWithUsageWire>> {
   const keyset = keysetPage(query, { createdAt: phones.createdAt, id: phones.id, idType: 'uuid' });
   const conditions: SQL[] = [eq(phones.accountId, accountId)];
   if (query.group_id !== undefined) conditions.push(eq(phones.groupId, query.group_id));
@@ -38,7 +43,15 @@ export async function listPhones(executor: Executor, accountId: string, query: P
     .where(and(...conditions, keyset.after))
     .orderBy(...keyset.orderBy)
     .limit(keyset.limit);
-  return toPage(rows, query.limit, presentPhone);
+  const page = toPage(rows, query.limit, (row) => row);
+  return { ...page, data: await presentWithUsage(executor, accountId, page.data) };
+}
+
+/** A phone of the account with what counts against its caps now, or 404 NOT_FOUND. */
+export async function readPhone(executor: Executor, accountId: string, phoneId: string): Promise<PhoneWithUsageWire> {
+  const [phone] = await presentWithUsage(executor, accountId, [await getPhone(executor, accountId, phoneId)]);
+  if (!phone) throw notFound('Phone');
+  return phone;
 }
 
 /** The account's phones that have a device, with its id. */

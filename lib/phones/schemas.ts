@@ -3,7 +3,14 @@ import { groupId, groupIdInBody } from '@/lib/groups/ids';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
-import { MAX_DAILY_CAP, MAX_LABEL_LENGTH, MAX_MESSAGES_PER_MINUTE } from './limits';
+import {
+  MAX_DAILY_CAP,
+  MAX_HOURLY_CAP,
+  MAX_JITTER_SECONDS,
+  MAX_LABEL_LENGTH,
+  MAX_MESSAGES_PER_MINUTE,
+  MAX_MONTHLY_RECIPIENT_CAP,
+} from './limits';
 
 /** A display name: trimmed, at most 100 characters; empty or null clears it. */
 export const label = z
@@ -42,7 +49,24 @@ export const updatePhoneBody = z
       .max(MAX_DAILY_CAP)
       .nullable()
       .optional()
-      .openapi({ description: 'Most messages the phone sends per day; null for no cap.' }),
+      .openapi({ description: 'Most messages the phone sends per day (UTC); null for no cap.' }),
+    hourly_cap: z.number().int().positive().max(MAX_HOURLY_CAP).nullable().optional().openapi({
+      description:
+        'Most messages the phone is handed in any 60 minutes; past it they stay `queued` (`held_reason: hourly_cap`). null for no cap.',
+    }),
+    monthly_recipient_cap: z.number().int().positive().max(MAX_MONTHLY_RECIPIENT_CAP).nullable().optional().openapi({
+      description:
+        'Most distinct recipients the phone texts in a calendar month (UTC). A number it texted this month never counts again; a new one past the cap answers 422 `RECIPIENT_QUOTA_REACHED` (a group send picks another phone). null for no cap.',
+    }),
+    jitter_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_JITTER_SECONDS)
+      .optional()
+      .openapi({
+        description: `A random delay of 0 to this many seconds between two of the phone's messages (0 to ${MAX_JITTER_SECONDS}; 0: none).`,
+      }),
   })
   .openapi('UpdatePhone');
 
@@ -67,8 +91,40 @@ export const phoneSchema = z
     last_heartbeat_at: z.string().nullable().openapi({ format: 'date-time' }),
     messages_per_minute: z.number().int(),
     daily_cap: z.number().int().nullable(),
+    hourly_cap: z.number().int().nullable(),
+    monthly_recipient_cap: z.number().int().nullable(),
+    jitter_seconds: z.number().int(),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('Phone');
 
 export type PhoneWire = z.infer<typeof phoneSchema>;
+
+export const phoneUsageSchema = z
+  .object({
+    this_minute: z.number().int().openapi({ description: 'Messages handed to the phone in the last 60 seconds.' }),
+    this_hour: z.number().int().openapi({ description: 'Messages handed to the phone in the last 60 minutes.' }),
+    today: z.number().int().openapi({ description: 'Messages handed to the phone since midnight UTC.' }),
+    recipients_this_month: z
+      .number()
+      .int()
+      .openapi({ description: 'Distinct numbers the phone texted this calendar month (UTC).' }),
+    month_resets_at: z
+      .string()
+      .openapi({ format: 'date-time', description: 'When `recipients_this_month` starts again from 0.' }),
+  })
+  .openapi('PhoneUsage', { description: 'What counts against each of the phone’s caps now.' });
+
+/** A phone with what counts against its caps: the answer of reading, listing and updating phones. */
+export const phoneWithUsageSchema = phoneSchema
+  .extend({
+    usage: phoneUsageSchema,
+    near_cap: z.boolean().openapi({
+      description:
+        'Its usage has reached 90 % of one of its caps (`hourly_cap`, `daily_cap`, `monthly_recipient_cap`).',
+    }),
+  })
+  .openapi('PhoneWithUsage');
+
+export type PhoneUsageWire = z.infer<typeof phoneUsageSchema>;
+export type PhoneWithUsageWire = z.infer<typeof phoneWithUsageSchema>;

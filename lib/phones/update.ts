@@ -12,9 +12,12 @@ export type UpdatePhoneInput = {
   groupId?: number;
   messagesPerMinute?: number;
   dailyCap?: number | null;
+  hourlyCap?: number | null;
+  monthlyRecipientCap?: number | null;
+  jitterSeconds?: number;
 };
 
-/** Changes a phone's label, group or pacing; fields left out keep their value. */
+/** Changes a phone's label, group, pacing or quotas; fields left out keep their value. */
 export async function updatePhone(
   executor: Executor,
   accountId: string,
@@ -28,6 +31,9 @@ export async function updatePhone(
       groupId,
       messagesPerMinute: input.messagesPerMinute,
       dailyCap: input.dailyCap,
+      hourlyCap: input.hourlyCap,
+      monthlyRecipientCap: input.monthlyRecipientCap,
+      jitterSeconds: input.jitterSeconds,
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     if (Object.keys(defined).length > 0) {

@@ -266,6 +266,7 @@ describe('GET /api/v1/bulk-messages/{id}', () => {
       count: 4,
       created_at: expect.stringMatching(/Z$/),
       counts: { queued: 2, dispatched: 0, sent: 1, delivered: 0, failed: 1, expired: 0, cancelled: 0 },
+      estimated_completion_at: expect.stringMatching(/Z$/),
     });
   });
 

@@ -20,6 +20,7 @@ export const POST = route(
         'GROUP_NOT_FOUND',
         'NO_ONLINE_PHONE',
         'RECIPIENT_OPTED_OUT',
+        'RECIPIENT_QUOTA_REACHED',
         'INSUFFICIENT_CREDITS',
         'PAYLOAD_TOO_LARGE',
       ],

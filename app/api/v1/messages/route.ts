@@ -23,6 +23,7 @@ export const POST = route(
         'DUPLICATE_REQUEST',
         'NO_ONLINE_PHONE',
         'RECIPIENT_OPTED_OUT',
+        'RECIPIENT_QUOTA_REACHED',
         'INSUFFICIENT_CREDITS',
       ],
     },

@@ -4,7 +4,7 @@ import { createPhone } from '@/lib/phones/create';
 import { CREATE_PHONE } from '@/lib/phones/docs';
 import { presentPhone } from '@/lib/phones/present';
 import { getPhone, listPhones } from '@/lib/phones/read';
-import { createPhoneBody, phoneListQuery, phoneSchema } from '@/lib/phones/schemas';
+import { createPhoneBody, phoneListQuery, phoneSchema, phoneWithUsageSchema } from '@/lib/phones/schemas';
 
 export const GET = route(
   {
@@ -13,9 +13,10 @@ export const GET = route(
     doc: {
       operationId: 'listPhones',
       summary: 'List phones',
-      description: 'Newest first; `group_id` and `status` narrow the list.',
+      description:
+        'Newest first; `group_id` and `status` narrow the list. Each phone shows its `usage` and whether it is `near_cap`.',
       tags: ['Phones'],
-      response: { description: 'A page of phones.', schema: pageOf(phoneSchema) },
+      response: { description: 'A page of phones.', schema: pageOf(phoneWithUsageSchema) },
     },
   },
   async ({ db, principal, query }) => listPhones(db, principal.accountId, query),

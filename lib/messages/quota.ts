@@ -1,0 +1,143 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '@/db';
+import { DomainError } from '@/lib/errors';
+import { sqlState } from '@/lib/transactions';
+
+/**
+ * The monthly recipient cap of a phone (a SIM): carriers block a consumer SIM that texts too many
+ * different numbers in a month. `phone_recipients` holds each phone's distinct recipients of a
+ * calendar month, UTC (an account has no time zone of its own: its send window's time zone says
+ * when a window opens, not where a month begins); `phone_recipient_counts` counts them.
+ *
+ * Every statement that writes outbound rows (the single send alone and batched, the bulk) records
+ * its recipients with `recordRecipientsCtes` after its `message` CTE: a recipient new this month
+ * adds one to its phone's counter through an upsert that refuses to pass the cap. A statement
+ * checks the cap first on its snapshot (`withinRecipientQuota`), so a send over the cap is refused
+ * before anything moves; two sends that race for the last room both pass that check, and the
+ * counter's upsert (which waits for the other's row lock and re-reads the row) lets one through.
+ * The other statement raises QT001 in `simgate_recipient_quota_guard` (migration 0033) and is
+ * undone whole, its charge included.
+ */
+
+/** The month a statement counts in: the first day of the current calendar month in UTC. */
+export const QUOTA_MONTH = sql`(date_trunc('month', now() at time zone 'UTC'))::date`;
+
+/** The first instant of the month after `now` (UTC): when a monthly cap resets. */
+export function monthlyResetAt(now: Date = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+/** The first instant of `now`'s month (UTC). */
+export function monthStart(now: Date = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
+/** `monthStart` as the `month` column holds it (YYYY-MM-DD). */
+export function monthKey(now: Date = new Date()): string {
+  return monthStart(now).toISOString().slice(0, 10);
+}
+
+/**
+ * Whether phone `p` (a row of `phones` under that alias) may text `to` this month: it has no cap,
+ * or already texted `to` this month, or its count is under the cap, as the statement's snapshot shows.
+ */
+export function withinRecipientQuota(accountId: SQL, to: SQL): SQL {
+  return sql`(p.monthly_recipient_cap is null
+        or exists (select 1 from phone_recipients r where r.account_id = ${accountId} and r.phone_id = p.id
+          and r.month = ${QUOTA_MONTH} and r.recipient = (${to})::text)
+        or coalesce((select c.recipients from phone_recipient_counts c where c.account_id = ${accountId}
+          and c.phone_id = p.id and c.month = ${QUOTA_MONTH}), 0) < p.monthly_recipient_cap)`;
+}
+
+/**
+ * CTEs (to follow `message`, the statement's inserted outbound rows) that record each message's
+ * recipient for its phone and month and count the new ones under the phone's cap, and
+ * `quota_guard`, which the statement must select from: it raises when a phone had no room left.
+ * Encrypted messages (whose number Simgate cannot read) and SIM checks are not counted.
+ */
+export function recordRecipientsCtes(): SQL {
+  return sql`${recordedCte},
+    counted as (
+      insert into phone_recipient_counts as c (account_id, phone_id, month, recipients)
+        select n.account_id, n.phone_id, ${QUOTA_MONTH}, n.added from (${addedPerPhone}) n
+        join phones p on p.account_id = n.account_id and p.id = n.phone_id
+        where p.monthly_recipient_cap is null or n.added <= p.monthly_recipient_cap
+        order by n.phone_id
+        on conflict (account_id, phone_id, month) do update set recipients = c.recipients + excluded.recipients
+          where c.recipients + excluded.recipients <= coalesce(
+            (select p.monthly_recipient_cap from phones p where p.account_id = c.account_id and p.id = c.phone_id),
+            2147483647)
+        returning c.phone_id
+    ),
+    quota_guard as (
+      select simgate_recipient_quota_guard(
+        (select count(*) from counted) = (select count(distinct phone_id) from recorded)) as ok
+    )`;
+}
+
+const addedPerPhone = sql`select r.account_id, r.phone_id, count(*)::int as added from recorded r group by r.account_id, r.phone_id`;
+
+const recordedCte = sql`
+    recorded as (
+      insert into phone_recipients (account_id, phone_id, month, recipient)
+        select distinct account_id, phone_id, ${QUOTA_MONTH}, "to" from message
+        where not encrypted and kind in ('message', 'data')
+        order by phone_id, "to"
+        on conflict do nothing
+        returning account_id, phone_id
+    )`;
+
+/**
+ * Records the recipient of a message that moved to another phone of its group (lib/messages/reroute.ts)
+ * for that phone. Unguarded: the move chose a phone with room (assign.ts `pickCandidate`), and a
+ * move never fails a device's report; a race past the cap leaves the counter one over it.
+ */
+export async function recordMovedRecipient(
+  tx: Executor,
+  message: { accountId: string; phoneId: string; to: string; encrypted: boolean; kind: string },
+): Promise<void> {
+  await tx.execute(sql`
+    with message as (
+      select ${message.accountId}::uuid as account_id, ${message.phoneId}::uuid as phone_id, ${message.to}::text as "to",
+        ${message.encrypted}::boolean as encrypted, ${message.kind}::text as kind
+    ),
+    ${recordedCte}
+    insert into phone_recipient_counts as c (account_id, phone_id, month, recipients)
+      select n.account_id, n.phone_id, ${QUOTA_MONTH}, n.added from (${addedPerPhone}) n
+      on conflict (account_id, phone_id, month) do update set recipients = c.recipients + excluded.recipients
+  `);
+}
+
+/** Whether `error` is the guard's refusal: a concurrent send took the phone's last room. */
+export function isQuotaRace(error: unknown): boolean {
+  return sqlState(error) === 'QT001';
+}
+
+/** 422 RECIPIENT_QUOTA_REACHED for a send from one phone. */
+export function recipientQuotaReached(phone: string, cap: number, now: Date = new Date()): DomainError {
+  const resetsAt = monthlyResetAt(now).toISOString();
+  return new DomainError(
+    'RECIPIENT_QUOTA_REACHED',
+    `Phone ${phone} has texted its ${cap} distinct recipients for this month (its monthly_recipient_cap); it texts new numbers again from ${resetsAt}. Numbers it already texted this month can still be sent to.`,
+    { extra: { phone, monthly_recipient_cap: cap, resets_at: resetsAt } },
+  );
+}
+
+/** 422 RECIPIENT_QUOTA_REACHED for a send through a group none of whose phones has room. */
+export function groupQuotaReached(groupId: number, now: Date = new Date()): DomainError {
+  const resetsAt = monthlyResetAt(now).toISOString();
+  return new DomainError(
+    'RECIPIENT_QUOTA_REACHED',
+    `No phone of group ${groupId} that can send now has room under its monthly_recipient_cap for a new recipient, and none has texted this number this month; the caps reset at ${resetsAt}.`,
+    { extra: { group_id: groupId, resets_at: resetsAt } },
+  );
+}
+
+/** 422 RECIPIENT_QUOTA_REACHED for a bulk that a concurrent send left without the room it planned with. */
+export function bulkQuotaRace(now: Date = new Date()): DomainError {
+  return new DomainError(
+    'RECIPIENT_QUOTA_REACHED',
+    'Another send took the last room under a sending phone’s monthly_recipient_cap while this bulk was accepted; nothing was sent or charged. Send it again: recipients past the caps are then listed in `rejected`.',
+    { extra: { resets_at: monthlyResetAt(now).toISOString() } },
+  );
+}
