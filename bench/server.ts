@@ -54,7 +54,16 @@ export async function startServer(
       : ['/bin/sh', ['-c', `exec ${startCommand.replace(/^node /, `"${process.execPath}" `)}`]];
   const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      // Server mode requires the public origin: here, the server's own.
+      APP_URL: `http://127.0.0.1:${port}`,
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${port}`;
