@@ -27,6 +27,7 @@ export function presentPhone(phone: PhoneView): PhoneWire {
     last_heartbeat_at: iso(phone.lastHeartbeatAt),
     messages_per_minute: phone.messagesPerMinute,
     daily_cap: phone.dailyCap,
+    paused_until: phone.pausedUntil && phone.pausedUntil > new Date() ? phone.pausedUntil.toISOString() : null,
     created_at: iso(phone.createdAt) as string,
   };
 }

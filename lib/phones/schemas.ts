@@ -67,6 +67,11 @@ export const phoneSchema = z
     last_heartbeat_at: z.string().nullable().openapi({ format: 'date-time' }),
     messages_per_minute: z.number().int(),
     daily_cap: z.number().int().nullable(),
+    paused_until: z.string().nullable().openapi({
+      format: 'date-time',
+      description:
+        'Set while the phone is paused after it reported Android’s `RESULT_ERROR_LIMIT_EXCEEDED` (`LIMIT_PAUSE_SECONDS`, doubled on a repeat within the hour, at most 4 h): it is handed no message before this time. null: not paused.',
+    }),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('Phone');

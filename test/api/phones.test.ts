@@ -42,6 +42,7 @@ describe('POST /api/v1/phones', () => {
       last_heartbeat_at: null,
       messages_per_minute: 10,
       daily_cap: null,
+      paused_until: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
   });
