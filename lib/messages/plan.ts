@@ -8,6 +8,8 @@ import { chooseGroupPhones, simFitsSql } from './assign';
 import { MAX_CONTENT_LENGTH, MAX_RENDERED_TOTAL } from './limits';
 import { countSegments, type Encoding } from './segments';
 import { findSenderPhone } from './sender-phone';
+import { smartEncodingOn } from './smart-content';
+import { smartEncode } from './smart-encoding';
 import { parseTemplate, renderTemplate, type TemplateVars } from './template';
 
 export type Recipient = string | { to: string; vars?: TemplateVars };
@@ -24,6 +26,8 @@ export type OutboundPlanInput = {
    * sent as they are from one phone paired with the app, with no template, opt-out or country check.
    */
   encrypted?: boolean;
+  /** Replace GSM-7 look-alikes in each rendered text (lib/messages/smart-encoding.ts); absent: the account's default. */
+  smartEncoding?: boolean;
 };
 
 /** One message that will go out: its rendered text and the phone chosen for it. */
@@ -78,7 +82,16 @@ export async function planOutbound(
       rejected: [],
     };
   }
-  const { rendered, rejected } = renderRecipients(input.content, input.recipients);
+  const smart = await smartEncodingOn(
+    executor,
+    accountId,
+    [
+      input.content,
+      ...input.recipients.flatMap((r) => (typeof r === 'string' ? [] : Object.values(r.vars ?? {}).map(String))),
+    ],
+    input.smartEncoding,
+  );
+  const { rendered, rejected } = renderRecipients(input.content, input.recipients, smart);
   const groupId = sender ? sender.groupId : (input.fromGroup as number);
   const sendable = await screenRecipients(executor, accountId, groupId, rendered, rejected);
   rejected.sort((a, b) => a.index - b.index);
@@ -185,6 +198,7 @@ async function assignGroupPhones(
 function renderRecipients(
   content: string,
   recipients: Recipient[],
+  smart: boolean,
 ): { rendered: Array<Omit<PlannedMessage, 'phone'>>; rejected: RejectedRecipient[] } {
   const template = parseTemplate(content);
   const rejected: RejectedRecipient[] = [];
@@ -221,7 +235,8 @@ function renderRecipients(
     }
     total += rendering.text.length;
     if (total > MAX_RENDERED_TOTAL) throw renderedTotalTooLarge();
-    rendered.push({ index, to, content: rendering.text, ...countSegments(rendering.text) });
+    const text = smart ? smartEncode(rendering.text) : rendering.text;
+    rendered.push({ index, to, content: text, ...countSegments(text) });
   });
   return { rendered, rejected };
 }

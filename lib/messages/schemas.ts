@@ -143,6 +143,11 @@ const statusCallbackUrl = webhookUrl.optional().openapi({
     "https URL that receives this message's state events (`message.sent`, `message.delivered`, `message.failed`, `message.expired`, `message.cancelled`), with or without any webhook configured: the same body and Standard Webhooks signature as webhooks, signed with the account's callback secret (`POST /api/v1/webhooks/callback-secret`, shown once), and the same durable retries. The webhooks' address rules apply.",
 });
 
+const smartEncoding = z.boolean().optional().openapi({
+  description:
+    'Replace characters that only look like GSM-7 ones (curly quotes and apostrophes, long dashes, non-breaking and zero-width spaces, the ellipsis, …: the table in docs/api.md) before segments are counted, so that such a text stays GSM-7 (160 characters a segment) rather than UCS-2 (70). The message keeps, and the answer shows, the text as sent, with its `encoding` and `segments` after replacement. Absent: the account’s default (`smart_encoding` in Settings → Sending, off unless set).',
+});
+
 const fromPhone = e164.optional().openapi({ description: "A phone of the caller's account (or give `from_group`)." });
 
 export const sendMessageBody = z
@@ -173,6 +178,7 @@ export const sendMessageBody = z
     sim,
     priority,
     status_callback_url: statusCallbackUrl,
+    smart_encoding: smartEncoding,
     dry_run: dryRun,
   })
   .superRefine((body, ctx) => {
@@ -184,6 +190,9 @@ export const sendMessageBody = z
     }
     if (body.data !== undefined && body.dry_run) {
       ctx.addIssue({ code: 'custom', path: ['dry_run'], message: 'not available for a data SMS' });
+    }
+    if (body.data !== undefined && body.smart_encoding) {
+      ctx.addIssue({ code: 'custom', path: ['smart_encoding'], message: 'not available for a data SMS' });
     }
     if (body.data !== undefined && body.encrypted) {
       ctx.addIssue({ code: 'custom', path: ['encrypted'], message: 'not available for a data SMS' });
@@ -222,6 +231,7 @@ export const sendBulkBody = z
     sim,
     priority,
     status_callback_url: statusCallbackUrl,
+    smart_encoding: smartEncoding,
     dry_run: dryRun,
   })
   .superRefine((body, ctx) =>
@@ -439,6 +449,16 @@ export const messageSchema = z
     history: z.array(historyEntry).optional().openapi({ description: 'Every state with its time (read by id).' }),
   })
   .openapi('Message');
+
+/** The device API's answer to a received SMS: the message, and the one it repeats when it is a duplicate. */
+export const receivedAnswerSchema = messageSchema
+  .extend({
+    duplicate_of: z.uuid().nullable().openapi({
+      description:
+        'The id of the message this report repeats (same sender, text and phone within `inbound_dedup_seconds`): nothing new was stored, and the message answered is that one. null: recorded (or a retry of the same `device_message_id`).',
+    }),
+  })
+  .openapi('RecordedInboundMessage');
 
 export const bulkCreatedSchema = z
   .object({

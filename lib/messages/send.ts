@@ -20,6 +20,7 @@ import { type MessageWire, messageColumns, messageRowOf, presentMessage } from '
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
+import { smartContent } from './smart-content';
 
 export type SendInput = {
   /** The sending phone; exactly one of `from` and `fromGroup`. */
@@ -48,6 +49,8 @@ export type SendInput = {
   dataPort?: number;
   /** The API the send came through, which `simgate_messages_accepted_total` counts it under (else `system`). */
   via?: 'v1' | '3rdparty' | 'twilio';
+  /** Replace GSM-7 look-alikes before counting segments (lib/messages/smart-encoding.ts); absent: the account's default. */
+  smartEncoding?: boolean;
 };
 
 function checkInput(input: SendInput): { from: string | undefined; to: string } {
@@ -81,8 +84,13 @@ type Accepted = OutboundMessage & { ignoreOptOut: boolean };
 export async function sendMessage(executor: Executor, accountId: string, input: SendInput): Promise<MessageWire> {
   const { from, to } = checkInput(input);
   const schedule = scheduleOf(input);
+  // A data SMS's content is bytes in base64: nothing to replace.
+  const content =
+    input.dataPort === undefined
+      ? await smartContent(executor, accountId, input.content, input.smartEncoding)
+      : input.content;
   const { encoding, segments } =
-    input.dataPort === undefined ? countSegments(input.content) : { encoding: 'GSM-7' as const, segments: 1 };
+    input.dataPort === undefined ? countSegments(content) : { encoding: 'GSM-7' as const, segments: 1 };
   if (input.dataPort !== undefined && from) await checkDataSender(executor, accountId, from);
   const accepted: Accepted = {
     id: randomUUID(),
@@ -101,7 +109,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     kind: input.dataPort === undefined ? 'message' : 'data',
     dataPort: input.dataPort ?? null,
     to,
-    content: input.content,
+    content,
     requestId: input.requestId ?? null,
     bulkId: null,
     encrypted: false,

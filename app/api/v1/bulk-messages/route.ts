@@ -39,6 +39,7 @@ export const POST = route(
       priority: body.priority,
       statusCallbackUrl: body.status_callback_url,
       encrypted: body.encrypted,
+      smartEncoding: body.smart_encoding,
     };
     if (body.dry_run) return json(await dryRunSend(db, principal.accountId, input), 200);
     return sendBulk(db, principal.accountId, { ...input, via: 'v1' });

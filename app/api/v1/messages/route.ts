@@ -41,6 +41,7 @@ export const POST = route(
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
       statusCallbackUrl: body.status_callback_url,
+      smartEncoding: body.smart_encoding,
     };
     if (body.dry_run) {
       const plan = { ...input, recipients: [body.to], encrypted: body.encrypted };
