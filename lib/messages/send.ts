@@ -17,6 +17,7 @@ import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import { type MessageWire, messageColumns, messageRowOf, presentMessage } from './present';
+import { queueFull, recountQueue, reserveQueueSql } from './queue-room';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
@@ -78,7 +79,8 @@ type Accepted = OutboundMessage & { ignoreOptOut: boolean };
 
 /**
  * Accepts one outbound message: sender ownership (403), the SIM slot (400), request_id idempotency
- * (409), the recipient's opt-out and country (422), one credit from the sender's group (402), the message, its first history row and the claimers' wake-up,
+ * (409), the recipient's opt-out and country (422), room in the account's queue (429 QUEUE_FULL,
+ * lib/messages/queue-room.ts), one credit from the sender's group (402), the message, its first history row and the claimers' wake-up,
  * all in ONE statement (see `acceptStatement`), checked in that order.
  */
 export async function sendMessage(executor: Executor, accountId: string, input: SendInput): Promise<MessageWire> {
@@ -186,11 +188,12 @@ type Outcome = {
   sim_ok: boolean;
   opted_out: boolean;
   country_ok: boolean;
+  queue_ok: boolean;
   existing_id: string | null;
   id: string | null;
 } & Record<string, unknown>;
 
-async function acceptMessage(executor: Executor, message: Accepted): Promise<MessageWire> {
+async function acceptMessage(executor: Executor, message: Accepted, recounted = false): Promise<MessageWire> {
   // Automatic messages, opt-out confirmations and data SMS (rare, with their own rules) always go alone.
   if (message.origin === null && !message.ignoreOptOut && message.dataPort === null) {
     const batched = await acceptInBatch(executor, { ...message, country: countryOf(message.to) ?? null });
@@ -207,6 +210,12 @@ async function acceptMessage(executor: Executor, message: Accepted): Promise<Mes
   if (outcome.existing_id !== null) throw duplicateOf(message.requestId, outcome.existing_id);
   if (outcome.opted_out) throw optedOut(message.to);
   if (!outcome.country_ok) throw countryNotAllowed(message.to);
+  if (!outcome.queue_ok) {
+    // The count says full: recount the account's queue once, and try again if that made room.
+    const room = await recountQueue(executor, message.accountId);
+    if (recounted || room.queued >= room.limit) throw queueFull(room);
+    return acceptMessage(executor, message, true);
+  }
   // Nothing was charged. A send with this request_id may have committed meanwhile: it comes first.
   const existingId = message.requestId && (await messageWithRequestId(executor, message.accountId, message.requestId));
   if (existingId) throw duplicateOf(message.requestId, existingId);
@@ -270,10 +279,14 @@ function acceptStatement(message: Accepted): SQL {
     opted as (
       select 1 where ${!message.ignoreOptOut} and ${eligible.recipientOptedOut(facts)}
     ),
+    room as (
+      ${reserveQueueSql(sql`
+        select ${accountId}::uuid as account_id, 1 as count from sender
+        where sender.sim_ok and not exists (select 1 from existing) and not exists (select 1 from opted)
+          and (select ok from country)`)}
+    ),
     charged as (
-      select ${charge} as balance_after from sender
-      where sender.sim_ok and not exists (select 1 from existing) and not exists (select 1 from opted)
-        and (select ok from country)
+      select ${charge} as balance_after from sender where exists (select 1 from room)
     ),
     message as (
       ${insertOutbound({
@@ -291,6 +304,7 @@ function acceptStatement(message: Accepted): SQL {
     )
     select sender.id as sender_id, sender.group_id as sender_group_id, sender.sim_ok,
       exists (select 1 from opted) as opted_out, (select ok from country) as country_ok,
+      exists (select 1 from room) as queue_ok,
       (select id from existing) as existing_id,
       (select count(*)::int from woken) as woken, ${messageColumns('message')}
     from sender left join message on true

@@ -21,6 +21,7 @@ export const POST = route(
         'GROUP_NOT_FOUND',
         'NO_ONLINE_PHONE',
         'RECIPIENT_OPTED_OUT',
+        'QUEUE_FULL',
         'INSUFFICIENT_CREDITS',
         'PAYLOAD_TOO_LARGE',
       ],

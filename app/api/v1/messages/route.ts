@@ -25,6 +25,7 @@ export const POST = route(
         'DUPLICATE_REQUEST',
         'NO_ONLINE_PHONE',
         'RECIPIENT_OPTED_OUT',
+        'QUEUE_FULL',
         'INSUFFICIENT_CREDITS',
       ],
     },

@@ -48,6 +48,7 @@ export const POST = twilioRoute(
         'FORBIDDEN',
         'RECIPIENT_OPTED_OUT',
         'RECIPIENT_COUNTRY_NOT_ALLOWED',
+        'QUEUE_FULL',
       ],
     },
   },
