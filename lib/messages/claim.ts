@@ -173,12 +173,21 @@ async function claimOnce(
   return withTransaction(db, async (tx) => {
     // Serialises this phone's claims (not its sends), so pacing counts every concurrent claim.
     const [locked] = await tx
-      .select({ messagesPerMinute: phones.messagesPerMinute, dailyCap: phones.dailyCap, groupId: phones.groupId })
+      .select({
+        messagesPerMinute: phones.messagesPerMinute,
+        dailyCap: phones.dailyCap,
+        groupId: phones.groupId,
+        pausedUntil: phones.pausedUntil,
+      })
       .from(phones)
       // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
       .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
       .for('no key update');
     if (!locked) return { claimed: [] };
+    // Paused by Android's SMS limiter (lib/phones/pause.ts): nothing, not even a redelivery, until it ends.
+    if (locked.pausedUntil && locked.pausedUntil > now) {
+      return { claimed: [], retryInMs: locked.pausedUntil.getTime() - now.getTime() };
+    }
     const pacing = await pacingOf(tx, { id: phone.id, accountId: phone.accountId, ...locked }, now);
     if (pacing.allowance === 0) return { claimed: [], retryInMs: pacing.refillInMs };
     // Outside the send window (quiet hours) only the high-priority lane is handed out.
