@@ -193,6 +193,11 @@ export function Overview() {
           href="/dashboard/phones"
         />
         <Stat label="Credits" value={balance.data?.total ?? '…'} href="/dashboard/credits" />
+        <Stat
+          label="Queued / most allowed"
+          value={stats.data ? `${stats.data.queue.queued} / ${stats.data.queue.max_queued_messages}` : '…'}
+          href="/dashboard/settings/sending"
+        />
         <Stat label="Sent today" value={stats.data?.today.sent ?? '…'} href="/dashboard/messages" />
         <Stat label="Received today" value={stats.data?.today.received ?? '…'} href="/dashboard/messages" />
         <Stat label="Delivered today" value={stats.data?.today.delivered ?? '…'} href="/dashboard/messages" />

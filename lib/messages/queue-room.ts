@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
+import { queueFullRefused } from '@/lib/metrics/record';
 import { withTransaction } from '@/lib/transactions';
 
 /**
@@ -80,6 +81,22 @@ export async function recountQueue(executor: Executor, accountId: string): Promi
 }
 
 /**
+ * The account's queued messages now (counted up to its limit, one more showing it is past it) and
+ * its limit: what the Overview shows.
+ */
+export async function queueNow(executor: Executor, accountId: string): Promise<QueueRoom> {
+  const [row] = await queryRows<{ queued: number; limit: number }>(
+    executor,
+    sql`with l as (select ${queueLimitSql(sql`${accountId}::uuid`)} as limit)
+        select (select count(*)::int from (
+            select 1 from messages m where m.account_id = ${accountId}::uuid and m.status = 'queued'
+            limit (select l.limit + 1 from l)
+          ) c) as queued, (select l.limit from l) as limit`,
+  );
+  return { queued: Number(row?.queued ?? 0), limit: Number(row?.limit ?? 0) };
+}
+
+/**
  * Takes room for `count` messages in the caller's transaction (a bulk), recounting once when the
  * count says the queue is full; 429 QUEUE_FULL when even the recount leaves no room.
  */
@@ -92,6 +109,7 @@ export async function reserveQueue(tx: Executor, accountId: string, count: numbe
 }
 
 export function queueFull(room: QueueRoom, count = 1): DomainError {
+  queueFullRefused();
   const asked = count === 1 ? 'one more message' : `${count} more messages`;
   return new DomainError(
     'QUEUE_FULL',

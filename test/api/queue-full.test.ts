@@ -4,6 +4,7 @@ import { POST as sendBulk } from '@/app/api/v1/bulk-messages/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { GET as getSending, PATCH as patchSending } from '@/app/api/v1/settings/sending/route';
+import { GET as stats } from '@/app/api/v1/stats/messages/route';
 import { accountQueues, messages, phoneGroups } from '@/db/schema';
 import { balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
@@ -64,6 +65,8 @@ describe('max_queued_messages (back-pressure)', () => {
     expect(Number(full.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await balanceOf(db(), who.defaultGroupId)).toBe(balance);
     expect(await queuedOf(who)).toBe(3);
+    const overview = await call(stats, { apiKey: who.apiKey });
+    expect(overview.body.queue).toEqual({ queued: 3, max_queued_messages: 3 });
   });
 
   it('room comes back when a phone takes messages from the queue', async () => {
