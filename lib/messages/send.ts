@@ -238,11 +238,15 @@ async function acceptMessage(executor: Executor, message: Accepted, recounted = 
  * request_id committing after the snapshot makes the insert fail on
  * messages_account_request_id_key (after waiting for it), which undoes the charge with the
  * statement. The answer row tells the cases apart: no row (not the account's phone),
- * `existing_id` (request_id used), no message (the charge was refused), or the message.
+ * `existing_id` (request_id used), `queue_ok` false (the queue is full), no message (the charge was
+ * refused), or the message.
+ *
+ * The queue's room (`room`, lib/messages/queue-room.ts) is taken after every other check and before
+ * the charge, which selects from it: a send past the account's max_queued_messages charges nothing.
  *
  * Lock order (lib/phones/delete.ts): the sender's phone row (FOR KEY SHARE, the lock the message's
- * foreign key would take anyway) BEFORE the group's balance row. Left to the foreign key check,
- * the phone lock would come after the charge, and a phone deletion (phone, then the refund's
+ * foreign key would take anyway), then the account's queue row, BEFORE the group's balance row. Left
+ * to the foreign key check, the phone lock would come after the charge, and a phone deletion (phone, then the refund's
  * group) would deadlock with the send. A send that waits on a deletion finds no phone: 403.
  */
 function acceptStatement(message: Accepted): SQL {
