@@ -29,6 +29,10 @@ function attentionReasons(phone: Phone): string[] {
   if (phone.status === 'offline') reasons.push('offline');
   if (phone.status === 'unknown') reasons.push('no heartbeat yet');
   if (phone.battery !== null && phone.battery < LOW_BATTERY) reasons.push(`battery ${phone.battery}%`);
+  if (phone.paused_until) {
+    const until = new Date(phone.paused_until).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    reasons.push(`paused until ${until} (Android’s SMS limit)`);
+  }
   if (phone.sim_verification !== 'verified') reasons.push('SIM not verified');
   if (!phone.device_connected) reasons.push('no device connected');
   return reasons;
