@@ -20,7 +20,11 @@ const REPEAT_WITHIN_MS = 3600_000;
 /** Locks the phone's row for a pause (phone before messages, the lock order of lib/phones/delete.ts). */
 export async function lockForPause(tx: Executor, phone: { accountId: string; id: string }) {
   const [row] = await tx
-    .select({ pausedUntil: phones.pausedUntil, pauseSeconds: phones.pauseSeconds })
+    .select({
+      pausedUntil: phones.pausedUntil,
+      pauseSeconds: phones.pauseSeconds,
+      pauseResumedAt: phones.pauseResumedAt,
+    })
     .from(phones)
     .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id)))
     .for('no key update');
@@ -39,6 +43,10 @@ export async function pausePhone(
 ): Promise<Date> {
   const current = await lockForPause(tx, phone);
   if (current?.pausedUntil && current.pausedUntil > now) return current.pausedUntil;
+  // The last pause is over but the sweep has not said so yet: it is said now, before the next begins.
+  if (current?.pausedUntil && current.pauseResumedAt === null) {
+    await emitResumed(tx, { ...phone, pausedUntil: current.pausedUntil, pauseSeconds: current.pauseSeconds });
+  }
   const repeat = current?.pausedUntil && current.pausedUntil.getTime() > now.getTime() - REPEAT_WITHIN_MS;
   const seconds = Math.min(
     MAX_PAUSE_SECONDS,
@@ -85,17 +93,7 @@ export async function resumePausedPhones(db: Database, now: Date = new Date()): 
             .where(and(eq(phones.accountId, row.accountId), eq(phones.id, row.id), over))
             .returning();
           if (!phone?.pausedUntil) continue;
-          await emitEvent(tx, {
-            accountId: phone.accountId,
-            type: 'phone.resumed',
-            phone: phone.phone,
-            data: {
-              phone_id: phone.id,
-              phone: phone.phone,
-              until: phone.pausedUntil.toISOString(),
-              pause_seconds: phone.pauseSeconds ?? 0,
-            },
-          });
+          await emitResumed(tx, { ...phone, pausedUntil: phone.pausedUntil });
           count += 1;
         }
         return { count, full: due.length === BATCH_SIZE };
@@ -103,5 +101,22 @@ export async function resumePausedPhones(db: Database, now: Date = new Date()): 
       total += resumed.count;
       if (!resumed.full) return total;
     }
+  });
+}
+
+function emitResumed(
+  tx: Executor,
+  phone: { accountId: string; id: string; phone: string; pausedUntil: Date; pauseSeconds: number | null },
+): Promise<string> {
+  return emitEvent(tx, {
+    accountId: phone.accountId,
+    type: 'phone.resumed',
+    phone: phone.phone,
+    data: {
+      phone_id: phone.id,
+      phone: phone.phone,
+      until: phone.pausedUntil.toISOString(),
+      pause_seconds: phone.pauseSeconds ?? 0,
+    },
   });
 }

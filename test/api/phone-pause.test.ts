@@ -141,6 +141,9 @@ describe('a phone that reports RESULT_ERROR_LIMIT_EXCEEDED', () => {
     expect(await limitReportAfter({ endedMinutesAgo: 50, seconds: 7200 })).toBe(14_400);
     expect(await limitReportAfter({ endedMinutesAgo: 5, seconds: 14_400 })).toBe(14_400);
     expect(await limitReportAfter({ endedMinutesAgo: 61, seconds: 14_400 })).toBe(900);
+    // Each pause that ended before the next began was announced as over, once.
+    expect(await eventsOf(who, 'phone.paused')).toHaveLength(5);
+    expect(await eventsOf(who, 'phone.resumed')).toHaveLength(4);
   });
 
   it('another failure pauses nothing', async () => {
