@@ -236,6 +236,16 @@ function renderRecipients(
     total += rendering.text.length;
     if (total > MAX_RENDERED_TOTAL) throw renderedTotalTooLarge();
     const text = smart ? smartEncode(rendering.text) : rendering.text;
+    if (text.length > MAX_CONTENT_LENGTH) {
+      rejected.push({
+        index,
+        to,
+        code: 'VALIDATION_ERROR',
+        field: `recipients.${index}`,
+        detail: `text is over ${MAX_CONTENT_LENGTH} characters once smart encoding replaced look-alikes`,
+      });
+      return;
+    }
     rendered.push({ index, to, content: text, ...countSegments(text) });
   });
   return { rendered, rejected };

@@ -91,6 +91,12 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     input.dataPort === undefined
       ? await smartContent(executor, accountId, input.content, input.smartEncoding)
       : input.content;
+  if (content.length > MAX_CONTENT_LENGTH) {
+    throw validationError(
+      'content',
+      `is over ${MAX_CONTENT_LENGTH} characters once smart encoding replaced look-alikes`,
+    );
+  }
   const { encoding, segments } =
     input.dataPort === undefined ? countSegments(content) : { encoding: 'GSM-7' as const, segments: 1 };
   if (input.dataPort !== undefined && from) await checkDataSender(executor, accountId, from);

@@ -63,6 +63,16 @@ describe('smart_encoding on a send', () => {
     expect(res.body).toMatchObject({ encoding: 'GSM-7', segments: 1 });
   });
 
+  it('refuses a text that smart encoding takes past 1600 characters, naming content', async () => {
+    const who = await createTestAccount(db());
+    const res = await sendOne(who, { content: `${'a'.repeat(1598)}…`, smart_encoding: true });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['content']);
+    const fits = await sendOne(who, { content: `${'a'.repeat(1597)}…`, smart_encoding: true });
+    expect(fits.status).toBe(201);
+    expect(fits.body.content).toHaveLength(1600);
+  });
+
   it('refuses smart_encoding with a data SMS and a value that is not a boolean, naming the field', async () => {
     const who = await createTestAccount(db());
     for (const extra of [
