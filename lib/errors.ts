@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  QUEUE_FULL: { status: 429, title: 'Queue full' },
   INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
   NOT_IMPLEMENTED: { status: 501, title: 'Not implemented' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },

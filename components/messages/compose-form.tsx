@@ -1,17 +1,20 @@
 'use client';
 
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { ApiProblem, api } from '@/components/api';
 import { usePassphrase } from '@/components/crypto/passphrase';
 import { encryptSmsGate } from '@/components/crypto/smsgate-encryption';
 import { usePhones } from '@/components/lists';
+import { queryKeys } from '@/components/query-keys';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { ErrorState } from '@/components/ui/states';
 import { useRefresh } from '@/components/use-refresh';
 import type { Phone } from '@/components/wire';
 import { countSegments } from '@/lib/messages/segments';
+import { smartEncode } from '@/lib/messages/smart-encoding';
+import type { SendingSettings } from '@/lib/settings/schemas';
 
 const STATUS_ORDER: Record<Phone['status'], number> = { online: 0, unknown: 1, offline: 2 };
 
@@ -22,7 +25,8 @@ function phoneName(phone: Phone): string {
 
 /**
  * Compose one message: From is one of the account's phones (online ones first); the segment count and
- * encoding follow the text as it is typed, with the one credit the message costs.
+ * encoding follow the text as it is typed, with the one credit the message costs. Smart encoding (on
+ * when the account's default is) sends GSM-7 look-alikes as GSM-7: both counts are shown.
  */
 /** `encrypt` and its setter: the panel shows the passphrase field while encryption is chosen. */
 export function ComposeForm({ encrypt, setEncrypt }: { encrypt: boolean; setEncrypt: (encrypt: boolean) => void }) {
@@ -31,6 +35,12 @@ export function ComposeForm({ encrypt, setEncrypt }: { encrypt: boolean; setEncr
   const phones = usePhones();
   const sorted = [...(phones.data ?? [])].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
   const [form, setForm] = useState({ from: '', to: '', content: '' });
+  const sending = useQuery({
+    queryKey: queryKeys.sendingSettings.root,
+    queryFn: () => api<SendingSettings>('/api/v1/settings/sending'),
+  });
+  const [smartChoice, setSmartChoice] = useState<boolean | undefined>(undefined);
+  const smart = smartChoice ?? sending.data?.smart_encoding ?? false;
   const { passphrase } = usePassphrase();
   const encrypting = encrypt && passphrase !== '';
   const from = form.from || sorted[0]?.phone || '';
@@ -46,7 +56,7 @@ export function ComposeForm({ encrypt, setEncrypt }: { encrypt: boolean; setEncr
               content: await encryptSmsGate(form.content, passphrase),
               encrypted: true,
             }
-          : { ...form, from },
+          : { ...form, from, smart_encoding: smart },
       }),
     onSuccess: () => {
       setForm({ ...form, to: '', content: '' });
@@ -54,7 +64,9 @@ export function ComposeForm({ encrypt, setEncrypt }: { encrypt: boolean; setEncr
     },
   });
   const problem = send.error instanceof ApiProblem ? send.error : undefined;
-  const count = countSegments(form.content);
+  const typed = countSegments(form.content);
+  const smartText = smart && !encrypting ? smartEncode(form.content) : form.content;
+  const count = countSegments(smartText);
   const fromError = problem?.fieldError('from');
 
   return (
@@ -123,6 +135,17 @@ export function ComposeForm({ encrypt, setEncrypt }: { encrypt: boolean; setEncr
           {count.units} {count.encoding === 'GSM-7' ? 'characters' : 'UTF-16 units'} · {count.encoding} ·{' '}
           {count.segments} segment{count.segments === 1 ? '' : 's'} · 1 credit
         </p>
+        {smartText !== form.content && (
+          <p className="text-xs text-slate-600" data-testid="smart-count">
+            As typed: {typed.encoding} · {typed.segments} segment{typed.segments === 1 ? '' : 's'}. Smart encoding sends
+            “{smartText.length > 60 ? `${smartText.slice(0, 60)}…` : smartText}” as {count.encoding} · {count.segments}{' '}
+            segment{count.segments === 1 ? '' : 's'}.
+          </p>
+        )}
+        <label className="flex items-center gap-2 text-sm text-slate-800">
+          <input type="checkbox" checked={smart} onChange={(event) => setSmartChoice(event.target.checked)} />
+          Smart encoding: replace curly quotes, long dashes, odd spaces and ellipses by their GSM-7 look-alikes
+        </label>
         {problem?.fieldError('content') && <p className="text-xs text-red-700">{problem.fieldError('content')}</p>}
       </div>
       <div className="flex flex-col gap-1">

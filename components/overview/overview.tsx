@@ -29,6 +29,10 @@ function attentionReasons(phone: Phone): string[] {
   if (phone.status === 'offline') reasons.push('offline');
   if (phone.status === 'unknown') reasons.push('no heartbeat yet');
   if (phone.battery !== null && phone.battery < LOW_BATTERY) reasons.push(`battery ${phone.battery}%`);
+  if (phone.paused_until) {
+    const until = new Date(phone.paused_until).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    reasons.push(`paused until ${until} (Android’s SMS limit)`);
+  }
   if (phone.sim_verification !== 'verified') reasons.push('SIM not verified');
   if (!phone.device_connected) reasons.push('no device connected');
   return reasons;
@@ -193,6 +197,11 @@ export function Overview() {
           href="/dashboard/phones"
         />
         <Stat label="Credits" value={balance.data?.total ?? '…'} href="/dashboard/credits" />
+        <Stat
+          label="Queued / most allowed"
+          value={stats.data ? `${stats.data.queue.queued} / ${stats.data.queue.max_queued_messages}` : '…'}
+          href="/dashboard/settings/sending"
+        />
         <Stat label="Sent today" value={stats.data?.today.sent ?? '…'} href="/dashboard/messages" />
         <Stat label="Received today" value={stats.data?.today.received ?? '…'} href="/dashboard/messages" />
         <Stat label="Delivered today" value={stats.data?.today.delivered ?? '…'} href="/dashboard/messages" />

@@ -109,6 +109,12 @@ function PhoneView({ phone }: { phone: Phone }) {
           <Detail term="SIM verification">
             <SimBadge verification={phone.sim_verification} />
           </Detail>
+          {phone.paused_until && (
+            <Detail term="Paused">
+              until {formatTime(phone.paused_until)}: Android reported its SMS limit exceeded, so it is handed no
+              message before then
+            </Detail>
+          )}
         </dl>
       </Section>
 

@@ -174,3 +174,46 @@ export function CountriesFieldset({ ids, form }: { ids: string; form: SendingFor
     </fieldset>
   );
 }
+
+/** The account's own queue limit, smart-encoding default and inbound de-duplication (no group overrides them). */
+export function AccountSendingFieldset({ ids, form }: { ids: string; form: SendingForm }) {
+  const { maxQueued, setMaxQueued, smartEncoding, setSmartEncoding, dedupSeconds, setDedupSeconds, fieldError } = form;
+  return (
+    <fieldset className="flex flex-col gap-2">
+      <legend className="text-sm font-semibold text-slate-800">Queue, encoding and inbound duplicates</legend>
+      <label className="flex items-center gap-2 text-sm" htmlFor={`${ids}-max-queued`}>
+        Most messages queued at once (a send past it answers 429 QUEUE_FULL)
+        <input
+          id={`${ids}-max-queued`}
+          type="number"
+          min={1}
+          className="w-32 rounded-md border border-slate-300 px-2 py-1"
+          value={maxQueued}
+          onChange={(event) => setMaxQueued(Number(event.target.value))}
+          aria-invalid={fieldError('max_queued_messages') ? true : undefined}
+        />
+      </label>
+      {fieldError('max_queued_messages') && <p className="text-xs text-red-700">{fieldError('max_queued_messages')}</p>}
+      <label className="flex items-center gap-2 text-sm">
+        <input type="checkbox" checked={smartEncoding} onChange={(event) => setSmartEncoding(event.target.checked)} />
+        Smart encoding by default: replace curly quotes, long dashes, odd spaces and ellipses by their GSM-7 look-alikes
+      </label>
+      <label className="flex items-center gap-2 text-sm" htmlFor={`${ids}-dedup`}>
+        Treat the same text from the same sender to one phone within this many seconds as one SMS (0: off)
+        <input
+          id={`${ids}-dedup`}
+          type="number"
+          min={0}
+          max={86400}
+          className="w-24 rounded-md border border-slate-300 px-2 py-1"
+          value={dedupSeconds}
+          onChange={(event) => setDedupSeconds(Number(event.target.value))}
+          aria-invalid={fieldError('inbound_dedup_seconds') ? true : undefined}
+        />
+      </label>
+      {fieldError('inbound_dedup_seconds') && (
+        <p className="text-xs text-red-700">{fieldError('inbound_dedup_seconds')}</p>
+      )}
+    </fieldset>
+  );
+}

@@ -9,7 +9,7 @@ import { queryKeys } from '../query-keys';
 import { Button } from '../ui/button';
 import { Section } from '../ui/section';
 import { ErrorState, Loading } from '../ui/states';
-import { CountriesFieldset, RetryFieldset, SendWindowFieldset } from './sending-fieldsets';
+import { AccountSendingFieldset, CountriesFieldset, RetryFieldset, SendWindowFieldset } from './sending-fieldsets';
 import { type Group, useSendingForm } from './use-sending-form';
 
 /** Settings → Sending: the account's quiet hours, retries and allowed countries, and each group's overrides. */
@@ -75,6 +75,8 @@ function SettingsForm({ account, group }: { account: SendingSettings; group?: Gr
       <RetryFieldset ids={ids} form={form} />
 
       <CountriesFieldset ids={ids} form={form} />
+
+      {!group && <AccountSendingFieldset ids={ids} form={form} />}
 
       <div className="flex items-center gap-3">
         <Button type="submit" disabled={save.isPending}>

@@ -2,12 +2,13 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { SendingSettings } from '@/lib/settings/schemas';
+import type { ACCOUNT_ONLY_SENDING, SendingSettings } from '@/lib/settings/schemas';
 import { ApiProblem, api } from '../api';
 import { useRefresh } from '../use-refresh';
 
 export type Group = { id: number; name: string; is_default: boolean; sending: Partial<SendingSettings> };
-export type Field = keyof SendingSettings;
+/** The settings a group may override (the others are the account's alone). */
+export type Field = Exclude<keyof SendingSettings, (typeof ACCOUNT_ONLY_SENDING)[number]>;
 export type Window = NonNullable<SendingSettings['send_window']>;
 
 const DEFAULT_WINDOW: Window = {
@@ -34,6 +35,9 @@ export function useSendingForm(account: SendingSettings, group?: Group) {
   const [attempts, setAttempts] = useState(initial.max_attempts);
   const [countriesOn, setCountriesOn] = useState(initial.allowed_countries !== null);
   const [countries, setCountries] = useState((initial.allowed_countries ?? []).join(', '));
+  const [maxQueued, setMaxQueued] = useState(account.max_queued_messages);
+  const [smartEncoding, setSmartEncoding] = useState(account.smart_encoding);
+  const [dedupSeconds, setDedupSeconds] = useState(account.inbound_dedup_seconds);
 
   const save = useMutation({
     mutationFn: () => {
@@ -47,7 +51,17 @@ export function useSendingForm(account: SendingSettings, group?: Group) {
               .filter(Boolean)
           : null,
       };
-      if (!group) return api('/api/v1/settings/sending', { method: 'PATCH', body: values });
+      if (!group) {
+        return api('/api/v1/settings/sending', {
+          method: 'PATCH',
+          body: {
+            ...values,
+            max_queued_messages: maxQueued,
+            smart_encoding: smartEncoding,
+            inbound_dedup_seconds: dedupSeconds,
+          },
+        });
+      }
       const sending = Object.fromEntries(
         (Object.keys(values) as Field[]).map((key) => [key, inherit[key] ? 'inherit' : values[key]]),
       );
@@ -73,6 +87,12 @@ export function useSendingForm(account: SendingSettings, group?: Group) {
     setCountriesOn,
     countries,
     setCountries,
+    maxQueued,
+    setMaxQueued,
+    smartEncoding,
+    setSmartEncoding,
+    dedupSeconds,
+    setDedupSeconds,
     save,
     problem,
     fieldError,

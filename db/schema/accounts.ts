@@ -22,6 +22,10 @@ export type PlanName = (typeof PLANS)[number];
 /** Quiet hours: normal-priority messages are handed to phones only inside this window (lib/settings). */
 export type SendWindow = { time_zone: string; days: string[]; start: string; end: string };
 export const MAX_ATTEMPTS_RANGE = { min: 1, max: 5, default: 2 } as const;
+/** Queued messages an account holds at most by default (Settings → Sending, `max_queued_messages`). */
+export const ACCOUNT_QUEUE_DEFAULT = 100_000;
+/** Seconds within which a second identical inbound SMS is a duplicate (`inbound_dedup_seconds`). */
+export const INBOUND_DEDUP_RANGE = { min: 0, max: 86_400, default: 120 } as const;
 
 export const accounts = pgTable(
   'accounts',
@@ -41,11 +45,19 @@ export const accounts = pgTable(
     sendWindow: jsonb('send_window').$type<SendWindow>(),
     maxAttempts: smallint('max_attempts').notNull().default(MAX_ATTEMPTS_RANGE.default),
     allowedCountries: text('allowed_countries').array(),
+    // Back-pressure: a send that would take the account's queued messages past this answers 429 QUEUE_FULL
+    // (the operator's ACCOUNT_MAX_QUEUED caps it).
+    maxQueuedMessages: integer('max_queued_messages').notNull().default(ACCOUNT_QUEUE_DEFAULT),
+    // A send without `smart_encoding` replaces GSM-7 look-alikes when this is on (lib/messages/smart-encoding.ts).
+    smartEncoding: boolean('smart_encoding').notNull().default(false),
+    // An inbound SMS like one recorded this many seconds before (same phone, sender, text) is a duplicate; 0: off.
+    inboundDedupSeconds: integer('inbound_dedup_seconds').notNull().default(INBOUND_DEDUP_RANGE.default),
     // Alert thresholds (GET/PATCH /api/v1/settings/alerts, lib/alerts); null turns that alert off.
     alertPhoneOfflineMinutes: integer('alert_phone_offline_minutes').default(ALERT_RULES.phone_offline.default),
     alertBatteryBelowPercent: integer('alert_battery_below_percent').default(ALERT_RULES.battery_low.default),
     alertQueuedOlderThanMinutes: integer('alert_queued_older_than_minutes').default(ALERT_RULES.queue_stalled.default),
     alertGroupBalanceBelow: integer('alert_group_balance_below'),
+    alertPhonePausedMinutes: integer('alert_phone_paused_minutes').default(ALERT_RULES.phone_paused.default),
     alertWebhookFailuresInARow: integer('alert_webhook_failures_in_a_row').default(ALERT_RULES.webhook_failing.default),
     // whsec_… secret signing status callbacks (status_callback_url), sealed like webhook secrets.
     callbackSecretEncrypted: text('callback_secret_encrypted'),
@@ -68,6 +80,7 @@ export const accounts = pgTable(
       phone_offline: t.alertPhoneOfflineMinutes,
       battery_low: t.alertBatteryBelowPercent,
       queue_stalled: t.alertQueuedOlderThanMinutes,
+      phone_paused: t.alertPhonePausedMinutes,
       group_balance_low: t.alertGroupBalanceBelow,
       webhook_failing: t.alertWebhookFailuresInARow,
     };
@@ -82,6 +95,11 @@ export const accounts = pgTable(
       check(
         'accounts_retention_content_days_check',
         sql`${t.retentionContentDays} is null or ${t.retentionContentDays} >= 1`,
+      ),
+      check('accounts_max_queued_messages_range', sql`${t.maxQueuedMessages} >= 1`),
+      check(
+        'accounts_inbound_dedup_seconds_range',
+        sql`${t.inboundDedupSeconds} between ${sql.raw(String(INBOUND_DEDUP_RANGE.min))} and ${sql.raw(String(INBOUND_DEDUP_RANGE.max))}`,
       ),
       check(
         'accounts_max_attempts_range',

@@ -30,6 +30,13 @@ export const ALERT_RULES = {
     max: 10_080,
     default: 10,
   },
+  phone_paused: {
+    setting: 'phone_paused_minutes',
+    subject: 'phone',
+    min: 1,
+    max: 240,
+    default: 1,
+  },
   group_balance_low: {
     setting: 'group_balance_below',
     subject: 'group',

@@ -20,6 +20,8 @@ export const EVENT_TYPES = [
   'recipient.opted_in',
   'phone.online',
   'phone.offline',
+  'phone.paused',
+  'phone.resumed',
   'phone.ping',
   'alert.raised',
   'alert.resolved',

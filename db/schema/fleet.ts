@@ -89,6 +89,12 @@ export const phones = pgTable(
     hourlyCap: integer('hourly_cap'),
     monthlyRecipientCap: integer('monthly_recipient_cap'),
     jitterSeconds: integer('jitter_seconds').notNull().default(0),
+    // Paused after the phone reported Android's RESULT_ERROR_LIMIT_EXCEEDED (lib/phones/pause.ts): no
+    // message is handed to it or assigned to it before this. `pause_seconds` is the length of the latest
+    // pause (a repeat within the hour doubles it); `pause_resumed_at` is set once phone.resumed is emitted.
+    pausedUntil: timestamp('paused_until', { withTimezone: true, precision: 3 }),
+    pauseSeconds: integer('pause_seconds'),
+    pauseResumedAt: timestamp('pause_resumed_at', { withTimezone: true, precision: 3 }),
     simVerification: text('sim_verification', { enum: SIM_VERIFICATIONS }).notNull().default('unverified'),
     // The number the pending SIM check's code is texted from: null for the phone's own (loopback),
     // else another verified phone of the account or the operator's VERIFICATION_SENDER_PHONE.
@@ -105,6 +111,10 @@ export const phones = pgTable(
     uniqueIndex('phones_account_phone_key').on(t.accountId, t.phone),
     index('phones_account_created_idx').on(t.accountId, t.createdAt),
     index('phones_group_idx').on(t.groupId),
+    // The resume sweep: pauses not yet announced as over. Heartbeats write none of these columns.
+    index('phones_pause_idx')
+      .on(t.pausedUntil)
+      .where(sql`${t.pausedUntil} is not null and ${t.pauseResumedAt} is null`),
     // No index covers what a steady heartbeat writes (status unchanged, battery, last_heartbeat_at),
     // so PostgreSQL updates the row in place (HOT, with the fillfactor of migration 0015) and
     // touches none of these indexes. The offline sweep reads the table instead (lib/heartbeats/sweep.ts).

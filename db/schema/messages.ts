@@ -87,6 +87,21 @@ export const bulkMessages = pgTable(
   ],
 );
 
+/**
+ * Back-pressure (lib/messages/queue-room.ts): an upper bound of the account's queued messages. Every
+ * send adds its messages under this row's lock, only while the sum stays within the account's
+ * `max_queued_messages`; messages leaving the queue take nothing off, so it only grows, until a send
+ * that finds it full recounts the account's queued messages (messages_account_queued_idx) and sets it
+ * to that count (at most once every few seconds while the queue stays full).
+ */
+export const accountQueues = pgTable('account_queues', {
+  accountId: uuid('account_id')
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  queued: integer('queued').notNull().default(0),
+  recountedAt: timestamp('recounted_at', { withTimezone: true, precision: 3 }),
+});
+
 export const messages = pgTable(
   'messages',
   {
@@ -188,6 +203,9 @@ export const messages = pgTable(
     // one nulls its messages' callback_webhook_id: both look up this index, not every message of the account.
     index('messages_callback_idx').on(t.accountId, t.callbackWebhookId).where(sql`${t.callbackWebhookId} is not null`),
     index('messages_bulk_idx').on(t.bulkId).where(sql`${t.bulkId} is not null`),
+    // Back-pressure recounts an account's queued messages (lib/messages/queue-room.ts): an index-only
+    // count bounded by the account's max_queued_messages, rather than a visit to every message it has.
+    index('messages_account_queued_idx').on(t.accountId).where(sql`${t.status} = 'queued'`),
     // Expiry sweep over live outbound messages only.
     index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched', 'cancelling')`),
     // Pacing counts what a phone was handed recently.

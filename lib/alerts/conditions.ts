@@ -51,6 +51,19 @@ export const ALERT_CONDITIONS: Record<AlertKind, (now: Date) => SQL> = {
     where a.alert_queued_older_than_minutes is not null
       and p.status = 'online'
     group by p.account_id, p.id, p.phone, a.alert_queued_older_than_minutes`,
+  // Paused after Android's RESULT_ERROR_LIMIT_EXCEEDED (lib/phones/pause.ts), for a pause at least the
+  // threshold long: raised once per pause, resolved when it ends.
+  phone_paused: (now) => sql`
+    select p.account_id, p.id::text as subject_id, p.phone as subject_name,
+      jsonb_build_object(
+        'paused_until', ${iso(sql`p.paused_until`)},
+        'pause_seconds', p.pause_seconds,
+        'threshold_minutes', a.alert_phone_paused_minutes
+      ) as values
+    from phones p join accounts a on a.id = p.account_id
+    where a.alert_phone_paused_minutes is not null
+      and p.paused_until > ${at(now)}
+      and p.pause_seconds >= a.alert_phone_paused_minutes * 60`,
   // Every group, the default one too.
   group_balance_low: () => sql`
     select g.account_id, g.id::text as subject_id, g.name as subject_name,

@@ -35,6 +35,8 @@ export function alertTitle(alert: Pick<AlertView, 'kind' | 'subject' | 'values'>
       return `Phone ${name}'s battery is at ${values.battery} %`;
     case 'queue_stalled':
       return `Phone ${name} is online but holds messages queued over ${values.threshold_minutes} minutes`;
+    case 'phone_paused':
+      return `Phone ${name} is paused until ${values.paused_until}: Android reported its SMS limit exceeded`;
     case 'group_balance_low':
       return `Group ${name} has ${values.balance} credits left`;
     case 'webhook_failing':

@@ -23,6 +23,7 @@ export const alertSettingsSchema = z
     phone_offline_minutes: threshold('phone_offline'),
     battery_below_percent: threshold('battery_low'),
     queued_older_than_minutes: threshold('queue_stalled'),
+    phone_paused_minutes: threshold('phone_paused'),
     group_balance_below: threshold('group_balance_low'),
     webhook_failures_in_a_row: threshold('webhook_failing'),
   })
@@ -35,6 +36,7 @@ export const alertSettingsBody = z
     phone_offline_minutes: threshold('phone_offline').optional(),
     battery_below_percent: threshold('battery_low').optional(),
     queued_older_than_minutes: threshold('queue_stalled').optional(),
+    phone_paused_minutes: threshold('phone_paused').optional(),
     group_balance_below: threshold('group_balance_low').optional(),
     webhook_failures_in_a_row: threshold('webhook_failing').optional(),
   })
@@ -54,7 +56,7 @@ export const alertSchema = z
     id: z.uuid(),
     kind: z.enum(ALERT_KINDS).openapi({
       description:
-        '`phone_offline`, `battery_low` and `queue_stalled` are about a phone; `group_balance_low` about a group (the default group too); `webhook_failing` about a webhook.',
+        '`phone_offline`, `battery_low`, `queue_stalled` and `phone_paused` are about a phone; `group_balance_low` about a group (the default group too); `webhook_failing` about a webhook.',
     }),
     subject: z.object({
       type: z.enum(ALERT_SUBJECT_TYPES),

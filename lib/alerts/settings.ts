@@ -10,6 +10,7 @@ export const ALERT_THRESHOLD_FIELDS = {
   phone_offline: 'alertPhoneOfflineMinutes',
   battery_low: 'alertBatteryBelowPercent',
   queue_stalled: 'alertQueuedOlderThanMinutes',
+  phone_paused: 'alertPhonePausedMinutes',
   group_balance_low: 'alertGroupBalanceBelow',
   webhook_failing: 'alertWebhookFailuresInARow',
 } as const satisfies Record<AlertKind, keyof typeof accounts.$inferSelect>;

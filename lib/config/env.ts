@@ -177,6 +177,10 @@ export const envSchema = z.object({
   MESSAGE_EXPIRY_SWEEP_S: variable(wholeNumber(1)).default(30),
   /** Waits before each automatic retry of a failed message, in seconds: the n-th retry waits the n-th (the last repeats). */
   RETRY_BACKOFF_SECONDS: variable(secondsList).default([60, 300]),
+  /** A phone that reports Android's RESULT_ERROR_LIMIT_EXCEEDED is paused this long (doubled on a repeat within the hour, at most 4 h). */
+  LIMIT_PAUSE_SECONDS: variable(wholeNumber(1)).default(900),
+  /** The most queued messages an account may hold (its `max_queued_messages` setting is capped by this). */
+  ACCOUNT_MAX_QUEUED: variable(wholeNumber(1)).default(100_000),
   /** Automatic SMS (rule actions, HELP, webhook and TwiML replies, opt-out confirmations) and forward emails per counterpart number, per account, in any hour. */
   AUTO_REPLY_LIMIT: variable(wholeNumber()).default(3),
   /** Automatic SMS an account sends in any hour, all counterparts together. */

@@ -113,6 +113,12 @@ export const config = {
   get alertEmailsPerHour() {
     return readSetting('ALERT_EMAILS_PER_HOUR');
   },
+  get limitPauseSeconds() {
+    return readSetting('LIMIT_PAUSE_SECONDS');
+  },
+  get accountMaxQueued() {
+    return readSetting('ACCOUNT_MAX_QUEUED');
+  },
   get retryBackoffSeconds() {
     return readSetting('RETRY_BACKOFF_SECONDS');
   },

@@ -39,6 +39,17 @@ export const phoneEventData = z
   })
   .openapi('PhoneEventData', { description: 'The phone whose online status changed.' });
 
+export const phonePauseEventData = z
+  .object({
+    phone_id: z.uuid(),
+    phone: z.string().openapi({ example: '+14155550100' }),
+    until: timestamp.openapi({ description: 'When the pause ends (for `phone.resumed`: when it ended).' }),
+    pause_seconds: z.number().int().openapi({ description: 'The length of the pause.', example: 900 }),
+  })
+  .openapi('PhonePauseEventData', {
+    description: 'A phone paused after Android reported its SMS limit exceeded, or resumed after that pause.',
+  });
+
 export const testEventData = z
   .object({
     webhook_id: z.uuid(),
@@ -203,6 +214,29 @@ export const EVENT_CATALOGUE = {
     subscribable: true,
     schema: phoneEventData,
     sample: samplePhone('offline'),
+  },
+  'phone.paused': {
+    description:
+      'A phone reported Android’s `RESULT_ERROR_LIMIT_EXCEEDED`: it is handed no message until `until` (`LIMIT_PAUSE_SECONDS`, doubled on a repeat within the hour, at most 4 h). Its failed message goes to another phone of its group (or waits for the pause when sent `from` it); its queued group messages move as for an offline phone. Sent once per pause.',
+    subscribable: true,
+    schema: phonePauseEventData,
+    sample: {
+      phone_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      phone: '+14155550100',
+      until: '2025-01-15T10:45:00.000Z',
+      pause_seconds: 900,
+    },
+  },
+  'phone.resumed': {
+    description: 'A phone’s pause (`phone.paused`) ended: it is handed messages again. Sent once per pause.',
+    subscribable: true,
+    schema: phonePauseEventData,
+    sample: {
+      phone_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      phone: '+14155550100',
+      until: '2025-01-15T10:45:00.000Z',
+      pause_seconds: 900,
+    },
   },
   'phone.ping': {
     description:

@@ -1,6 +1,7 @@
 import type { Database } from '@/db';
 import { config } from '@/lib/config';
 import { rerouteStranded } from '@/lib/messages/reroute';
+import { resumePausedPhones } from '@/lib/phones/pause';
 import { startPeriodic } from '@/lib/runtime/periodic';
 import { sweepOfflinePhones } from './sweep';
 
@@ -12,8 +13,9 @@ export type FleetWorkOptions = {
 
 /**
  * The offline sweep (HEARTBEAT_SWEEP_INTERVAL_S): once at start, for phones that went silent
- * while the server was down, then every interval. Each sweep then moves the queued group messages
- * of phones that are not online to the online phones of their group.
+ * while the server was down, then every interval. Each sweep then announces the phones whose pause
+ * ended (`phone.resumed`) and moves the queued group messages of phones that are not online, or
+ * paused, to the online phones of their group.
  */
 export async function startFleetWork(options: FleetWorkOptions = {}): Promise<() => Promise<void>> {
   return startPeriodic({
@@ -26,6 +28,7 @@ export async function startFleetWork(options: FleetWorkOptions = {}): Promise<()
 
 async function fleetSweep(db: Database): Promise<number> {
   const offline = await sweepOfflinePhones(db);
+  await resumePausedPhones(db);
   await rerouteStranded(db);
   return offline;
 }

@@ -6,6 +6,7 @@ import { batchedOnPipeline } from '@/lib/transactions';
 import * as eligible from './eligibility';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import { type MessageRow, messageColumns, messageRowOf } from './present';
+import { reserveQueueSql } from './queue-room';
 import { recordRecipientsCtes } from './quota';
 
 /**
@@ -35,7 +36,9 @@ export const acceptInBatch = batchedOnPipeline<BatchedSend, MessageRow>(
 
 /**
  * The one-statement send of lib/messages/send.ts (`acceptStatement`, whose comment explains the
- * design) for many sends: the same checks row by row, then one call of the credit rule per
+ * design) for many sends: the same checks row by row, room in each account's queue for all of its
+ * sends (lib/messages/queue-room.ts; an account whose sends do not all fit takes none, and they go
+ * alone), then one call of the credit rule per
  * group for all of that group's sends (all or nothing, so a group that cannot cover its whole
  * batch takes none and its sends go alone), groups in id order so that two batches never lock
  * two groups in opposite orders. The sends travel as one JSON parameter, so the statement's text
@@ -83,10 +86,14 @@ function batchStatement(sends: BatchedSend[]): SQL {
         and not ${eligible.recipientOptedOut(facts)}
         and ${eligible.countryAllowed(facts)}
     ),
+    room as materialized (
+      ${reserveQueueSql(sql`select account_id, count(*)::int as count from eligible group by account_id order by account_id`)}
+    ),
     charged as materialized (
       select batch.account_id, batch.group_id, ${charge} as balance_after
       from (
         select account_id, sender_group_id as group_id, array_agg(id order by ord) as ids from eligible
+        where account_id in (select account_id from room)
         group by account_id, sender_group_id order by sender_group_id offset 0
       ) batch
     ),

@@ -55,8 +55,13 @@ export function countryAllowedSql(country: string | null | SQL): SQL {
       end`;
 }
 
+/** Whether phone `alias` is not paused by Android's SMS limiter (lib/phones/pause.ts). */
+export function notPausedSql(alias: SQL): SQL {
+  return sql`(${alias}.paused_until is null or ${alias}.paused_until <= now())`;
+}
+
 /**
- * The group's phones that may send now: online, SIM not waiting for its check, holding `sim` if
+ * The group's phones that may send now: online, not paused, SIM not waiting for its check, holding `sim` if
  * one is asked for; with their queue depth. `lock` takes their FOR KEY SHARE lock, the first lock
  * of a transaction that then moves or inserts messages (the lock order of lib/phones/delete.ts).
  */
@@ -77,7 +82,7 @@ export async function groupCandidates(
       from phones p left join devices d on d.id = p.device_id
       where p.account_id = ${accountId}::uuid and p.group_id = ${groupId}::int
         and p.sim_verification <> 'pending'
-        and ${online ? sql`p.status = 'online'` : sql`true`}
+        and ${online ? sql`p.status = 'online' and ${notPausedSql(sql`p`)}` : sql`true`}
         and ${options.exclude ? sql`p.id <> ${options.exclude}::uuid` : sql`true`}
         and ${simFitsSql(options.sim)}
       order by p.last_heartbeat_at desc nulls last, p.id

@@ -20,6 +20,7 @@ import {
   planOutbound,
   type RejectedRecipient,
 } from './plan';
+import { reserveQueue } from './queue-room';
 import { bulkQuotaRace, isQuotaRace, recordRecipientsCtes } from './quota';
 import { scheduleOf } from './schedule';
 import type { Encoding } from './segments';
@@ -78,6 +79,8 @@ async function acceptBulk(executor: Executor, accountId: string, input: BulkInpu
       ? await callbackTarget(tx, accountId, input.statusCallbackUrl)
       : null;
     const messageIds = plan.planned.map(() => randomUUID());
+    // Room in the account's queue before any credit moves (429 QUEUE_FULL), the phones locked first.
+    await reserveQueue(tx, accountId, messageIds.length);
     // Charge first: a group that cannot pay refuses before a thousand rows are written.
     await chargeMessages(tx, { accountId, groupId: plan.groupId, messageIds });
     const [bulk] = await tx

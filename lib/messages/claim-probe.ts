@@ -35,6 +35,7 @@ type ProbeRow = {
   next_due: string | Date | null;
   cancelling: boolean;
   cancelling_since: boolean;
+  paused_until: string | Date | null;
 };
 
 /**
@@ -57,7 +58,9 @@ async function probeMany(db: Database, items: ClaimProbeItem[]): Promise<ClaimPr
       exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
         and m.direction = 'outbound' and m.status = 'cancelling') as cancelling,
       exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
-        and m.direction = 'outbound' and m.status = 'cancelling' and m.updated_at > p.cancels_since) as cancelling_since
+        and m.direction = 'outbound' and m.status = 'cancelling' and m.updated_at > p.cancels_since) as cancelling_since,
+      (select ph.paused_until from phones ph where ph.account_id = p.account_id and ph.id = p.phone_id
+        and ph.paused_until > p.now) as paused_until
     from unnest(
       ${`{${items.map((item) => item.accountId).join(',')}}`}::uuid[],
       ${`{${items.map((item) => item.phoneId).join(',')}}`}::uuid[],
@@ -69,10 +72,13 @@ async function probeMany(db: Database, items: ClaimProbeItem[]): Promise<ClaimPr
   const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
   return items.map((_, index) => {
     const row = byOrd.get(index + 1);
+    // A paused phone (lib/phones/pause.ts) has nothing due before its pause ends.
+    const pausedUntil = row?.paused_until ? new Date(row.paused_until) : null;
+    const nextDue = row?.next_due ? new Date(row.next_due) : null;
     return {
-      due: row?.due === true,
-      unreported: row?.unreported === true,
-      nextDueAt: row?.next_due ? new Date(row.next_due) : null,
+      due: row?.due === true && !pausedUntil,
+      unreported: row?.unreported === true && !pausedUntil,
+      nextDueAt: pausedUntil && (row?.due || row?.unreported || nextDue) ? pausedUntil : nextDue,
       cancelling: row?.cancelling === true,
       cancellingSince: row?.cancelling_since === true,
     };

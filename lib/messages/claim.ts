@@ -179,12 +179,17 @@ async function claimOnce(
         dailyCap: phones.dailyCap,
         jitterSeconds: phones.jitterSeconds,
         groupId: phones.groupId,
+        pausedUntil: phones.pausedUntil,
       })
       .from(phones)
       // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
       .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
       .for('no key update');
     if (!locked) return { claimed: [] };
+    // Paused by Android's SMS limiter (lib/phones/pause.ts): nothing, not even a redelivery, until it ends.
+    if (locked.pausedUntil && locked.pausedUntil > now) {
+      return { claimed: [], retryInMs: locked.pausedUntil.getTime() - now.getTime() };
+    }
     const pacing = await pacingOf(tx, { id: phone.id, accountId: phone.accountId, ...locked }, now);
     if (pacing.allowance === 0) {
       if (pacing.heldBy) await markHeld(tx, phone, now, pacing.heldBy);

@@ -62,4 +62,8 @@ export const REPORT_STATUS = `Moves a message of this phone to \`sent\`, \`deliv
 
 export const RECORD_RECEIVED =
   'Creates an inbound message (`received`) and emits `message.received`. A retry with the same ' +
-  '`device_message_id` answers 200 with the message already recorded, and emits nothing.';
+  '`device_message_id` answers 200 with the message already recorded, and emits nothing. So does a ' +
+  'duplicate: the same text from the same sender to this phone within the account’s ' +
+  '`inbound_dedup_seconds` (Settings → Sending, default 120, 0: off) of one recorded, under any ' +
+  '`device_message_id` or none: it answers 200 with the first message and `duplicate_of` set to its id, stores ' +
+  'nothing, and triggers no webhook, rule or opt-out again.';

@@ -12,6 +12,7 @@ import { type BulkInput, insertQueued } from './bulk';
 import { ORIGINS } from './origins';
 import { planOutbound } from './plan';
 import { type MessageWire, presentMessage } from './present';
+import { reserveQueue } from './queue-room';
 import { scheduleOf } from './schedule';
 
 /**
@@ -40,6 +41,7 @@ export async function sendEncryptedMessage(
         ? await callbackTarget(tx, accountId, input.statusCallbackUrl)
         : null;
       const id = randomUUID();
+      await reserveQueue(tx, accountId, 1);
       await chargeMessages(tx, { accountId, groupId: plan.groupId, messageIds: [id] });
       await insertQueued(tx, {
         accountId,

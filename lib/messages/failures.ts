@@ -15,3 +15,11 @@ export function isRetryableFailure(errorCode: string | undefined, error: string 
   const said = `${errorCode ?? ''} ${error ?? ''}`.toUpperCase();
   return RETRYABLE_ERRORS.some((code) => said.includes(code));
 }
+
+/** Android's SMS limiter: the phone that reports it is paused (lib/phones/pause.ts). */
+export const LIMIT_EXCEEDED: RetryableError = 'RESULT_ERROR_LIMIT_EXCEEDED';
+
+/** Whether a failure report is Android's limiter (its `error_code`, or the SMSGate app's error text). */
+export function isLimitExceeded(errorCode: string | undefined, error: string | undefined): boolean {
+  return `${errorCode ?? ''} ${error ?? ''}`.toUpperCase().includes(LIMIT_EXCEEDED);
+}

@@ -10,6 +10,8 @@ import { monthlyResetAt, QUOTA_MONTH } from './quota';
 import { countryNotAllowedText, optedOutText } from './refusals';
 import { countSegments, type Encoding } from './segments';
 import { findSenderPhone } from './sender-phone';
+import { smartEncodingOn } from './smart-content';
+import { smartEncode } from './smart-encoding';
 import { parseTemplate, renderTemplate, type TemplateVars } from './template';
 
 export type Recipient = string | { to: string; vars?: TemplateVars };
@@ -28,6 +30,8 @@ export type OutboundPlanInput = {
    * sent as they are from one phone paired with the app, with no template, opt-out or country check.
    */
   encrypted?: boolean;
+  /** Replace GSM-7 look-alikes in each rendered text (lib/messages/smart-encoding.ts); absent: the account's default. */
+  smartEncoding?: boolean;
 };
 
 /** One message that will go out: its rendered text and the phone chosen for it. */
@@ -88,7 +92,16 @@ export async function planOutbound(
       rejected: [],
     };
   }
-  const { rendered, rejected } = renderRecipients(input.content, input.recipients);
+  const smart = await smartEncodingOn(
+    executor,
+    accountId,
+    [
+      input.content,
+      ...input.recipients.flatMap((r) => (typeof r === 'string' ? [] : Object.values(r.vars ?? {}).map(String))),
+    ],
+    input.smartEncoding,
+  );
+  const { rendered, rejected } = renderRecipients(input.content, input.recipients, smart);
   const groupId = sender ? sender.groupId : (input.fromGroup as number);
   const screens = screensOf(input.origin);
   const sendable = await screenRecipients(executor, accountId, groupId, screens, rendered, rejected);
@@ -266,6 +279,7 @@ async function assignGroupPhones(
 function renderRecipients(
   content: string,
   recipients: Recipient[],
+  smart: boolean,
 ): { rendered: Array<Omit<PlannedMessage, 'phone'>>; rejected: RejectedRecipient[] } {
   const template = parseTemplate(content);
   const rejected: RejectedRecipient[] = [];
@@ -302,7 +316,18 @@ function renderRecipients(
     }
     total += rendering.text.length;
     if (total > MAX_RENDERED_TOTAL) throw renderedTotalTooLarge();
-    rendered.push({ index, to, content: rendering.text, ...countSegments(rendering.text) });
+    const text = smart ? smartEncode(rendering.text) : rendering.text;
+    if (text.length > MAX_CONTENT_LENGTH) {
+      rejected.push({
+        index,
+        to,
+        code: 'VALIDATION_ERROR',
+        field: `recipients.${index}`,
+        detail: `text is over ${MAX_CONTENT_LENGTH} characters once smart encoding replaced look-alikes`,
+      });
+      return;
+    }
+    rendered.push({ index, to, content: text, ...countSegments(text) });
   });
   return { rendered, rejected };
 }

@@ -3,8 +3,10 @@ import type { Executor } from '@/db';
 import { type MessageStatus, messages } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { notFound } from '@/lib/errors';
+import { lockForPause, pausePhone } from '@/lib/phones/pause';
 import { withTransaction } from '@/lib/transactions';
 import { type DevicePhone, findDevicePhone } from './device-phone';
+import { isLimitExceeded } from './failures';
 import { type MessageRow, type MessageWire, presentMessage } from './present';
 import { failOrRetry } from './retry';
 import type { DEVICE_REPORTED_STATUSES } from './schemas';
@@ -36,7 +38,9 @@ export type PhoneReport = {
  * A phone tells what became of a message it was handed: the one path for every surface. The message
  * must be one of this phone's outbound messages, locked for the report; a failure goes through
  * `failOrRetry` (retried, or moved to another phone of its group, when a retry may fix it), any other
- * move through the state machine. Answers the message as it ends, or undefined (lenient) when the
+ * move through the state machine. A failure that is Android's RESULT_ERROR_LIMIT_EXCEEDED first pauses
+ * the phone (lib/phones/pause.ts): the message then moves to another phone of its group, or waits on
+ * this one until the pause ends. Answers the message as it ends, or undefined (lenient) when the
  * id is not the phone's.
  */
 export async function applyPhoneReport(
@@ -45,6 +49,10 @@ export async function applyPhoneReport(
   messageId: string,
   report: PhoneReport,
 ): Promise<MessageRow | undefined> {
+  const limited = report.moves.includes('failed') && isLimitExceeded(report.errorCode, report.error);
+  // A report of Android's limiter pauses the phone: its row is locked before the message's (phone
+  // before messages, the lock order of lib/phones/delete.ts).
+  if (limited) await lockForPause(tx, phone);
   let [message] = await tx
     .select()
     .from(messages)
@@ -64,10 +72,17 @@ export async function applyPhoneReport(
   if (report.from && !report.from.includes(message.status)) return message;
   for (const to of report.moves) {
     if (report.mode === 'lenient' && !canMove(message.status, to)) continue;
-    message =
-      to === 'failed'
-        ? await failOrRetry(tx, message, { error: report.error ?? 'failed on the phone', errorCode: report.errorCode })
-        : await transitionMessage(tx, message, to);
+    if (to === 'failed') {
+      // Only a report that applies (the message was out on the phone) pauses it: a repeat of an old one does not.
+      const pausedUntil = limited && message.status === 'dispatched' ? await pausePhone(tx, phone) : undefined;
+      message = await failOrRetry(tx, message, {
+        error: report.error ?? 'failed on the phone',
+        errorCode: report.errorCode,
+        notBefore: pausedUntil,
+      });
+    } else {
+      message = await transitionMessage(tx, message, to);
+    }
     if (message.status === 'queued') break; // retried or moved: nothing further applies to this hand-out
   }
   return message;

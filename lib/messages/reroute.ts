@@ -1,13 +1,18 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Database, type Executor, queryRows, withQueryOrigin } from '@/db';
 import { messages } from '@/db/schema';
 import { withTransaction } from '@/lib/transactions';
-import { type Candidate, groupCandidates, pickCandidate, stickyPhones } from './assign';
+import { type Candidate, groupCandidates, notPausedSql, pickCandidate, stickyPhones } from './assign';
 import type { MessageRow } from './present';
 import { recordMovedRecipient } from './quota';
 import { requeueMessage } from './state-machine';
 
 const BATCH_SIZE = 500;
+
+/** Phone `alias` cannot take its queued group messages: not online, or paused by Android's limiter. */
+function strandedOn(alias: SQL): SQL {
+  return sql`(${alias}.status <> 'online' or not ${notPausedSql(alias)})`;
+}
 
 /**
  * Moves one message of a group to `target` (state-machine.ts `requeueMessage`): at most once. Its
@@ -56,7 +61,7 @@ export async function rerouteAfterFailure(
 
 /**
  * Queued messages sent through a group whose phone is not online (it went offline, or none was
- * online when they were sent) move to the group's online phones. Each group's batch is one
+ * online when they were sent) or is paused (lib/phones/pause.ts) move to the group's online phones. Each group's batch is one
  * transaction: its candidate phones are locked first (phone before messages, as everywhere), then
  * its stranded messages FOR UPDATE SKIP LOCKED, so concurrent sweeps on several instances share
  * the work and never move a message twice. Returns how many messages moved.
@@ -68,11 +73,11 @@ export async function rerouteStranded(db: Database, now: Date = new Date()): Pro
       sql`
       select distinct m.account_id, m.from_group as group_id
       from messages m join phones p on p.account_id = m.account_id and p.id = m.phone_id
-      where m.status = 'queued' and m.from_group is not null and p.status <> 'online'
+      where m.status = 'queued' and m.from_group is not null and ${strandedOn(sql`p`)}
         and exists (
           select 1 from phones q
           where q.account_id = m.account_id and q.group_id = m.from_group and q.status = 'online'
-            and q.sim_verification <> 'pending'
+            and ${notPausedSql(sql`q`)} and q.sim_verification <> 'pending'
         )
     `,
     );
@@ -95,12 +100,13 @@ async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: numbe
   const bySim = new Map<number | null, Candidate[]>();
   bySim.set(null, await groupCandidates(tx, accountId, groupId, { lock: true }));
   if (bySim.get(null)?.length === 0) return 0;
-  const stranded = await queryRows<{ id: string }>(
+  const stranded = await queryRows<{ id: string; paused: boolean }>(
     tx,
     sql`
-      select m.id from messages m join phones p on p.account_id = m.account_id and p.id = m.phone_id
+      select m.id, p.status = 'online' as paused
+      from messages m join phones p on p.account_id = m.account_id and p.id = m.phone_id
       where m.account_id = ${accountId}::uuid and m.from_group = ${groupId}::int and m.status = 'queued'
-        and p.status <> 'online'
+        and ${strandedOn(sql`p`)}
       order by m.send_at, m.created_at
       limit ${BATCH_SIZE}
       for update of m skip locked
@@ -117,6 +123,7 @@ async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: numbe
       ),
     )
     .orderBy(messages.sendAt, messages.createdAt);
+  const paused = new Set(stranded.filter((row) => row.paused).map((row) => row.id));
   let moved = 0;
   for (const row of rows) {
     let candidates = bySim.get(row.sim);
@@ -127,8 +134,9 @@ async function rerouteGroupBatch(tx: Executor, accountId: string, groupId: numbe
     if (candidates.length === 0) continue;
     const sticky = await stickyPhones(tx, accountId, candidates, [row.to]);
     const target = pickCandidate(candidates, sticky, row.to);
+    const reason = paused.has(row.id) ? 'phone paused' : 'phone offline';
     // No phone of the group has room for this recipient this month: it waits where it is.
-    if (target && (await moveMessage(tx, row, target, 'phone offline', now))) moved += 1;
+    if (target && (await moveMessage(tx, row, target, reason, now))) moved += 1;
   }
   return moved;
 }

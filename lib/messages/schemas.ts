@@ -144,6 +144,11 @@ const statusCallbackUrl = webhookUrl.optional().openapi({
     "https URL that receives this message's state events (`message.sent`, `message.delivered`, `message.failed`, `message.expired`, `message.cancelled`), with or without any webhook configured: the same body and Standard Webhooks signature as webhooks, signed with the account's callback secret (`POST /api/v1/webhooks/callback-secret`, shown once), and the same durable retries. The webhooks' address rules apply.",
 });
 
+const smartEncoding = z.boolean().optional().openapi({
+  description:
+    'Replace characters that only look like GSM-7 ones (curly quotes and apostrophes, long dashes, non-breaking and zero-width spaces, the ellipsis, …: the table in docs/api.md) before segments are counted, so that such a text stays GSM-7 (160 characters a segment) rather than UCS-2 (70). The message keeps, and the answer shows, the text as sent, with its `encoding` and `segments` after replacement. Absent: the account’s default (`smart_encoding` in Settings → Sending, off unless set).',
+});
+
 const fromPhone = e164.optional().openapi({ description: "A phone of the caller's account (or give `from_group`)." });
 
 export const sendMessageBody = z
@@ -174,6 +179,7 @@ export const sendMessageBody = z
     sim,
     priority,
     status_callback_url: statusCallbackUrl,
+    smart_encoding: smartEncoding,
     dry_run: dryRun,
   })
   .superRefine((body, ctx) => {
@@ -185,6 +191,9 @@ export const sendMessageBody = z
     }
     if (body.data !== undefined && body.dry_run) {
       ctx.addIssue({ code: 'custom', path: ['dry_run'], message: 'not available for a data SMS' });
+    }
+    if (body.data !== undefined && body.smart_encoding) {
+      ctx.addIssue({ code: 'custom', path: ['smart_encoding'], message: 'not available for a data SMS' });
     }
     if (body.data !== undefined && body.encrypted) {
       ctx.addIssue({ code: 'custom', path: ['encrypted'], message: 'not available for a data SMS' });
@@ -223,6 +232,7 @@ export const sendBulkBody = z
     sim,
     priority,
     status_callback_url: statusCallbackUrl,
+    smart_encoding: smartEncoding,
     dry_run: dryRun,
   })
   .superRefine((body, ctx) =>
@@ -456,6 +466,15 @@ const estimatedCompletionAt = z.string().nullable().openapi({
   description:
     'When the last message is expected to be handed to its phone, from the phones’ pacing (`messages_per_minute`, `hourly_cap`, `daily_cap`, `jitter_seconds`), send windows and the messages queued before it; revised on every read. Once nothing is queued, when the last one was handed out (null if none was).',
 });
+/** The device API's answer to a received SMS: the message, and the one it repeats when it is a duplicate. */
+export const receivedAnswerSchema = messageSchema
+  .extend({
+    duplicate_of: z.uuid().nullable().openapi({
+      description:
+        'The id of the message this report repeats (same sender, text and phone within `inbound_dedup_seconds`): nothing new was stored, and the message answered is that one. null: recorded (or a retry of the same `device_message_id`).',
+    }),
+  })
+  .openapi('RecordedInboundMessage');
 
 export const bulkCreatedSchema = z
   .object({

@@ -18,11 +18,13 @@ import { MAX_CONTENT_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
 import { ORIGINS, type OutboundOrigin, screensOf } from './origins';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import { type MessageWire, messageColumns, messageRowOf, presentMessage } from './present';
+import { queueFull, recountQueue, reserveQueueSql } from './queue-room';
 import { groupQuotaReached, isQuotaRace, recipientQuotaReached, recordRecipientsCtes } from './quota';
 import { countryNotAllowed, optedOut } from './refusals';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
+import { smartContent } from './smart-content';
 
 export type SendInput = {
   /** The sending phone; exactly one of `from` and `fromGroup`. */
@@ -49,6 +51,8 @@ export type SendInput = {
   cause?: { ruleId: string | null; inboundMessageId: string; key: string };
   /** A data SMS: `content` is its bytes in base64, sent to this port (lib/messages/data-sms.ts). */
   dataPort?: number;
+  /** Replace GSM-7 look-alikes before counting segments (lib/messages/smart-encoding.ts); absent: the account's default. */
+  smartEncoding?: boolean;
 };
 
 function checkInput(input: SendInput): { from: string | undefined; to: string } {
@@ -76,14 +80,26 @@ type Accepted = OutboundMessage & { ignoreOptOut: boolean };
 
 /**
  * Accepts one outbound message: sender ownership (403), the SIM slot (400), request_id idempotency
- * (409), the recipient's opt-out and country (422), one credit from the sender's group (402), the message, its first history row and the claimers' wake-up,
+ * (409), the recipient's opt-out and country (422), room in the account's queue (429 QUEUE_FULL,
+ * lib/messages/queue-room.ts), one credit from the sender's group (402), the message, its first history row and the claimers' wake-up,
  * all in ONE statement (see `acceptStatement`), checked in that order.
  */
 export async function sendMessage(executor: Executor, accountId: string, input: SendInput): Promise<MessageWire> {
   const { from, to } = checkInput(input);
   const schedule = scheduleOf(input);
+  // A data SMS's content is bytes in base64: nothing to replace.
+  const content =
+    input.dataPort === undefined
+      ? await smartContent(executor, accountId, input.content, input.smartEncoding)
+      : input.content;
+  if (content.length > MAX_CONTENT_LENGTH) {
+    throw validationError(
+      'content',
+      `is over ${MAX_CONTENT_LENGTH} characters once smart encoding replaced look-alikes`,
+    );
+  }
   const { encoding, segments } =
-    input.dataPort === undefined ? countSegments(input.content) : { encoding: 'GSM-7' as const, segments: 1 };
+    input.dataPort === undefined ? countSegments(content) : { encoding: 'GSM-7' as const, segments: 1 };
   if (input.dataPort !== undefined && from) await checkDataSender(executor, accountId, from);
   const accepted: Accepted = {
     id: randomUUID(),
@@ -102,7 +118,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     kind: input.dataPort === undefined ? 'message' : 'data',
     dataPort: input.dataPort ?? null,
     to,
-    content: input.content,
+    content,
     requestId: input.requestId ?? null,
     bulkId: null,
     encrypted: false,
@@ -189,11 +205,12 @@ type Outcome = {
   quota_cap: number | null;
   opted_out: boolean;
   country_ok: boolean;
+  queue_ok: boolean;
   existing_id: string | null;
   id: string | null;
 } & Record<string, unknown>;
 
-async function acceptMessage(executor: Executor, message: Accepted): Promise<MessageWire> {
+async function acceptMessage(executor: Executor, message: Accepted, recounted = false): Promise<MessageWire> {
   // Automatic messages, opt-out confirmations and data SMS (rare, with their own rules) always go alone.
   if (message.origin === null && !message.ignoreOptOut && message.dataPort === null) {
     const batched = await acceptInBatch(executor, { ...message, country: countryOf(message.to) ?? null });
@@ -211,6 +228,12 @@ async function acceptMessage(executor: Executor, message: Accepted): Promise<Mes
   if (outcome.opted_out) throw optedOut(message.to);
   if (!outcome.country_ok) throw countryNotAllowed(message.to);
   if (!outcome.quota_ok) throw quotaRefusal(message, Number(outcome.quota_cap));
+  if (!outcome.queue_ok) {
+    // The count says full: recount the account's queue once, and try again if that made room.
+    const room = await recountQueue(executor, message.accountId);
+    if (recounted || room.queued >= room.limit) throw queueFull(room);
+    return acceptMessage(executor, message, true);
+  }
   // Nothing was charged. A send with this request_id may have committed meanwhile: it comes first.
   const existingId = message.requestId && (await messageWithRequestId(executor, message.accountId, message.requestId));
   if (existingId) throw duplicateOf(message.requestId, existingId);
@@ -233,11 +256,15 @@ async function acceptMessage(executor: Executor, message: Accepted): Promise<Mes
  * request_id committing after the snapshot makes the insert fail on
  * messages_account_request_id_key (after waiting for it), which undoes the charge with the
  * statement. The answer row tells the cases apart: no row (not the account's phone),
- * `existing_id` (request_id used), no message (the charge was refused), or the message.
+ * `existing_id` (request_id used), `queue_ok` false (the queue is full), no message (the charge was
+ * refused), or the message.
+ *
+ * The queue's room (`room`, lib/messages/queue-room.ts) is taken after every other check and before
+ * the charge, which selects from it: a send past the account's max_queued_messages charges nothing.
  *
  * Lock order (lib/phones/delete.ts): the sender's phone row (FOR KEY SHARE, the lock the message's
- * foreign key would take anyway) BEFORE the group's balance row. Left to the foreign key check,
- * the phone lock would come after the charge, and a phone deletion (phone, then the refund's
+ * foreign key would take anyway), then the account's queue row, BEFORE the group's balance row. Left
+ * to the foreign key check, the phone lock would come after the charge, and a phone deletion (phone, then the refund's
  * group) would deadlock with the send. A send that waits on a deletion finds no phone: 403.
  */
 function acceptStatement(message: Accepted): SQL {
@@ -276,10 +303,14 @@ function acceptStatement(message: Accepted): SQL {
     opted as (
       select 1 where ${!message.ignoreOptOut} and ${eligible.recipientOptedOut(facts)}
     ),
+    room as (
+      ${reserveQueueSql(sql`
+        select ${accountId}::uuid as account_id, 1 as count from sender
+        where sender.sim_ok and not exists (select 1 from existing) and not exists (select 1 from opted)
+          and (select ok from country) and sender.quota_ok`)}
+    ),
     charged as (
-      select ${charge} as balance_after from sender
-      where sender.sim_ok and not exists (select 1 from existing) and not exists (select 1 from opted)
-        and (select ok from country) and sender.quota_ok
+      select ${charge} as balance_after from sender where exists (select 1 from room)
     ),
     message as (
       ${insertOutbound({
@@ -299,6 +330,7 @@ function acceptStatement(message: Accepted): SQL {
     select sender.id as sender_id, sender.group_id as sender_group_id, sender.sim_ok,
       sender.quota_ok, sender.quota_cap, (select ok from quota_guard) as quota_guard,
       exists (select 1 from opted) as opted_out, (select ok from country) as country_ok,
+      exists (select 1 from room) as queue_ok,
       (select id from existing) as existing_id,
       (select count(*)::int from woken) as woken, ${messageColumns('message')}
     from sender left join message on true

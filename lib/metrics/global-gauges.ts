@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, getDb, queryRows, withQueryOrigin } from '@/db';
 import { PHONE_STATUSES } from '@/db/schema';
+import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 
 /**
@@ -14,6 +15,7 @@ export const GLOBAL_GAUGES_REFRESH_MS = 15_000;
 export type GlobalReading = {
   queued: number;
   dispatched: number;
+  accountsQueueFull: number;
   oldestQueuedAgeS: number;
   phones: Record<string, number>;
   webhooksPending: number;
@@ -23,6 +25,7 @@ export type GlobalReading = {
 type Row = {
   queued: number | string;
   dispatched: number | string;
+  accounts_queue_full: number | string;
   oldest_queued_s: number | string | null;
   phones: Record<string, number | string> | string | null;
   webhooks_pending: number | string;
@@ -32,7 +35,8 @@ type Row = {
 /**
  * One statement, each part on a partial index of what it counts (messages_expiry_idx for queued
  * and dispatched, messages_claim_idx for the oldest queued, webhook_deliveries_account_due_idx for
- * pending deliveries). "Oldest" counts only what is due now: a message scheduled for later, or a
+ * pending deliveries; account_queues, one row per account that sent, for the accounts whose queue is
+ * full). "Oldest" counts only what is due now: a message scheduled for later, or a
  * delivery whose webhook is paused, is not late.
  */
 export async function readGlobalGauges(executor: Executor): Promise<GlobalReading> {
@@ -43,6 +47,8 @@ export async function readGlobalGauges(executor: Executor): Promise<GlobalReadin
       select
         (select count(*) from messages where status = 'queued')::int as queued,
         (select count(*) from messages where status = 'dispatched')::int as dispatched,
+        (select count(*) from account_queues q join accounts a on a.id = q.account_id
+          where q.queued >= least(a.max_queued_messages, ${config.accountMaxQueued}::int))::int as accounts_queue_full,
         (select extract(epoch from now() - min(greatest(m.created_at, m.send_at)))::float8
           from messages m join phones p on p.id = m.phone_id
           where m.status = 'queued' and m.send_at <= now() and p.status = 'online') as oldest_queued_s,
@@ -58,6 +64,7 @@ export async function readGlobalGauges(executor: Executor): Promise<GlobalReadin
     return {
       queued: Number(row?.queued ?? 0),
       dispatched: Number(row?.dispatched ?? 0),
+      accountsQueueFull: Number(row?.accounts_queue_full ?? 0),
       oldestQueuedAgeS: Math.max(0, Number(row?.oldest_queued_s ?? 0)),
       phones: Object.fromEntries(PHONE_STATUSES.map((status) => [status, Number(phones[status] ?? 0)])),
       webhooksPending: Number(row?.webhooks_pending ?? 0),

@@ -93,3 +93,8 @@ export function taskRan(name: string, seconds: number, ok: boolean): void {
 export function retentionSwept(report: Readonly<Record<string, number>>): void {
   for (const [kind, rows] of Object.entries(report)) metrics.retentionRowsRemoved.inc({ kind }, rows);
 }
+
+/** A send refused with 429 QUEUE_FULL (lib/messages/queue-room.ts). */
+export function queueFullRefused(): void {
+  metrics.queueFull.inc();
+}

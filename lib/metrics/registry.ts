@@ -59,6 +59,16 @@ function define(registry: Registry) {
       help: 'Outbound messages queued, in the whole database (global: do not sum across instances).',
       registers,
     }),
+    accountsQueueFull: new Gauge({
+      name: 'simgate_accounts_queue_full',
+      help: 'Accounts whose queue count has reached their max_queued_messages: their sends answer 429 QUEUE_FULL until phones take messages (global).',
+      registers,
+    }),
+    queueFull: new Counter({
+      name: 'simgate_queue_full_total',
+      help: 'Sends (a single message or a bulk) refused with 429 QUEUE_FULL: the account’s queue was at its max_queued_messages.',
+      registers,
+    }),
     dispatched: new Gauge({
       name: 'simgate_messages_dispatched',
       help: 'Outbound messages handed to a phone and not yet reported, in the whole database (global).',

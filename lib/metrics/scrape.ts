@@ -22,6 +22,7 @@ export async function scrape(): Promise<{ body: string; contentType: string }> {
   if (reading) {
     metrics.queued.set(reading.queued);
     metrics.dispatched.set(reading.dispatched);
+    metrics.accountsQueueFull.set(reading.accountsQueueFull);
     metrics.oldestQueuedAge.set(reading.oldestQueuedAgeS);
     for (const [status, count] of Object.entries(reading.phones)) metrics.phones.set({ status }, count);
     metrics.webhooksPending.set(reading.webhooksPending);

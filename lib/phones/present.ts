@@ -30,6 +30,7 @@ export function presentPhone(phone: PhoneView): PhoneWire {
     hourly_cap: phone.hourlyCap,
     monthly_recipient_cap: phone.monthlyRecipientCap,
     jitter_seconds: phone.jitterSeconds,
+    paused_until: phone.pausedUntil && phone.pausedUntil > new Date() ? phone.pausedUntil.toISOString() : null,
     created_at: iso(phone.createdAt) as string,
   };
 }

@@ -94,6 +94,11 @@ export const phoneSchema = z
     hourly_cap: z.number().int().nullable(),
     monthly_recipient_cap: z.number().int().nullable(),
     jitter_seconds: z.number().int(),
+    paused_until: z.string().nullable().openapi({
+      format: 'date-time',
+      description:
+        'Set while the phone is paused after it reported Android’s `RESULT_ERROR_LIMIT_EXCEEDED` (`LIMIT_PAUSE_SECONDS`, doubled on a repeat within the hour, at most 4 h): it is handed no message before this time. null: not paused.',
+    }),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('Phone');

@@ -1,4 +1,4 @@
-import { MAX_ATTEMPTS_RANGE } from '@/db/schema';
+import { ACCOUNT_QUEUE_DEFAULT, INBOUND_DEDUP_RANGE, MAX_ATTEMPTS_RANGE } from '@/db/schema';
 import { isKnownCountryCode } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
 import { isTimeZone, WEEKDAYS } from './window';
@@ -53,13 +53,41 @@ const maxAttempts = z
     description: `Tries per message when a failure may be fixed by retrying (${MAX_ATTEMPTS_RANGE.min} to ${MAX_ATTEMPTS_RANGE.max}, default ${MAX_ATTEMPTS_RANGE.default}).`,
   });
 
+const maxQueuedMessages = z
+  .number()
+  .int()
+  .min(1)
+  .openapi({
+    description: `The most messages the account holds queued at once (default ${ACCOUNT_QUEUE_DEFAULT.toLocaleString('en')}, at most the instance’s \`ACCOUNT_MAX_QUEUED\`): a send that would pass it answers 429 \`QUEUE_FULL\` with \`Retry-After\`, before any credit moves.`,
+  });
+
+const smartEncoding = z.boolean().openapi({
+  description:
+    'The default of a send’s `smart_encoding`: characters that only look like GSM-7 (curly quotes, long dashes, non-breaking and zero-width spaces, ellipsis, …) are replaced before segments are counted (default false).',
+});
+
+const inboundDedupSeconds = z
+  .number()
+  .int()
+  .min(INBOUND_DEDUP_RANGE.min)
+  .max(INBOUND_DEDUP_RANGE.max)
+  .openapi({
+    description: `An inbound SMS from the same sender with the same text to the same phone within this many seconds of one recorded is a duplicate: answered 2xx naming \`duplicate_of\`, stored as nothing new, reacted to by no webhook, rule or opt-out (${INBOUND_DEDUP_RANGE.min} to ${INBOUND_DEDUP_RANGE.max}, default ${INBOUND_DEDUP_RANGE.default}; 0 turns it off, for senders such as GPS trackers whose every report counts).`,
+  });
+
 export const sendingSettingsSchema = z
   .object({
     send_window: sendWindowSchema.nullable(),
     max_attempts: maxAttempts,
     allowed_countries: z.array(z.string()).nullable(),
+    max_queued_messages: maxQueuedMessages,
+    smart_encoding: smartEncoding,
+    inbound_dedup_seconds: inboundDedupSeconds,
   })
   .openapi('SendingSettings');
+
+/** The account-wide settings, which a group does not override. */
+export const ACCOUNT_ONLY_SENDING = ['max_queued_messages', 'smart_encoding', 'inbound_dedup_seconds'] as const;
 
 export type SendingSettings = z.infer<typeof sendingSettingsSchema>;
 
@@ -68,6 +96,9 @@ export const sendingSettingsBody = z
     send_window: sendWindowSchema.nullable().optional(),
     max_attempts: maxAttempts.optional(),
     allowed_countries: countries.nullable().optional(),
+    max_queued_messages: maxQueuedMessages.optional(),
+    smart_encoding: smartEncoding.optional(),
+    inbound_dedup_seconds: inboundDedupSeconds.optional(),
   })
   .openapi('UpdateSendingSettings');
 

@@ -2,6 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { accounts, phoneGroups, type SendingOverrides } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
+import { config } from '@/lib/config';
+import { validationError } from '@/lib/errors';
 import { defaultGroupLocked } from '@/lib/groups/names';
 import { getGroup } from '@/lib/groups/read';
 import { withTransaction } from '@/lib/transactions';
@@ -14,6 +16,9 @@ export async function accountSending(executor: Executor, accountId: string): Pro
       sendWindow: accounts.sendWindow,
       maxAttempts: accounts.maxAttempts,
       allowedCountries: accounts.allowedCountries,
+      maxQueuedMessages: accounts.maxQueuedMessages,
+      smartEncoding: accounts.smartEncoding,
+      inboundDedupSeconds: accounts.inboundDedupSeconds,
     })
     .from(accounts)
     .where(eq(accounts.id, accountId));
@@ -23,6 +28,9 @@ export async function accountSending(executor: Executor, accountId: string): Pro
     send_window: (account.sendWindow as SendingSettings['send_window']) ?? null,
     max_attempts: account.maxAttempts,
     allowed_countries: account.allowedCountries ?? null,
+    max_queued_messages: Math.min(account.maxQueuedMessages, config.accountMaxQueued),
+    smart_encoding: account.smartEncoding,
+    inbound_dedup_seconds: account.inboundDedupSeconds,
   };
 }
 
@@ -50,7 +58,16 @@ export async function updateAccountSending(
     ...(body.send_window !== undefined ? { sendWindow: body.send_window } : {}),
     ...(body.max_attempts !== undefined ? { maxAttempts: body.max_attempts } : {}),
     ...(body.allowed_countries !== undefined ? { allowedCountries: body.allowed_countries } : {}),
+    ...(body.max_queued_messages !== undefined ? { maxQueuedMessages: body.max_queued_messages } : {}),
+    ...(body.smart_encoding !== undefined ? { smartEncoding: body.smart_encoding } : {}),
+    ...(body.inbound_dedup_seconds !== undefined ? { inboundDedupSeconds: body.inbound_dedup_seconds } : {}),
   };
+  if (body.max_queued_messages !== undefined && body.max_queued_messages > config.accountMaxQueued) {
+    throw validationError(
+      'max_queued_messages',
+      `must be at most ${config.accountMaxQueued} (this instance’s ACCOUNT_MAX_QUEUED)`,
+    );
+  }
   return withTransaction(executor, async (tx) => {
     if (Object.keys(changes).length > 0) {
       await tx.update(accounts).set(changes).where(eq(accounts.id, accountId));

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
+import { queueNow } from '@/lib/messages/queue-room';
 import type { MessageStats } from './schemas';
 
 const DAYS = 30;
@@ -80,7 +81,9 @@ export async function messageStats(
     credits_used,
   });
   const days = [...daily.values()];
+  const queue = await queueNow(executor, accountId);
   return {
+    queue: { queued: queue.queued, max_queued_messages: queue.limit },
     today: sum(
       days.filter((d) => d.date === todayKey),
       Number(credits[0]?.today ?? 0),

@@ -11,6 +11,16 @@ const totals = z.object({
 export const messageStatsSchema = z
   .object({
     today: totals.openapi({ description: 'Since 00:00 UTC.' }),
+    queue: z
+      .object({
+        queued: z.number().int().openapi({
+          description: 'Outbound messages queued now (counted up to the limit, and one more when past it).',
+        }),
+        max_queued_messages: z.number().int().openapi({
+          description: 'The account’s limit (Settings → Sending): a send past it answers 429 QUEUE_FULL.',
+        }),
+      })
+      .openapi({ description: 'The account’s queue against its limit (back-pressure).' }),
     last_30_days: totals,
     daily: z
       .array(

@@ -15,6 +15,7 @@ const DEFAULTS = {
   phone_offline_minutes: 15,
   battery_below_percent: 15,
   queued_older_than_minutes: 10,
+  phone_paused_minutes: 1,
   group_balance_below: null,
   webhook_failures_in_a_row: 10,
 };

@@ -30,6 +30,16 @@ const ABROAD = '+447911123456';
 /** libphonenumber: PREMIUM_RATE, in the fixtures' own country. */
 const PREMIUM = '+19002345678';
 
+/**
+ * An account that records every inbound report (`inbound_dedup_seconds` 0): these tests text the same
+ * word from one number again and again, each time a new SMS, to reach the caps.
+ */
+async function keepingEveryReport(...args: Parameters<typeof createTestAccount>): Promise<TestAccount> {
+  const account = await createTestAccount(...args);
+  await db().update(accounts).set({ inboundDedupSeconds: 0 }).where(eq(accounts.id, account.accountId));
+  return account;
+}
+
 async function inbound(account: TestAccount, from: string, content: string) {
   const res = await call(received, {
     body: { from, content, device_message_id: crypto.randomUUID() },
@@ -213,7 +223,7 @@ describe('every automatic SMS passes the gate of its origin', () => {
     for (const [screen, run] of Object.entries(SCREEN_CASES)) {
       const expected = expectedOutcome(origin, screen);
       it(`${origin}: ${screen} → ${expected.sent ? 'sent' : `refused${expected.reason ? ` (${expected.reason})` : ''}`}`, async () => {
-        const account = await createTestAccount(db(), { credits: 100 });
+        const account = await keepingEveryReport(db(), { credits: 100 });
         await PRODUCERS[origin].prepare(account);
         expect(await run(PRODUCERS[origin], account, origin)).toEqual(expected);
       });
@@ -223,7 +233,7 @@ describe('every automatic SMS passes the gate of its origin', () => {
 
 describe('opt-out confirmations', () => {
   it('STOP/START five times from abroad sends no confirmation to a US account’s abroad number, as a rule reply is skipped', async () => {
-    const account = await createTestAccount(db(), { credits: 100 });
+    const account = await keepingEveryReport(db(), { credits: 100 });
     await PRODUCERS.opt_out_confirmation.prepare(account);
     await PRODUCERS.rule_reply.prepare(account);
     for (let i = 0; i < 5; i += 1) {
@@ -239,7 +249,7 @@ describe('opt-out confirmations', () => {
   });
 
   it('from a number the account may text, at most AUTO_REPLY_LIMIT (3) in an hour', async () => {
-    const account = await createTestAccount(db(), { credits: 100 });
+    const account = await keepingEveryReport(db(), { credits: 100 });
     await PRODUCERS.opt_out_confirmation.prepare(account);
     await allowCountries(account, ['GG', 'GB', 'US']);
     for (let i = 0; i < 5; i += 1) {
@@ -253,7 +263,7 @@ describe('opt-out confirmations', () => {
 
 describe('premium-rate numbers', () => {
   it('the rules’ test says a reply to one would be skipped, and the reply is', async () => {
-    const account = await createTestAccount(db(), { credits: 100 });
+    const account = await keepingEveryReport(db(), { credits: 100 });
     await PRODUCERS.rule_reply.prepare(account);
     const preview = await call(tryRules, {
       body: { phone: account.phone, from: PREMIUM, text: 'hi' },
@@ -266,7 +276,7 @@ describe('premium-rate numbers', () => {
   });
 
   it('a shared-cost number is refused alike, and AUTO_SMS_PREMIUM_RATE=1 lets both through', async () => {
-    const account = await createTestAccount(db(), { credits: 100 });
+    const account = await keepingEveryReport(db(), { credits: 100 });
     await PRODUCERS.rule_reply.prepare(account);
     await allowCountries(account, ['US', 'FR']);
     expect(await PRODUCERS.rule_reply.produce(account, '+33810123456')).toEqual({
@@ -280,7 +290,7 @@ describe('premium-rate numbers', () => {
 
 /** The operator's phone (VERIFICATION_SENDER_PHONE) of a fresh operator account with 100 credits. */
 async function operatorAccount(): Promise<TestAccount> {
-  const operator = await createTestAccount(db(), { credits: 100 });
+  const operator = await keepingEveryReport(db(), { credits: 100 });
   vi.stubEnv('VERIFICATION_SENDER_PHONE', operator.phone);
   vi.stubEnv('VERIFICATION_SENDER_EMAIL', operator.email);
   return operator;
@@ -288,7 +298,7 @@ async function operatorAccount(): Promise<TestAccount> {
 
 /** Another account's phone with this number, paired with the app: its SIM check starts. */
 async function pairedPhone(number: string) {
-  const tenant = await createTestAccount(db(), { credits: 100 });
+  const tenant = await keepingEveryReport(db(), { credits: 100 });
   const phone = await createPhone(db(), tenant.accountId, { phone: number });
   const app = await pairApp(tenant, phone.id, number);
   return { tenant, phoneId: phone.id, app };
@@ -345,7 +355,7 @@ describe('SIM checks (origin sim_check)', () => {
 
   it('SIM_CHECK_RESENDS_PER_HOUR sets the limit', async () => {
     vi.stubEnv('SIM_CHECK_RESENDS_PER_HOUR', '1');
-    const tenant = await createTestAccount(db());
+    const tenant = await keepingEveryReport(db());
     await pairApp(tenant);
     const resend = () =>
       call(resendSimCheck, { method: 'POST', params: { id: tenant.phoneId }, apiKey: tenant.apiKey });

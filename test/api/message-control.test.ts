@@ -253,6 +253,9 @@ describe('send windows', () => {
       send_window: null,
       max_attempts: 2,
       allowed_countries: null,
+      max_queued_messages: 100_000,
+      smart_encoding: false,
+      inbound_dedup_seconds: 120,
     });
   });
 });

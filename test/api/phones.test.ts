@@ -45,6 +45,7 @@ describe('POST /api/v1/phones', () => {
       hourly_cap: null,
       monthly_recipient_cap: null,
       jitter_seconds: 0,
+      paused_until: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
   });

@@ -337,6 +337,8 @@ describe('GET /api/v1/webhooks/events', () => {
       'recipient.opted_in',
       'phone.online',
       'phone.offline',
+      'phone.paused',
+      'phone.resumed',
       'phone.ping',
       'alert.raised',
       'alert.resolved',

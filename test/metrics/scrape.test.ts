@@ -27,6 +27,8 @@ const CONTRACT: Record<string, { type: string; labels: string[] }> = {
   simgate_message_transitions_total: { type: 'counter', labels: ['to'] },
   simgate_messages_queued: { type: 'gauge', labels: [] },
   simgate_messages_dispatched: { type: 'gauge', labels: [] },
+  simgate_accounts_queue_full: { type: 'gauge', labels: [] },
+  simgate_queue_full_total: { type: 'counter', labels: [] },
   simgate_oldest_queued_message_age_seconds: { type: 'gauge', labels: [] },
   simgate_message_dispatch_latency_seconds: { type: 'histogram', labels: [] },
   simgate_message_delivery_latency_seconds: { type: 'histogram', labels: [] },

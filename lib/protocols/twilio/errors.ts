@@ -15,6 +15,8 @@ const TWILIO_CODE_OF: Partial<Record<ErrorCode, number>> = {
   NOT_FOUND: 20404,
   GROUP_NOT_FOUND: 20404,
   RATE_LIMITED: 20429,
+  // "Queue overflow".
+  QUEUE_FULL: 30001,
   // "Account is not active": what Twilio answers when the balance cannot pay.
   INSUFFICIENT_CREDITS: 10001,
   RECIPIENT_OPTED_OUT: 21610,

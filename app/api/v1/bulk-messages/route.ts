@@ -21,6 +21,7 @@ export const POST = route(
         'NO_ONLINE_PHONE',
         'RECIPIENT_OPTED_OUT',
         'RECIPIENT_QUOTA_REACHED',
+        'QUEUE_FULL',
         'INSUFFICIENT_CREDITS',
         'PAYLOAD_TOO_LARGE',
       ],
@@ -40,6 +41,7 @@ export const POST = route(
       priority: body.priority,
       statusCallbackUrl: body.status_callback_url,
       encrypted: body.encrypted,
+      smartEncoding: body.smart_encoding,
     };
     if (body.dry_run) return json(await dryRun(db, principal.accountId, input), 200);
     return submitBulk(db, principal.accountId, input);

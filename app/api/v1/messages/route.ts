@@ -24,6 +24,7 @@ export const POST = route(
         'NO_ONLINE_PHONE',
         'RECIPIENT_OPTED_OUT',
         'RECIPIENT_QUOTA_REACHED',
+        'QUEUE_FULL',
         'INSUFFICIENT_CREDITS',
       ],
     },
@@ -41,6 +42,7 @@ export const POST = route(
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
       statusCallbackUrl: body.status_callback_url,
+      smartEncoding: body.smart_encoding,
     };
     if (body.dry_run) {
       const plan = { ...input, recipients: [body.to], encrypted: body.encrypted };

@@ -49,6 +49,7 @@ export const POST = twilioRoute(
         'RECIPIENT_OPTED_OUT',
         'RECIPIENT_COUNTRY_NOT_ALLOWED',
         'RECIPIENT_QUOTA_REACHED',
+        'QUEUE_FULL',
       ],
     },
   },

@@ -36,7 +36,7 @@ export const POST = integratorRoute(
         'One Simgate message per recipient, from `deviceId` or through the account’s default group; one credit per recipient, all or nothing (402 when short). Recipients who opted out are `Failed` and charged nothing. A repeated `id` answers 409 and charges nothing. 202 with the state and a `Location` header. Also at `/message`.',
       tags: ['SMSGate integrator API'],
       response: { description: 'Accepted.', schema: messageStateSchema },
-      errors: ['INSUFFICIENT_CREDITS', 'FORBIDDEN', 'DUPLICATE_REQUEST', 'RECIPIENT_OPTED_OUT'],
+      errors: ['INSUFFICIENT_CREDITS', 'FORBIDDEN', 'DUPLICATE_REQUEST', 'RECIPIENT_OPTED_OUT', 'QUEUE_FULL'],
     },
   },
   async ({ db, principal, body, url }) => {

@@ -9,7 +9,7 @@ export const GET = route(
       operationId: 'getAlertSettings',
       summary: 'Read the account’s alert thresholds',
       description:
-        'What raises an alert (listed by GET /api/v1/alerts, emailed to the account’s address and sent as `alert.raised` / `alert.resolved` webhook events): a phone offline longer than `phone_offline_minutes`, a phone’s battery below `battery_below_percent`, a message queued on an online phone for longer than `queued_older_than_minutes`, a group’s credit balance (the default group’s too) below `group_balance_below`, a webhook failing `webhook_failures_in_a_row` attempts in a row. `null`: that alert is off.',
+        'What raises an alert (listed by GET /api/v1/alerts, emailed to the account’s address and sent as `alert.raised` / `alert.resolved` webhook events): a phone offline longer than `phone_offline_minutes`, a phone’s battery below `battery_below_percent`, a message queued on an online phone for longer than `queued_older_than_minutes`, a phone paused by Android’s SMS limit (`RESULT_ERROR_LIMIT_EXCEEDED`) for at least `phone_paused_minutes`, a group’s credit balance (the default group’s too) below `group_balance_below`, a webhook failing `webhook_failures_in_a_row` attempts in a row. `null`: that alert is off.',
       tags: ['Alerts'],
       response: { description: 'The thresholds.', schema: alertSettingsSchema },
     },
