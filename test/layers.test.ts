@@ -67,10 +67,6 @@ function offending(rule: (from: string, to: string) => boolean): string[] {
  */
 const KNOWN = {
   adaptersReadingTables: [
-    'lib/protocols/smsgate-api/jwt.ts',
-    'lib/protocols/smsgate-api/settings.ts',
-    'lib/protocols/smsgate-api/signing-key.ts',
-    'lib/protocols/smsgate-api/store.ts',
     'lib/protocols/smsgate-app/callback.ts',
     'lib/protocols/smsgate-app/inbox-export.ts',
     'lib/protocols/twilio/credentials.ts',
