@@ -67,8 +67,6 @@ function offending(rule: (from: string, to: string) => boolean): string[] {
  */
 const KNOWN = {
   adaptersReadingTables: [
-    'lib/protocols/smsgate-app/callback.ts',
-    'lib/protocols/smsgate-app/inbox-export.ts',
     'lib/protocols/twilio/credentials.ts',
     'lib/protocols/twilio/messages.ts',
   ],
