@@ -27,3 +27,12 @@ export async function listGroups(executor: Executor, accountId: string, query: P
     .limit(keyset.limit);
   return toPage(rows, query.limit, presentGroup);
 }
+
+/** The ids of the account's groups, in no particular order. */
+export async function groupIdsOf(executor: Executor, accountId: string): Promise<number[]> {
+  const groups = await executor
+    .select({ id: phoneGroups.id })
+    .from(phoneGroups)
+    .where(eq(phoneGroups.accountId, accountId));
+  return groups.map((group) => group.id);
+}
