@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Database } from '@/db';
-import type { EventType } from '@/lib/events/catalogue';
+import type { EventType } from '@/lib/event-catalogue/catalogue';
 import { extIdOfBulk } from '@/lib/integrations/smsgate-messages';
 import { signingKeyOf } from '@/lib/integrations/smsgate-signing-key';
 import { phoneIdOfNumber } from '@/lib/phones/owned';
