@@ -1,8 +1,8 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
+import { groupNotFound } from '@/lib/ids/groups';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
-import { groupNotFound } from './names';
 import { type GroupView, groupColumns, presentGroup } from './present';
 import type { GroupWire } from './schemas';
 
