@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { type NextRequest, NextResponse } from 'next/server';
 import { misdirected, secure, servedOverHttps } from '@/lib/http/front-door';
-import { isLoopbackClient } from '@/lib/http/host-policy';
-import { problemBody, problemResponse } from '@/lib/http/problem';
 import { API_CONTENT_SECURITY_POLICY, contentSecurityPolicy } from '@/lib/http/security-headers';
+import { isLoopbackClient } from '@/lib/net/host-policy';
+import { problemBody, problemResponse } from '@/lib/net/problem';
 
 const DEV_INBOX = /^\/(api\/)?dev\/inbox(\/|$)/;
 

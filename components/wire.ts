@@ -18,7 +18,7 @@ import type {
   transferResultSchema,
 } from '@/lib/credits/schemas';
 import type { pairingCodeResponse, phoneDeviceSchema, simCardSchema } from '@/lib/devices/schemas';
-import type { catalogueEntrySchema } from '@/lib/events/catalogue';
+import type { catalogueEntrySchema } from '@/lib/event-catalogue/catalogue';
 import type { groupSchema } from '@/lib/groups/schemas';
 import type { heartbeatEntrySchema } from '@/lib/heartbeats/schemas';
 import type { bulkSchema, messageSchema } from '@/lib/messages/schemas';

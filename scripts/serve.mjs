@@ -68,7 +68,7 @@ export async function serveDirect(handler, req, res, port) {
 /**
  * The headers by which a reverse proxy names the client it passes on. A request that reaches the
  * socket with one of them came through a proxy, whatever address it names: it is never a client on
- * this machine (lib/http/host-policy.ts `PROXIED`). Next adds X-Forwarded-For itself when it is
+ * this machine (lib/net/host-policy.ts `PROXIED`). Next adds X-Forwarded-For itself when it is
  * missing, so only this server, before Next, can tell.
  */
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];

@@ -16,7 +16,7 @@ import {
 import { evaluateAlerts } from '@/lib/alerts/evaluate';
 import { listDevInbox } from '@/lib/dev-inbox/store';
 import { runEmailBatch } from '@/lib/email/outbox';
-import { alertEventData } from '@/lib/events/catalogue';
+import { alertEventData } from '@/lib/event-catalogue/catalogue';
 import { addTestPhone, createTestAccount, type TestAccount } from './fixtures';
 import { call } from './http';
 import { withTestDatabase } from './setup-db';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError, statusOf } from '@/lib/errors';
-import { problemBody } from '@/lib/http/problem';
+import { problemBody } from '@/lib/net/problem';
 
 describe('the status of a domain error comes from the catalogue alone', () => {
   it('a send refused for credits answers 402 and a transfer 400, with one code', () => {

@@ -6,7 +6,7 @@ import {
   phoneEventData,
   SUBSCRIBABLE_EVENT_TYPES,
   subscribableEvent,
-} from '@/lib/events/catalogue';
+} from '@/lib/event-catalogue/catalogue';
 import { type MessageRow, presentMessage } from '@/lib/messages/present';
 
 describe('the event catalogue', () => {

@@ -3,7 +3,7 @@ import { accounts } from './accounts';
 import { checkIn } from './check-in';
 
 /**
- * Every event name there is. The catalogue (lib/events/catalogue.ts) describes each one and must
+ * Every event name there is. The catalogue (lib/event-catalogue/catalogue.ts) describes each one and must
  * have exactly these keys; the database refuses any other name in events, webhook subscriptions
  * and deliveries.
  */

@@ -9,7 +9,7 @@ import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
-import { consumeCode, issueCode } from './codes';
+import { CODE_LIFETIME_SECONDS, consumeCode, issueCode } from './codes';
 import { principalForKey } from './key-lookup';
 import { isPlausibleKey, KEY_PREFIX_LENGTH } from './keys';
 
@@ -42,7 +42,7 @@ export async function requestSignInCode(db: Database, email: string, context: { 
     const { code, expiresAt } = await issueCode(tx, { purpose: 'sign_in', email });
     return {
       answer: { status: 'code_sent' as const, expires_at: iso(expiresAt) ?? '' },
-      mail: account ? signInCodeEmail(email, code) : undefined,
+      mail: account ? signInCodeEmail(email, code, CODE_LIFETIME_SECONDS) : undefined,
     };
   });
   if (mail) sendAfterCommit(db, mail);

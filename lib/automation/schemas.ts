@@ -1,9 +1,4 @@
-import {
-  AUTOMATION_ACTIONS,
-  AUTOMATION_SKIP_REASONS,
-  MESSAGE_ORIGIN_KINDS,
-  RULE_ACTION_TYPES,
-} from '@/db/schema/automation-record';
+import { AUTOMATION_ACTIONS, AUTOMATION_SKIP_REASONS, RULE_ACTION_TYPES } from '@/db/schema/automation-record';
 import { MAX_CONTENT_LENGTH } from '@/lib/messages/limits';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';
@@ -210,27 +205,6 @@ export const testRuleBody = z
     text: z.string().min(1).max(MAX_CONTENT_LENGTH),
   })
   .openapi('TestInboundRules');
-
-export const automationEntrySchema = z
-  .object({
-    rule_id: z.uuid().nullable().openapi({ description: 'The rule that acted; null for HELP and webhook replies.' }),
-    action: z.enum(AUTOMATION_ACTIONS),
-    result: z.enum(['sent', 'skipped']),
-    reason: z.enum(AUTOMATION_SKIP_REASONS).optional().openapi({ description: 'Why it was skipped.' }),
-    message_id: z.uuid().optional().openapi({ description: 'The automatic message sent.' }),
-    webhook_id: z.uuid().optional(),
-  })
-  .openapi('AutomationEntry');
-
-export const messageOriginSchema = z
-  .object({
-    kind: z.enum(MESSAGE_ORIGIN_KINDS),
-    rule_id: z.uuid().nullable(),
-    inbound_message_id: z.uuid(),
-  })
-  .openapi('MessageOrigin', {
-    description: 'Set on an automatic message: what sent it, in answer to which inbound message.',
-  });
 
 const plannedAction = z
   .object({

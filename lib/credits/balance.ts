@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
-import { groupNotFound } from '@/lib/groups/names';
+import { groupNotFound } from '@/lib/ids/groups';
 import type { BalancesWire, GroupBalanceWire } from './schemas';
 
 const balanceColumns = { group_id: phoneGroups.id, name: phoneGroups.name, balance: phoneGroups.balance };

@@ -2,7 +2,7 @@ import { and, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import type { LedgerKind } from '@/db/schema';
 import { creditLedger, phoneGroups } from '@/db/schema';
-import { groupNotFound } from '@/lib/groups/names';
+import { groupNotFound } from '@/lib/ids/groups';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { iso } from '@/lib/wire';
 import type { BalanceHistoryWire, LedgerEntryWire } from './schemas';

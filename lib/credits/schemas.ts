@@ -1,5 +1,5 @@
 import { LEDGER_KINDS } from '@/db/schema';
-import { groupId, groupIdInBody } from '@/lib/groups/ids';
+import { groupId, groupIdInBody } from '@/lib/ids/groups';
 import { pageQuery } from '@/lib/pagination';
 import { queryTimestamp } from '@/lib/query-params';
 import { z } from '@/lib/zod';

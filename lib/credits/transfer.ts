@@ -4,7 +4,7 @@ import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { validationError } from '@/lib/errors';
-import { groupNotFound } from '@/lib/groups/names';
+import { groupNotFound } from '@/lib/ids/groups';
 import { withTransaction } from '@/lib/transactions';
 import { moveCredits } from './ledger';
 import { MAX_GROUP_BALANCE, type TransferResultWire } from './schemas';

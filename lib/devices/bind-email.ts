@@ -3,7 +3,7 @@ import type { Executor, Transaction } from '@/db';
 import { devices } from '@/db/schema';
 import { findOrCreateAccount } from '@/lib/accounts/find-or-create';
 import { findAccountById } from '@/lib/accounts/lookup';
-import { codeError, consumeCode, issueCode } from '@/lib/auth/codes';
+import { CODE_LIFETIME_SECONDS, codeError, consumeCode, issueCode } from '@/lib/auth/codes';
 import { clearKeyCache } from '@/lib/auth/key-lookup';
 import { config } from '@/lib/config';
 import { bindCodeEmail } from '@/lib/email/messages';
@@ -53,7 +53,7 @@ export async function requestBindCode(executor: Executor, deviceId: string, emai
     ]);
     await tx.update(devices).set({ pendingEmail: email }).where(eq(devices.id, device.id));
     const { code, expiresAt } = await issueCode(tx, { purpose: 'bind_email', deviceId: device.id, email });
-    await sendEmail(tx, bindCodeEmail(email, code));
+    await sendEmail(tx, bindCodeEmail(email, code, CODE_LIFETIME_SECONDS));
     return { status: 'code_sent' as const, expires_at: iso(expiresAt) ?? '' };
   });
 }

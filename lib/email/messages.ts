@@ -1,9 +1,8 @@
-import { CODE_LIFETIME_SECONDS } from '@/lib/auth/codes';
 import type { Email } from './send';
 
-const minutes = CODE_LIFETIME_SECONDS / 60;
-
-export function bindCodeEmail(to: string, code: string): Email {
+/** A code's email says how long the code lives: `lifetimeSeconds`, as the code's issuer set it. */
+export function bindCodeEmail(to: string, code: string, lifetimeSeconds: number): Email {
+  const minutes = lifetimeSeconds / 60;
   return {
     to,
     code,
@@ -16,7 +15,8 @@ export function bindCodeEmail(to: string, code: string): Email {
   };
 }
 
-export function signInCodeEmail(to: string, code: string): Email {
+export function signInCodeEmail(to: string, code: string, lifetimeSeconds: number): Email {
+  const minutes = lifetimeSeconds / 60;
   return {
     to,
     code,

@@ -3,8 +3,9 @@ import { and, asc, eq, inArray, or } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { messages, phoneGroups, phones } from '@/db/schema';
 import { moveCredits } from '@/lib/credits/ledger';
+import { groupNotFound } from '@/lib/ids/groups';
 import { withTransaction } from '@/lib/transactions';
-import { defaultGroupLocked, groupNotFound } from './names';
+import { defaultGroupLocked } from './names';
 
 /**
  * Deletes a group, merging it into the default group in one transaction: its phones move there,

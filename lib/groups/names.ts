@@ -22,7 +22,3 @@ export function defaultGroupLocked(detail: string): DomainError {
 export function duplicateName(name: string): DomainError {
   return new DomainError('DUPLICATE_NAME', `A group named "${name}" already exists.`);
 }
-
-export function groupNotFound(groupId: number): DomainError {
-  return new DomainError('GROUP_NOT_FOUND', `Phone group ${groupId} does not exist.`);
-}

@@ -1,8 +1,8 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
+import { groupNotFound } from '@/lib/ids/groups';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
-import { groupNotFound } from './names';
 import { type GroupView, groupColumns, presentGroup } from './present';
 import type { GroupWire } from './schemas';
 
@@ -26,4 +26,13 @@ export async function listGroups(executor: Executor, accountId: string, query: P
     .orderBy(...keyset.orderBy)
     .limit(keyset.limit);
   return toPage(rows, query.limit, presentGroup);
+}
+
+/** The ids of the account's groups, in no particular order. */
+export async function groupIdsOf(executor: Executor, accountId: string): Promise<number[]> {
+  const groups = await executor
+    .select({ id: phoneGroups.id })
+    .from(phoneGroups)
+    .where(eq(phoneGroups.accountId, accountId));
+  return groups.map((group) => group.id);
 }

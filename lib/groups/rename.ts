@@ -2,11 +2,11 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { validationError } from '@/lib/errors';
-import { updateGroupSending } from '@/lib/settings/settings';
 import { isUniqueViolation, withTransaction } from '@/lib/transactions';
 import { defaultGroupLocked, duplicateName, groupNameOf } from './names';
 import type { GroupView } from './present';
 import { getGroup } from './read';
+import { updateGroupSending } from './sending';
 
 export type RenameGroupInput = {
   name?: string;

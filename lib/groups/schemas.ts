@@ -1,7 +1,7 @@
+import { groupId } from '@/lib/ids/groups';
 import { pageQuery } from '@/lib/pagination';
 import { groupSendingBody, sendWindowSchema } from '@/lib/settings/schemas';
 import { z } from '@/lib/zod';
-import { groupId } from './ids';
 
 export const MAX_GROUP_NAME_LENGTH = 100;
 

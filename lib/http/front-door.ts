@@ -1,5 +1,5 @@
-import { hostPolicyFromEnv, isAllowedHost, securedByHost } from './host-policy';
-import { problemBody, problemResponse } from './problem';
+import { hostPolicyFromEnv, isAllowedHost, securedByHost } from '@/lib/net/host-policy';
+import { problemBody, problemResponse } from '@/lib/net/problem';
 import { API_CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers';
 
 /**

@@ -6,12 +6,12 @@ import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
 import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
+import { problemBody, problemResponse } from '@/lib/net/problem';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
 import { handling } from '@/lib/runtime/lifecycle';
 import { auditActorOf } from './actor';
 import { checkingAnswers, contractBreach } from './answer-contract';
 import { queryObject, readFormBody, readJsonBody, validate } from './parse';
-import { problemBody, problemResponse } from './problem';
 import { type AuthMode, authenticate, type PrincipalFor } from './request-auth';
 
 type Schema = z.ZodType | undefined;

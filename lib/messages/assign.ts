@@ -2,7 +2,7 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
-import { groupNotFound } from '@/lib/groups/names';
+import { groupNotFound } from '@/lib/ids/groups';
 import { QUOTA_MONTH } from './quota';
 
 /** A phone of a group that may be handed the group's messages now. */

@@ -1,10 +1,10 @@
-import { and, asc, eq, gte, ilike, like, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, ilike, like, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessagePriority, type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
 import { keysetPage, type Page, toPage } from '@/lib/pagination';
 import { withTransaction } from '@/lib/transactions';
 import { ownedMessage } from './owned';
-import { type MessageWire, presentMessage } from './present';
+import { type MessageRow, type MessageWire, presentMessage } from './present';
 
 export type MessageListQuery = {
   limit: number;
@@ -114,4 +114,47 @@ export async function getMessage(executor: Executor, accountId: string, messageI
     .where(and(eq(messageStatusHistory.accountId, accountId), eq(messageStatusHistory.messageId, message.id)))
     .orderBy(asc(messageStatusHistory.id));
   return presentMessage(message, history);
+}
+
+/** Filters of messageRowsNewestFirst: exact counterpart numbers, a creation period, a keyset position. */
+export type MessageRowsQuery = {
+  to?: string;
+  from?: string;
+  createdFrom?: Date;
+  createdBefore?: Date;
+  /** The last row of the previous page: rows after it in (created_at, id) descending order. */
+  after?: { createdAt: Date; id: string };
+  limit: number;
+};
+
+/**
+ * The account's message rows, newest first (created_at, then id), for the wire formats that list
+ * messages in their own shape and pages: `to` and `from` match exactly, `createdFrom` is inclusive
+ * and `createdBefore` exclusive.
+ */
+export async function messageRowsNewestFirst(
+  executor: Executor,
+  accountId: string,
+  query: MessageRowsQuery,
+): Promise<MessageRow[]> {
+  const filters: (SQL | undefined)[] = [eq(messages.accountId, accountId)];
+  if (query.to !== undefined) filters.push(eq(messages.to, query.to));
+  if (query.from !== undefined) filters.push(eq(messages.from, query.from));
+  if (query.createdFrom) filters.push(gte(messages.createdAt, query.createdFrom));
+  if (query.createdBefore) filters.push(lt(messages.createdAt, query.createdBefore));
+  const after = query.after;
+  if (after) {
+    filters.push(
+      or(
+        lt(messages.createdAt, after.createdAt),
+        and(eq(messages.createdAt, after.createdAt), lt(messages.id, after.id)),
+      ),
+    );
+  }
+  return executor
+    .select()
+    .from(messages)
+    .where(and(...filters))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(query.limit);
 }

@@ -8,7 +8,7 @@ import {
   MESSAGE_STATUSES,
   SIM_SLOTS,
 } from '@/db/schema';
-import { automationEntrySchema, messageOriginSchema } from '@/lib/automation/schemas';
+import { AUTOMATION_ACTIONS, AUTOMATION_SKIP_REASONS, MESSAGE_ORIGIN_KINDS } from '@/db/schema/automation-record';
 import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
@@ -383,6 +383,29 @@ const historyEntry = z.object({
   from: z.string().optional().openapi({ description: 'For `rerouted`: the phone it left.' }),
   to: z.string().optional().openapi({ description: 'For `rerouted`: the phone it moved to.' }),
 });
+
+/** What automation did about an inbound message, as the message shows it. */
+export const automationEntrySchema = z
+  .object({
+    rule_id: z.uuid().nullable().openapi({ description: 'The rule that acted; null for HELP and webhook replies.' }),
+    action: z.enum(AUTOMATION_ACTIONS),
+    result: z.enum(['sent', 'skipped']),
+    reason: z.enum(AUTOMATION_SKIP_REASONS).optional().openapi({ description: 'Why it was skipped.' }),
+    message_id: z.uuid().optional().openapi({ description: 'The automatic message sent.' }),
+    webhook_id: z.uuid().optional(),
+  })
+  .openapi('AutomationEntry');
+
+/** What sent an automatic message, as the message shows it. */
+export const messageOriginSchema = z
+  .object({
+    kind: z.enum(MESSAGE_ORIGIN_KINDS),
+    rule_id: z.uuid().nullable(),
+    inbound_message_id: z.uuid(),
+  })
+  .openapi('MessageOrigin', {
+    description: 'Set on an automatic message: what sent it, in answer to which inbound message.',
+  });
 
 export const messageSchema = z
   .object({

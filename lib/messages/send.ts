@@ -176,7 +176,7 @@ async function savedOrUnknown(executor: Executor, accepted: Accepted, cause: unk
       ? `Before sending again, look for message ${accepted.id}; send with a request_id to make a retry safe.`
       : `Send again with request_id "${accepted.requestId}": if it was accepted, that answers 409 DUPLICATE_REQUEST with its id.`;
   throw new DomainError('SERVICE_UNAVAILABLE', `Whether the message was accepted is not known. ${retry}`, {
-    // `request_id` in a problem body is the HTTP request's (lib/http/problem.ts): the send's is in the detail.
+    // `request_id` in a problem body is the HTTP request's (lib/net/problem.ts): the send's is in the detail.
     extra: { message_id: accepted.id },
     headers: { 'Retry-After': '1' },
   });

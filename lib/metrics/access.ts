@@ -6,7 +6,7 @@ import {
   isAllowedHost,
   isLocalPeer,
   isLoopbackAddress,
-} from '@/lib/http/host-policy';
+} from '@/lib/net/host-policy';
 
 /**
  * Who may read /metrics (docs/operating.md, "Metrics"): it is not public. A client that bears

@@ -1,4 +1,4 @@
-import { problemBody, problemResponse } from '@/lib/http/problem';
+import { problemBody, problemResponse } from '@/lib/net/problem';
 import { type MetricsAccess, type MetricsClient, metricsAccess } from './access';
 import { scrape } from './scrape';
 

@@ -6,7 +6,7 @@ import { recordAudit } from '@/lib/audit/record';
 import { moveCredits } from '@/lib/credits/ledger';
 import { MAX_GROUP_BALANCE, MAX_TRANSFER_AMOUNT } from '@/lib/credits/schemas';
 import { validationError } from '@/lib/errors';
-import { groupNotFound } from '@/lib/groups/names';
+import { groupNotFound } from '@/lib/ids/groups';
 import { withTransaction } from '@/lib/transactions';
 
 const MAX_GROUP_ID = 2_147_483_647;

@@ -1,5 +1,5 @@
 import { PHONE_STATUSES, SIM_VERIFICATIONS } from '@/db/schema';
-import { groupId, groupIdInBody } from '@/lib/groups/ids';
+import { groupId, groupIdInBody } from '@/lib/ids/groups';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 import { config } from '@/lib/config';
-import { peerAddress } from '@/lib/http/host-policy';
+import { peerAddress } from '@/lib/net/host-policy';
 
 const MAX_IP_LENGTH = 64;
 

@@ -2,8 +2,8 @@ import { closeDatabase, getDatabase, locateDatabase } from '@/db';
 import { appSecret, assertConfig, config } from '@/lib/config';
 import { freezeSettings } from '@/lib/config/env';
 import { apiSecurityHeaders, guardedByRoute } from '@/lib/http/front-door';
-import { SECURED_BY_HOST } from '@/lib/http/host-policy';
 import { log } from '@/lib/log';
+import { SECURED_BY_HOST } from '@/lib/net/host-policy';
 // The adapters' auth modes, webhook formats and sealed columns, for every bundle of this process.
 import '@/lib/protocols/register';
 import {

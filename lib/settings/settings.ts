@@ -1,11 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { accounts, phoneGroups, type SendingOverrides } from '@/db/schema';
+import { accounts, phoneGroups } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
 import { validationError } from '@/lib/errors';
-import { defaultGroupLocked } from '@/lib/groups/names';
-import { getGroup } from '@/lib/groups/read';
 import { withTransaction } from '@/lib/transactions';
 import type { SendingSettings } from './schemas';
 
@@ -74,43 +72,5 @@ export async function updateAccountSending(
       await recordAudit(tx, { accountId, action: 'sending_settings.updated', details: { ...body } });
     }
     return accountSending(tx, accountId);
-  });
-}
-
-type OverrideChange = { [K in keyof SendingOverrides]?: SendingOverrides[K] | 'inherit' };
-
-/** Sets or drops a group's overrides; the default group is the account's own settings, so it is locked. */
-export async function updateGroupSending(
-  executor: Executor,
-  accountId: string,
-  groupId: number,
-  change: OverrideChange,
-): Promise<void> {
-  await withTransaction(executor, async (tx) => {
-    const group = await getGroup(tx, accountId, groupId);
-    if (group.isDefault) {
-      throw defaultGroupLocked(
-        'The default group uses the account’s sending settings: change them in /api/v1/settings/sending.',
-      );
-    }
-    const [current] = await tx
-      .select({ overrides: phoneGroups.sendingOverrides })
-      .from(phoneGroups)
-      .where(and(eq(phoneGroups.accountId, accountId), eq(phoneGroups.id, groupId)))
-      .for('update');
-    const next: Record<string, unknown> = { ...(current?.overrides ?? {}) };
-    for (const [key, value] of Object.entries(change)) {
-      if (value === undefined) continue;
-      if (value === 'inherit') delete next[key];
-      else next[key] = value;
-    }
-    await tx
-      .update(phoneGroups)
-      .set({ sendingOverrides: next as SendingOverrides })
-      .where(and(eq(phoneGroups.accountId, accountId), eq(phoneGroups.id, groupId)));
-    const changed = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
-    if (Object.keys(changed).length > 0) {
-      await recordAudit(tx, { accountId, action: 'sending_settings.updated', target: groupId, details: changed });
-    }
   });
 }

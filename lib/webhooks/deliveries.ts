@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { events, webhookAttempts, webhookDeliveries } from '@/db/schema';
 import { notFound } from '@/lib/errors';
-import { webhookPayload } from '@/lib/events/catalogue';
+import { webhookPayload } from '@/lib/event-catalogue/catalogue';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
 import { keysetPage, type Page, toPage } from '@/lib/pagination';
 import { withTransaction } from '@/lib/transactions';

@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { EVENT_CATALOGUE, EVENT_TYPES } from '@/lib/events/catalogue';
+import { EVENT_CATALOGUE, EVENT_TYPES } from '@/lib/event-catalogue/catalogue';
 import { z } from '@/lib/zod';
 import { MAX_ATTEMPTS } from './retry-policy';
 

@@ -1,7 +1,7 @@
 import type { Database, Executor } from '@/db';
 import { WEBHOOK_KINDS } from '@/db/schema';
 import type { WebhookAnswer } from '@/lib/automation/webhook-reply';
-import { webhookPayload } from '@/lib/events/catalogue';
+import { webhookPayload } from '@/lib/event-catalogue/catalogue';
 import { registry } from '@/lib/registry';
 import { signedHeaders, signingSecrets } from './signing';
 import type { LoadedDelivery } from './worker';

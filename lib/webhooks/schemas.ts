@@ -1,5 +1,5 @@
 import { DELIVERY_STATUSES } from '@/db/schema';
-import { eventType, subscribableEvent } from '@/lib/events/catalogue';
+import { eventType, subscribableEvent } from '@/lib/event-catalogue/catalogue';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
 import { z } from '@/lib/zod';

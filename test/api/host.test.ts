@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { NextRequest } from 'next/server';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GET as metrics } from '@/app/metrics/route';
-import { isAllowedHost, PEER_HEADER, PEER_TOKEN_ENV } from '@/lib/http/host-policy';
+import { isAllowedHost, PEER_HEADER, PEER_TOKEN_ENV } from '@/lib/net/host-policy';
 import { proxy } from '@/proxy';
 
 const saved = { ...process.env };

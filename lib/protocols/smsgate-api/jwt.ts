@@ -1,11 +1,16 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { and, count, eq, gt, inArray, isNull, lt, min, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { apiKeys, smsgateTokens } from '@/db/schema';
 import type { AccountPrincipal } from '@/lib/auth/principal';
-import { config } from '@/lib/config';
 import { derivedKey } from '@/lib/crypto/derived-key';
-import { DomainError, notFound, rateLimited } from '@/lib/errors';
+import { DomainError } from '@/lib/errors';
+import {
+  assertRoomForToken,
+  liveTokenKey,
+  minterOf,
+  recordTokens,
+  revokeTokenTree,
+  useRefreshToken,
+} from '@/lib/integrations/smsgate-tokens';
 import { withTransaction } from '@/lib/transactions';
 import { REFRESH_SCOPE } from './scopes';
 
@@ -103,24 +108,12 @@ export async function principalForJwt(executor: Executor, token: string): Promis
   const now = new Date();
   const claims = verify(token, Math.floor(now.getTime() / 1000));
   if (!claims) return null;
-  const [row] = await executor
-    .select({ keyId: smsgateTokens.keyId })
-    .from(smsgateTokens)
-    .innerJoin(apiKeys, eq(apiKeys.id, smsgateTokens.keyId))
-    .where(
-      and(
-        eq(smsgateTokens.jti, claims.jti),
-        eq(smsgateTokens.accountId, claims.sub),
-        isNull(smsgateTokens.revokedAt),
-        gt(smsgateTokens.expiresAt, now),
-        isNull(apiKeys.revokedAt),
-      ),
-    );
-  if (!row) return null;
+  const keyId = await liveTokenKey(executor, claims.sub, claims.jti, now);
+  if (!keyId) return null;
   return {
     kind: 'account',
     accountId: claims.sub,
-    keyId: row.keyId,
+    keyId,
     via: 'api_key',
     token: { jti: claims.jti, scopes: claims.scopes, originalScopes: claims.original_scopes ?? [], exp: claims.exp },
   };
@@ -152,23 +145,9 @@ async function issuePair(
     scopes: [REFRESH_SCOPE],
     original_scopes: scopes,
   });
-  await executor.insert(smsgateTokens).values([
-    {
-      jti: access.jti,
-      accountId,
-      keyId,
-      use: 'access',
-      parentJti: lineage.parentJti ?? null,
-      expiresAt: new Date(access.exp * 1000),
-    },
-    {
-      jti: refresh.jti,
-      accountId,
-      keyId,
-      use: 'refresh',
-      parentJti: access.jti,
-      expiresAt: new Date(refresh.exp * 1000),
-    },
+  await recordTokens(executor, accountId, keyId, [
+    { jti: access.jti, use: 'access', parentJti: lineage.parentJti ?? null, exp: access.exp },
+    { jti: refresh.jti, use: 'refresh', parentJti: access.jti, exp: refresh.exp },
   ]);
   return {
     id: access.jti,
@@ -177,35 +156,6 @@ async function issuePair(
     refresh_token: refreshToken,
     expires_at: new Date(access.exp * 1000).toISOString(),
   };
-}
-
-/**
- * SMSGATE_TOKENS_PER_ACCOUNT: one more live access token than the cap answers 429, its Retry-After
- * when the oldest-expiring one ends. Counted under the account's lock, so concurrent issues cannot
- * all pass; expired rows of the account are dropped on the way (they can never be accepted again).
- */
-async function assertRoomForToken(tx: Executor, accountId: string): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`smsgate-tokens:${accountId}`}, 0))`);
-  const now = new Date();
-  await tx.delete(smsgateTokens).where(and(eq(smsgateTokens.accountId, accountId), lt(smsgateTokens.expiresAt, now)));
-  const cap = config.smsgateTokensPerAccount;
-  const [live] = await tx
-    .select({ count: count(), firstEnd: min(smsgateTokens.expiresAt) })
-    .from(smsgateTokens)
-    .where(
-      and(
-        eq(smsgateTokens.accountId, accountId),
-        eq(smsgateTokens.use, 'access'),
-        isNull(smsgateTokens.revokedAt),
-        gt(smsgateTokens.expiresAt, now),
-      ),
-    );
-  if ((live?.count ?? 0) < cap) return;
-  const retryAfter = Math.max(1, Math.ceil(((live?.firstEnd?.getTime() ?? now.getTime()) - now.getTime()) / 1000));
-  throw rateLimited(
-    retryAfter,
-    `This account holds its most live tokens (${cap}). Revoke some (DELETE /auth/token/{jti}) or wait for one to expire.`,
-  );
 }
 
 /**
@@ -244,36 +194,15 @@ export async function refreshToken(executor: Executor, principal: AccountPrincip
   }
   const keyId = principal.keyId;
   return withTransaction(executor, async (tx) => {
-    const used = await tx
-      .update(smsgateTokens)
-      .set({ revokedAt: new Date() })
-      .where(
-        and(
-          eq(smsgateTokens.jti, token.jti),
-          eq(smsgateTokens.accountId, principal.accountId),
-          eq(smsgateTokens.use, 'refresh'),
-          isNull(smsgateTokens.revokedAt),
-        ),
-      )
-      .returning({ jti: smsgateTokens.jti, parentJti: smsgateTokens.parentJti });
-    if (used.length === 0) throw new DomainError('UNAUTHENTICATED', 'The refresh token has been used or revoked.');
+    const used = await useRefreshToken(tx, principal.accountId, token.jti);
+    if (!used) throw new DomainError('UNAUTHENTICATED', 'The refresh token has been used or revoked.');
     await assertRoomForToken(tx, principal.accountId);
     // The new pair takes the place of the refresh token's access token: a child of the same minter,
     // living no longer than the refresh token (which lives no longer than the minter).
-    const parentJti = await minterOf(tx, principal.accountId, used[0]!.parentJti);
+    const parentJti = await minterOf(tx, principal.accountId, used.accessJti);
     const lineage = parentJti ? { parentJti, notAfter: token.exp } : {};
     return issuePair(tx, principal.accountId, keyId, [...token.originalScopes], ACCESS_TTL_DEFAULT_S, lineage);
   });
-}
-
-/** The token that minted the access token `accessJti`, if a token did (null: an API key did). */
-async function minterOf(tx: Executor, accountId: string, accessJti: string | null): Promise<string | null> {
-  if (!accessJti) return null;
-  const [row] = await tx
-    .select({ parentJti: smsgateTokens.parentJti })
-    .from(smsgateTokens)
-    .where(and(eq(smsgateTokens.accountId, accountId), eq(smsgateTokens.jti, accessJti)));
-  return row?.parentJti ?? null;
 }
 
 /**
@@ -282,22 +211,5 @@ async function minterOf(tx: Executor, accountId: string, accessJti: string | nul
  * Revoking again is a no-op; another account's jti or an unknown one is 404.
  */
 export async function revokeToken(executor: Executor, accountId: string, jti: string): Promise<void> {
-  const [known] = await executor
-    .select({ jti: smsgateTokens.jti })
-    .from(smsgateTokens)
-    .where(and(eq(smsgateTokens.jti, jti), eq(smsgateTokens.accountId, accountId)));
-  if (!known) throw notFound('Token');
-  await withTransaction(executor, async (tx) => {
-    const revoke = (where: SQL | undefined) =>
-      tx
-        .update(smsgateTokens)
-        .set({ revokedAt: sql`coalesce(${smsgateTokens.revokedAt}, now())` })
-        .where(and(eq(smsgateTokens.accountId, accountId), where))
-        .returning({ jti: smsgateTokens.jti });
-    await revoke(eq(smsgateTokens.jti, jti));
-    // A token's descendants were issued after it: the walk ends. Each level is one statement.
-    for (let level = [jti]; level.length > 0; ) {
-      level = (await revoke(inArray(smsgateTokens.parentJti, level))).map((row) => row.jti);
-    }
-  });
+  await revokeTokenTree(executor, accountId, jti);
 }

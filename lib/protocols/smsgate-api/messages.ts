@@ -1,16 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '@/db';
-import type { SmsgateRecipient } from '@/db/schema';
 import { DomainError, notFound, validationError } from '@/lib/errors';
+import {
+  claimExtId,
+  findByExtId,
+  recordBulk,
+  type SmsgateRecipient,
+  type StoredMessage,
+  selectStates,
+} from '@/lib/integrations/smsgate-messages';
 import { bulkSender, phoneOfMessage, statusesOf } from '@/lib/messages/bulk-status';
 import { cancelBulk } from '@/lib/messages/cancel';
 import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
 import { submitBulk } from '@/lib/messages/pipeline';
 import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
-import { HIGH_PRIORITY_FROM, type ListMessagesQuery, type MessageStateWire, type SendMessageBody } from './schemas';
-import { STATE_OF, stateOfHistory } from './states';
-import { claimExtId, findByExtId, recordBulk, type StoredMessage, selectStates } from './store';
+import {
+  HIGH_PRIORITY_FROM,
+  type ListMessagesQuery,
+  type MessageStateWire,
+  type ProcessingState,
+  type SendMessageBody,
+} from './schemas';
+import { STATE_OF, STATES_SQL, stateOfHistory } from './states';
 
 /**
  * SMSGate's messages over Simgate's: one SMSGate message is a bulk of one Simgate message per
@@ -22,7 +34,7 @@ import { claimExtId, findByExtId, recordBulk, type StoredMessage, selectStates }
 async function present(
   executor: Executor,
   accountId: string,
-  rows: StoredMessage[],
+  rows: StoredMessage<ProcessingState>[],
   includeContent: boolean,
 ): Promise<MessageStateWire[]> {
   const ids = rows.flatMap((row) => row.recipients.flatMap((r) => (r.message_id ? [r.message_id] : [])));
@@ -63,7 +75,7 @@ async function present(
 }
 
 async function stateOf(executor: Executor, accountId: string, extId: string): Promise<MessageStateWire> {
-  const [row] = await selectStates(executor, accountId, { extId });
+  const [row] = await selectStates<ProcessingState>(executor, accountId, { extId }, STATES_SQL);
   if (!row) throw notFound('Message');
   const [wire] = await present(executor, accountId, [row], false);
   return wire as MessageStateWire;
@@ -82,7 +94,7 @@ export async function listSmsgateMessages(
   accountId: string,
   query: ListMessagesQuery,
 ): Promise<{ items: MessageStateWire[]; total: number }> {
-  const rows = await selectStates(executor, accountId, query);
+  const rows = await selectStates<ProcessingState>(executor, accountId, query, STATES_SQL);
   return { items: await present(executor, accountId, rows, query.includeContent), total: rows[0]?.total ?? 0 };
 }
 

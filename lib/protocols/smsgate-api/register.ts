@@ -1,8 +1,8 @@
 import { registerSealedColumnOpener } from '@/lib/backup/secrets';
 import { registerAuthStrategy } from '@/lib/http/credentials';
+import { unsealSigningKey } from '@/lib/integrations/smsgate-signing-key';
 import { registerWebhookFormat } from '@/lib/webhooks/formats';
 import { authenticateIntegrator } from './auth';
-import { unsealSigningKey } from './signing-key';
 import { smsgateDeliveryRequest } from './webhook-body';
 
 /** What SMSGate's integrator API lends the domain (called once by lib/protocols/register.ts). */

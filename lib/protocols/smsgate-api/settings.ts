@@ -1,17 +1,20 @@
-import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { accounts, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { validationError } from '@/lib/errors';
 import { validate } from '@/lib/http/parse';
+import {
+  type SettingsDocument,
+  storedSmsgateSettings,
+  writeSmsgateSettings,
+} from '@/lib/integrations/smsgate-settings';
+import { sealSigningKey, signingKeyOf } from '@/lib/integrations/smsgate-signing-key';
 import { MAX_DAILY_CAP } from '@/lib/phones/limits';
 import { updatePhoneBody } from '@/lib/phones/schemas';
 import { WEEKDAYS } from '@/lib/settings/window';
 import { withTransaction } from '@/lib/transactions';
 import { z } from '@/lib/zod';
-import { sealSigningKey, signingKeyOf } from './signing-key';
 
-type Document = Record<string, Record<string, unknown>>;
+type Document = SettingsDocument;
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
@@ -68,13 +71,10 @@ function documentOf(body: unknown): Document {
 
 /** GET /settings: what was stored, with the signing key and the send window as they are now. */
 export async function getSmsgateSettings(executor: Executor, accountId: string): Promise<Document> {
-  const [account] = await executor
-    .select({ stored: accounts.smsgateSettings, window: accounts.sendWindow })
-    .from(accounts)
-    .where(eq(accounts.id, accountId));
-  const document = structuredClone((account?.stored ?? {}) as Document);
+  const account = await storedSmsgateSettings(executor, accountId);
+  const document = structuredClone(account.stored);
   const messages = { ...(document.messages ?? {}) };
-  if (account?.window) {
+  if (account.window) {
     messages.work_hours_enabled = true;
     messages.work_hours_start = account.window.start;
     messages.work_hours_end = account.window.end;
@@ -125,40 +125,26 @@ async function apply(executor: Executor, accountId: string, next: Document, chan
     const messages = next.messages ?? {};
     const period = messages.limit_period as string | undefined;
     const value = messages.limit_value as number | undefined;
-    if (period === 'PerMinute' && value)
-      await tx.update(phones).set({ messagesPerMinute: value }).where(eq(phones.accountId, accountId));
-    if (period === 'PerDay' && value)
-      await tx.update(phones).set({ dailyCap: value }).where(eq(phones.accountId, accountId));
-    if (period === 'Disabled') await tx.update(phones).set({ dailyCap: null }).where(eq(phones.accountId, accountId));
-    if (messages.work_hours_enabled === true) {
-      const start = (messages.work_hours_start as string | undefined) ?? '00:00';
-      const end = (messages.work_hours_end as string | undefined) ?? '24:00';
-      await tx
-        .update(accounts)
-        .set({ sendWindow: { time_zone: 'UTC', days: [...WEEKDAYS], start, end } })
-        .where(eq(accounts.id, accountId));
-    } else if (messages.work_hours_enabled === false) {
-      await tx.update(accounts).set({ sendWindow: null }).where(eq(accounts.id, accountId));
-    }
+    const start = (messages.work_hours_start as string | undefined) ?? '00:00';
+    const end = (messages.work_hours_end as string | undefined) ?? '24:00';
     const key = next.webhooks?.signing_key;
-    if (typeof key === 'string') {
-      await tx
-        .update(accounts)
-        .set({ smsgateSigningKeyEncrypted: sealSigningKey(key) })
-        .where(eq(accounts.id, accountId));
-    }
     // The key is kept sealed on its own, never in the stored document.
     const { signing_key: _key, ...webhookRest } = next.webhooks ?? {};
-    const stored: Document = { ...next, ...(next.webhooks ? { webhooks: webhookRest } : {}) };
-    await tx.update(accounts).set({ smsgateSettings: stored }).where(eq(accounts.id, accountId));
-    const [phoneCount] = await tx
-      .select({ count: sql<number>`count(*)::int` })
-      .from(phones)
-      .where(eq(phones.accountId, accountId));
+    const phoneCount = await writeSmsgateSettings(tx, accountId, {
+      ...(period === 'PerMinute' && value ? { messagesPerMinute: value } : {}),
+      ...(period === 'PerDay' && value ? { dailyCap: value } : period === 'Disabled' ? { dailyCap: null } : {}),
+      ...(messages.work_hours_enabled === true
+        ? { sendWindow: { time_zone: 'UTC', days: [...WEEKDAYS], start, end } }
+        : messages.work_hours_enabled === false
+          ? { sendWindow: null }
+          : {}),
+      ...(typeof key === 'string' ? { sealedSigningKey: sealSigningKey(key) } : {}),
+      stored: { ...next, ...(next.webhooks ? { webhooks: webhookRest } : {}) },
+    });
     await recordAudit(tx, {
       accountId,
       action: 'smsgate_settings.updated',
-      details: auditedChange(change, next, phoneCount?.count ?? 0),
+      details: auditedChange(change, next, phoneCount),
     });
     return getSmsgateSettings(tx, accountId);
   });
@@ -173,11 +159,7 @@ export async function replaceSmsgateSettings(executor: Executor, accountId: stri
 /** PATCH /settings: each section given is merged into the stored one. */
 export async function patchSmsgateSettings(executor: Executor, accountId: string, body: unknown): Promise<Document> {
   const change = documentOf(body);
-  const [account] = await executor
-    .select({ stored: accounts.smsgateSettings })
-    .from(accounts)
-    .where(eq(accounts.id, accountId));
-  const current = (account?.stored ?? {}) as Document;
+  const current = (await storedSmsgateSettings(executor, accountId)).stored;
   const next: Document = { ...current };
   for (const [section, values] of Object.entries(change)) next[section] = { ...(current[section] ?? {}), ...values };
   return apply(executor, accountId, next, change);

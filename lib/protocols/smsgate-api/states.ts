@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { HistoryStatus, MessageStatus } from '@/db/schema';
+import type { HistoryStatus } from '@/lib/messages/history';
+import type { MessageStatus } from '@/lib/messages/states';
 import type { ProcessingState } from './schemas';
 
 /** Simgate's message states as SMSGate names them; never a state outside SMSGate's enum. */
@@ -44,3 +45,6 @@ export function aggregateStateSql(st: SQL): SQL {
     else (${progress})[min(array_position(${progress}, ${st})) filter (where ${st} not in ('Failed', 'Cancelled'))]
   end)`;
 }
+
+/** The states in SQL, as lib/integrations/smsgate-messages aggregates them. */
+export const STATES_SQL = { of: stateSql, aggregate: aggregateStateSql };

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import type { Database } from '@/db';
-import type { EventType } from '@/db/schema';
+import type { EventType } from '@/lib/event-catalogue/catalogue';
+import { extIdOfBulk } from '@/lib/integrations/smsgate-messages';
+import { signingKeyOf } from '@/lib/integrations/smsgate-signing-key';
 import { phoneIdOfNumber } from '@/lib/phones/owned';
-import { signingKeyOf } from './signing-key';
-import { extIdOfBulk } from './store';
 
 export type SmsgateDelivery = {
   accountId: string;

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db';
-import { appCallbackIds, devices } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { type PendingAutomation, runPendingAutomation } from '@/lib/automation/pending';
 import { decryptSecret } from '@/lib/crypto/secret-box';
 import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
+import { claimCallbackId } from '@/lib/devices/callback-ids';
+import { findDevice } from '@/lib/devices/device';
 import { DEVICE_SIGNING_KEY_PURPOSE } from '@/lib/devices/pairing';
 import { DomainError, validationError } from '@/lib/errors';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
@@ -52,10 +52,8 @@ function refused(detail: string): DomainError {
 
 /** The paired app device a callback URL names, with its signing key; 401 for anything else. */
 async function appDevice(db: Database, deviceId: string): Promise<{ principal: DevicePrincipal; key: string }> {
-  const [row] = await db
-    .select()
-    .from(devices)
-    .where(and(eq(devices.id, deviceId), eq(devices.kind, 'app'), eq(devices.status, 'activated')));
+  const found = await findDevice(db, deviceId);
+  const row = found?.kind === 'app' && found.status === 'activated' ? found : undefined;
   if (!row?.signingKeyEncrypted) throw refused('This device is not paired with Simgate (or was revoked).');
   return {
     principal: {
@@ -117,20 +115,7 @@ export async function handleAppCallback(
   // Each call id is processed once: a replay (or a retry whose answer was lost) within the window
   // finds its id taken and changes nothing. A call that fails leaves no id, so its retry runs.
   const pending = await withTransaction(db, async (tx) => {
-    const [fresh] = await tx
-      .insert(appCallbackIds)
-      .values({ deviceId: principal.deviceId, callbackId: envelope.id })
-      .onConflictDoNothing()
-      .returning({ id: appCallbackIds.callbackId });
-    if (!fresh) return null;
-    await tx
-      .delete(appCallbackIds)
-      .where(
-        and(
-          eq(appCallbackIds.deviceId, principal.deviceId),
-          lt(appCallbackIds.createdAt, sql`now() - make_interval(secs => ${CALLBACK_ID_RETENTION_SECONDS})`),
-        ),
-      );
+    if (!(await claimCallbackId(tx, principal.deviceId, envelope.id, CALLBACK_ID_RETENTION_SECONDS))) return null;
     return applyCallback(tx, principal, phone, envelope);
   });
   // A received SMS's rules run after the commit that recorded it (lib/messages/receive.ts).

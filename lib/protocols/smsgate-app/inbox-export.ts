@@ -1,8 +1,14 @@
-import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { Database, Executor } from '@/db';
-import { devices, smsgateInboxExports } from '@/db/schema';
+import { findDevice } from '@/lib/devices/device';
 import { hasOpenStream, pushToDevice } from '@/lib/devices/sessions';
 import { DomainError, validationError } from '@/lib/errors';
+import {
+  countInboxExportReceipt,
+  dropInboxExport,
+  type InboxExportRow,
+  latestInboxExports,
+  recordInboxExport,
+} from '@/lib/integrations/inbox-exports';
 import { ownedPhone } from '@/lib/phones/owned';
 import { iso } from '@/lib/wire';
 import type { INBOX_MESSAGE_TYPES } from './schemas';
@@ -28,9 +34,7 @@ export type InboxExportInput = {
   triggerWebhooks?: boolean;
 };
 
-type ExportRow = typeof smsgateInboxExports.$inferSelect;
-
-export function presentInboxExport(row: ExportRow) {
+export function presentInboxExport(row: InboxExportRow) {
   return {
     id: row.id,
     phone_id: row.phoneId,
@@ -86,12 +90,7 @@ export async function requestInboxExport(
 ): Promise<InboxExportWire> {
   checkPeriod(input.since, input.until);
   const phone = await ownedPhone(db, accountId, phoneId);
-  const [device] = phone.deviceId
-    ? await db
-        .select({ id: devices.id, kind: devices.kind, status: devices.status })
-        .from(devices)
-        .where(eq(devices.id, phone.deviceId))
-    : [];
+  const device = phone.deviceId ? await findDevice(db, phone.deviceId) : undefined;
   if (device?.kind !== 'app' || device.status !== 'activated') {
     throw new DomainError(
       'PHONE_NOT_CONNECTED',
@@ -110,22 +109,15 @@ export async function requestInboxExport(
     messageTypes: input.messageTypes?.length ? [...new Set(input.messageTypes)] : ['SMS' as const],
     triggerWebhooks: input.triggerWebhooks ?? true,
   };
-  const [row] = await db
-    .insert(smsgateInboxExports)
-    .values({
-      accountId,
-      phoneId: phone.id,
-      since: full.since,
-      until: full.until,
-      messageTypes: full.messageTypes.join(','),
-    })
-    .returning();
-  if (!row) throw new Error('requestInboxExport: insert returned nothing');
+  const row = await recordInboxExport(db, accountId, {
+    phoneId: phone.id,
+    since: full.since,
+    until: full.until,
+    messageTypes: full.messageTypes,
+  });
   // Sent after the request is stored: the first re-sent SMS must find it to be counted.
   if (pushToDevice(device.id, 'MessagesExportRequested', exportEventData(full)) === 0) {
-    await db
-      .delete(smsgateInboxExports)
-      .where(and(eq(smsgateInboxExports.accountId, row.accountId), eq(smsgateInboxExports.id, row.id)));
+    await dropInboxExport(db, row.accountId, row.id);
     throw new DomainError('PHONE_NOT_CONNECTED', 'The phone’s event stream closed: try again once it is online.');
   }
   return presentInboxExport(row);
@@ -134,12 +126,7 @@ export async function requestInboxExport(
 /** The phone's latest export requests, newest first (404 for another account's phone). */
 export async function listInboxExports(db: Database, accountId: string, phoneId: string): Promise<InboxExportWire[]> {
   await ownedPhone(db, accountId, phoneId);
-  const rows = await db
-    .select()
-    .from(smsgateInboxExports)
-    .where(and(eq(smsgateInboxExports.accountId, accountId), eq(smsgateInboxExports.phoneId, phoneId)))
-    .orderBy(desc(smsgateInboxExports.createdAt), desc(smsgateInboxExports.id))
-    .limit(INBOX_EXPORTS_LISTED);
+  const rows = await latestInboxExports(db, accountId, phoneId, INBOX_EXPORTS_LISTED);
   return rows.map(presentInboxExport);
 }
 
@@ -155,27 +142,5 @@ export async function countExportedInbound(
   created: boolean,
 ): Promise<void> {
   if (!receivedAt) return;
-  const [open] = await executor
-    .select({ id: smsgateInboxExports.id })
-    .from(smsgateInboxExports)
-    .where(
-      and(
-        eq(smsgateInboxExports.accountId, phone.accountId),
-        eq(smsgateInboxExports.phoneId, phone.id),
-        gte(smsgateInboxExports.createdAt, sql`now() - make_interval(mins => ${INBOX_EXPORT_COUNT_MINUTES})`),
-        lte(smsgateInboxExports.since, receivedAt),
-        gte(smsgateInboxExports.until, receivedAt),
-      ),
-    )
-    .orderBy(desc(smsgateInboxExports.createdAt))
-    .limit(1);
-  if (!open) return;
-  await executor
-    .update(smsgateInboxExports)
-    .set(
-      created
-        ? { recovered: sql`${smsgateInboxExports.recovered} + 1` }
-        : { repeated: sql`${smsgateInboxExports.repeated} + 1` },
-    )
-    .where(and(eq(smsgateInboxExports.accountId, phone.accountId), eq(smsgateInboxExports.id, open.id)));
+  await countInboxExportReceipt(executor, phone, receivedAt, created, INBOX_EXPORT_COUNT_MINUTES);
 }

@@ -1,10 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Database, Executor } from '@/db';
-import { accounts } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import type { AccountPrincipal } from '@/lib/auth/principal';
 import { decryptSecret, encryptSecret } from '@/lib/crypto/secret-box';
+import { accountOfSid, sealedAuthTokenOf, storeAuthToken } from '@/lib/integrations/twilio-credentials';
 import { withTransaction } from '@/lib/transactions';
 import { twilioError } from './errors';
 import { ACCOUNT_SID, accountSidOf } from './ids';
@@ -28,18 +27,11 @@ export async function createAuthToken(executor: Executor, accountId: string): Pr
   const accountSid = accountSidOf(accountId);
   const authToken = randomBytes(16).toString('hex');
   await withTransaction(executor, async (tx) => {
-    const [before] = await tx
-      .select({ sealed: accounts.twilioAuthTokenEncrypted })
-      .from(accounts)
-      .where(eq(accounts.id, accountId))
-      .for('update');
-    await tx
-      .update(accounts)
-      .set({ twilioAccountSid: accountSid, twilioAuthTokenEncrypted: encryptSecret(authToken, PURPOSE) })
-      .where(eq(accounts.id, accountId));
+    const before = await sealedAuthTokenOf(tx, accountId, { lock: true });
+    await storeAuthToken(tx, accountId, { accountSid, sealed: encryptSecret(authToken, PURPOSE) });
     await recordAudit(tx, {
       accountId,
-      action: before?.sealed ? 'twilio_auth_token.rotated' : 'twilio_auth_token.created',
+      action: before ? 'twilio_auth_token.rotated' : 'twilio_auth_token.created',
       target: accountSid,
     });
   });
@@ -51,20 +43,14 @@ export async function twilioSettings(
   executor: Executor,
   accountId: string,
 ): Promise<{ account_sid: string; has_auth_token: boolean }> {
-  const [row] = await executor
-    .select({ sealed: accounts.twilioAuthTokenEncrypted })
-    .from(accounts)
-    .where(eq(accounts.id, accountId));
-  return { account_sid: accountSidOf(accountId), has_auth_token: Boolean(row?.sealed) };
+  const sealed = await sealedAuthTokenOf(executor, accountId);
+  return { account_sid: accountSidOf(accountId), has_auth_token: Boolean(sealed) };
 }
 
 /** The account's Auth Token, to sign its Twilio-format callbacks; undefined when it has none. */
 export async function authTokenOf(executor: Executor, accountId: string): Promise<string | undefined> {
-  const [row] = await executor
-    .select({ sealed: accounts.twilioAuthTokenEncrypted })
-    .from(accounts)
-    .where(eq(accounts.id, accountId));
-  return row?.sealed ? unsealAuthToken(row.sealed) : undefined;
+  const sealed = await sealedAuthTokenOf(executor, accountId);
+  return sealed ? unsealAuthToken(sealed) : undefined;
 }
 
 function sameText(a: string, b: string): boolean {
@@ -94,10 +80,7 @@ export async function authenticateTwilio(db: Database, req: Request): Promise<Ac
     });
   const credentials = basicCredentials(req);
   if (!credentials || !ACCOUNT_SID.test(credentials.username)) throw refuse();
-  const [row] = await db
-    .select({ id: accounts.id, sealed: accounts.twilioAuthTokenEncrypted })
-    .from(accounts)
-    .where(eq(accounts.twilioAccountSid, credentials.username));
+  const row = await accountOfSid(db, credentials.username);
   if (!row?.sealed) throw refuse();
   let token: string;
   try {
@@ -106,5 +89,5 @@ export async function authenticateTwilio(db: Database, req: Request): Promise<Ac
     throw refuse();
   }
   if (!sameText(token, credentials.password)) throw refuse();
-  return { kind: 'account', accountId: row.id, keyId: null, via: 'api_key' };
+  return { kind: 'account', accountId: row.accountId, keyId: null, via: 'api_key' };
 }

@@ -1,13 +1,15 @@
-import { and, desc, eq, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { messages, phoneGroups, phones } from '@/db/schema';
 import { DomainError, validationError } from '@/lib/errors';
+import { groupIdsOf } from '@/lib/groups/read';
 import { cancelMessage } from '@/lib/messages/cancel';
 import { MAX_CONTENT_LENGTH, MIN_TTL_SECONDS } from '@/lib/messages/limits';
+import { type MessageRowsQuery, messageRowsNewestFirst } from '@/lib/messages/list';
 import { ownedMessage } from '@/lib/messages/owned';
 import { submitMessage } from '@/lib/messages/pipeline';
 import type { MessageRow } from '@/lib/messages/present';
+import { redactMessageContent } from '@/lib/messages/redact';
 import { toE164 } from '@/lib/phone-number';
+import { phoneIdOfNumber } from '@/lib/phones/owned';
 import { withTransaction } from '@/lib/transactions';
 import { twilioCallbackTarget } from './callbacks';
 import { twilioError } from './errors';
@@ -110,27 +112,18 @@ export function messageIdOfPath(segment: string): string {
 }
 
 async function groupOfService(executor: Executor, accountId: string, serviceSid: string): Promise<number> {
-  const groups = await executor
-    .select({ id: phoneGroups.id })
-    .from(phoneGroups)
-    .where(eq(phoneGroups.accountId, accountId));
-  const group = groups.find((g) => messagingServiceSidOf(g.id) === serviceSid);
-  if (!group) throw twilioError('NOT_FOUND', 21701, `The Messaging Service ${serviceSid} does not exist.`);
-  return group.id;
+  const group = (await groupIdsOf(executor, accountId)).find((id) => messagingServiceSidOf(id) === serviceSid);
+  if (group === undefined) throw twilioError('NOT_FOUND', 21701, `The Messaging Service ${serviceSid} does not exist.`);
+  return group;
 }
 
 async function ownedSender(executor: Executor, accountId: string, from: string): Promise<string> {
   const number = toE164(from);
-  const [phone] = number
-    ? await executor
-        .select({ phone: phones.phone })
-        .from(phones)
-        .where(and(eq(phones.accountId, accountId), eq(phones.phone, number)))
-    : [];
-  if (!phone) {
+  const phoneId = number ? await phoneIdOfNumber(executor, accountId, number) : undefined;
+  if (!number || !phoneId) {
     throw twilioError('VALIDATION_ERROR', 21606, `The From phone number ${from} is not one of the account’s phones.`);
   }
-  return phone.phone;
+  return number;
 }
 
 function sendAtOf(input: CreateMessageInput): Date | undefined {
@@ -282,11 +275,7 @@ export async function redactTwilioMessage(
       'Cannot delete message because it is still in flight: wait for a final state, or cancel it.',
     );
   }
-  const [updated] = await executor
-    .update(messages)
-    .set({ content: '', updatedAt: sql`now()` })
-    .where(and(eq(messages.id, messageId), eq(messages.accountId, accountId)))
-    .returning();
+  const updated = await redactMessageContent(executor, accountId, messageId);
   return presentTwilioMessage(updated ?? row);
 }
 
@@ -323,31 +312,26 @@ export async function listTwilioMessages(
   accountId: string,
   query: ListMessagesQuery,
 ): Promise<{ messages: MessageResource[] } & Record<string, unknown>> {
-  const filters: (SQL | undefined)[] = [eq(messages.accountId, accountId)];
-  if (query.To) filters.push(eq(messages.to, toE164(query.To) ?? query.To));
-  if (query.From) filters.push(eq(messages.from, toE164(query.From) ?? query.From));
+  const filter: MessageRowsQuery = { limit: query.PageSize + 1 };
+  if (query.To) filter.to = toE164(query.To) ?? query.To;
+  if (query.From) filter.from = toE164(query.From) ?? query.From;
+  // Each bound narrows the period: the latest start and the earliest end hold.
+  const from = (at: Date) => {
+    if (!filter.createdFrom || at > filter.createdFrom) filter.createdFrom = at;
+  };
+  const before = (at: Date) => {
+    if (!filter.createdBefore || at < filter.createdBefore) filter.createdBefore = at;
+  };
   if (query.DateSent) {
     // Messages of that (UTC) day, whether a date or a time names it, as Twilio filters.
     const day = dateBound(dateBound(query.DateSent, 'DateSent').start.toISOString().slice(0, 10), 'DateSent');
-    filters.push(gte(messages.createdAt, day.start), lt(messages.createdAt, day.end));
+    from(day.start);
+    before(day.end);
   }
-  if (query['DateSent<']) filters.push(lt(messages.createdAt, dateBound(query['DateSent<'], 'DateSent<').end));
-  if (query['DateSent>']) filters.push(gte(messages.createdAt, dateBound(query['DateSent>'], 'DateSent>').start));
-  if (query.PageToken) {
-    const after = decodeToken(query.PageToken);
-    filters.push(
-      or(
-        lt(messages.createdAt, after.createdAt),
-        and(eq(messages.createdAt, after.createdAt), lt(messages.id, after.id)),
-      ),
-    );
-  }
-  const rows = await executor
-    .select()
-    .from(messages)
-    .where(and(...filters))
-    .orderBy(desc(messages.createdAt), desc(messages.id))
-    .limit(query.PageSize + 1);
+  if (query['DateSent<']) before(dateBound(query['DateSent<'], 'DateSent<').end);
+  if (query['DateSent>']) from(dateBound(query['DateSent>'], 'DateSent>').start);
+  if (query.PageToken) filter.after = decodeToken(query.PageToken);
+  const rows = await messageRowsNewestFirst(executor, accountId, filter);
   const page = rows.slice(0, query.PageSize);
   const last = page.at(-1);
   const path = `${accountBase(accountId)}/Messages.json`;

@@ -1,4 +1,4 @@
-import { catalogueEntrySchema, presentCatalogue } from '@/lib/events/catalogue';
+import { catalogueEntrySchema, presentCatalogue } from '@/lib/event-catalogue/catalogue';
 import { route } from '@/lib/http/route';
 import { CATALOGUE } from '@/lib/webhooks/docs';
 import { z } from '@/lib/zod';

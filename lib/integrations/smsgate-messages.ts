@@ -1,36 +1,55 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type SmsgateRecipient, smsgateMessages } from '@/db/schema';
 import { bulkStatusesSql } from '@/lib/messages/bulk-status';
-import type { ListMessagesQuery, ProcessingState } from './schemas';
-import { aggregateStateSql, stateSql } from './states';
+
+export type { SmsgateRecipient } from '@/db/schema';
 
 /**
- * The adapter's own record, smsgate_messages: which Simgate bulk an integrator's message id
- * names, and its recipients in their order. No domain function reads it; Simgate's messages are
- * read through lib/messages.
+ * The SMSGate integrator API's own record, smsgate_messages: which Simgate bulk an integrator's
+ * message id names, and its recipients in their order. Only that API reads it; Simgate's messages
+ * are read through lib/messages.
  */
 
-export type StoredMessage = {
+export type StoredMessage<State extends string = string> = {
   id: string;
   ext_id: string;
   bulk_id: string | null;
   phone_id: string | null;
   recipients: SmsgateRecipient[];
   created_at: string | Date;
-  state: ProcessingState;
+  state: State;
   total: number;
 };
+
+/** The filters and page of a list of stored messages; `state` is compared with what `states` makes. */
+export type StoredMessageFilter = {
+  extId?: string;
+  from?: string;
+  to?: string;
+  deviceId?: string;
+  state?: string;
+  sort?: 'created_at' | '-created_at';
+  limit?: number;
+  offset?: number;
+};
+
+/**
+ * How the wire names states, in SQL: `of` maps a messages.status expression to a recipient's
+ * state, `aggregate` the recipients' states (a column) to the whole message's.
+ */
+export type StateSql = { of: (status: SQL) => SQL; aggregate: (states: SQL) => SQL };
 
 /**
  * The account's SMSGate messages with their aggregated state, filtered, sorted and paged; `total`
  * before paging. The state is aggregated in SQL so that a filter on it pages correctly.
  */
-export async function selectStates(
+export async function selectStates<State extends string>(
   executor: Executor,
   accountId: string,
-  filter: Partial<ListMessagesQuery> & { extId?: string },
-): Promise<StoredMessage[]> {
+  filter: StoredMessageFilter,
+  states: StateSql,
+): Promise<StoredMessage<State>[]> {
   const status = sql.raw('status');
   const conditions = [
     sql`s.account_id = ${accountId}::uuid`,
@@ -39,13 +58,13 @@ export async function selectStates(
     filter.to ? sql`s.created_at < ${filter.to}::timestamptz` : undefined,
     filter.deviceId ? sql`s.phone_id::text = ${filter.deviceId}::text` : undefined,
   ].filter((condition) => condition !== undefined);
-  return queryRows<StoredMessage>(
+  return queryRows<StoredMessage<State>>(
     executor,
     sql`
       with listed as (
         select s.id, s.ext_id, s.bulk_id, s.phone_id, s.recipients, s.created_at,
-          (select ${aggregateStateSql(status)} from (
-             ${bulkStatusesSql(sql`s.account_id`, sql`s.bulk_id`, stateSql)}
+          (select ${states.aggregate(status)} from (
+             ${bulkStatusesSql(sql`s.account_id`, sql`s.bulk_id`, states.of)}
              union all
              select 'Failed' from jsonb_array_elements(s.recipients) r where r->>'message_id' is null
            ) recipient_states) as state

@@ -7,7 +7,8 @@ import { z } from '@/lib/zod';
 /**
  * The event catalogue, defined once: it feeds webhook validation (which names may be
  * subscribed), the OpenAPI document (one webhook operation and payload schema per event) and
- * GET /api/v1/webhooks/events (the settings panel's list).
+ * GET /api/v1/webhooks/events (the settings panel's list). It is built from the areas' wire
+ * schemas, so it sits above them; the areas record events through lib/events, below them.
  */
 
 const timestamp = z.iso.datetime({ offset: true }).openapi({ example: '2025-01-15T10:30:00.000Z' });

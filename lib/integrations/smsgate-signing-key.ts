@@ -4,6 +4,11 @@ import type { Executor } from '@/db';
 import { accounts } from '@/db/schema';
 import { decryptSecret, encryptSecret } from '@/lib/crypto/secret-box';
 
+/**
+ * The key that signs an account's SMSGate-format webhooks, kept sealed on its accounts row: its
+ * integrator API shows and sets it, its webhook bodies are signed with it, the backup checks it opens.
+ */
+
 const PURPOSE = 'smsgate-signing-key';
 
 /** Seals a signing key for the accounts row. */
