@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { DomainError, validationError } from '@/lib/errors';
+import { groupNotFound } from '@/lib/ids/groups';
 import { countryOf } from '@/lib/phone-number';
 import { chooseGroupPhones, simFitsSql } from './assign';
 import * as eligible from './eligibility';
@@ -215,6 +216,8 @@ async function screenRecipients(
         join phone_groups g on g.account_id = ${accountId}::uuid and g.id = ${groupId}::int
         join accounts a on a.id = ${accountId}::uuid`,
   );
+  // No row: the group is not the account's (a send through another account's group is 404, as everywhere).
+  if (rows.length === 0) throw groupNotFound(groupId);
   const verdicts = new Map(rows.map((row) => [row.to, row]));
   return rendered.filter((message) => {
     const verdict = verdicts.get(message.to);
