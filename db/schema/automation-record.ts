@@ -51,6 +51,7 @@ export const AUTOMATION_SKIP_REASONS = [
   'premium_rate',
   'step_budget_reached',
   'recipient_quota_reached',
+  'queue_full',
 ] as const;
 export type AutomationSkipReason = (typeof AUTOMATION_SKIP_REASONS)[number];
 

@@ -23,4 +23,5 @@ export const SKIP_REASON_TEXT: Record<AutomationSkipReason, string> = {
   email_limit_reached: 'the account has forwarded its emails for the hour',
   step_budget_reached: 'the inbound message had run its share of rule actions',
   recipient_quota_reached: 'the sending phone has texted its monthly_recipient_cap of new numbers this month',
+  queue_full: 'your account has as many messages queued as its max_queued_messages allows',
 };

@@ -45,6 +45,7 @@ const REFUSED_BECAUSE: Partial<Record<string, GateRefusal>> = {
   RECIPIENT_OPTED_OUT: 'opted_out',
   RECIPIENT_COUNTRY_NOT_ALLOWED: 'country_not_allowed',
   RECIPIENT_QUOTA_REACHED: 'recipient_quota_reached',
+  QUEUE_FULL: 'queue_full',
   FORBIDDEN: 'phone_cannot_send',
   VALIDATION_ERROR: 'phone_cannot_send',
   DUPLICATE_REQUEST: 'already_sent',

@@ -13,7 +13,7 @@ import type { Sms, SmsSender } from './service-sms';
 class SenderMisconfigured extends Error {}
 
 /** Refusals that say nothing of the recipient: the operator's to fix, the caller may retry. */
-const OPERATOR_MUST_FIX = new Set<GateRefusal>(['no_credit', 'phone_cannot_send', 'already_sent']);
+const OPERATOR_MUST_FIX = new Set<GateRefusal>(['no_credit', 'phone_cannot_send', 'already_sent', 'queue_full']);
 
 /**
  * The operator account: the one with VERIFICATION_SENDER_EMAIL, which must have the sender number

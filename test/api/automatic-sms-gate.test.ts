@@ -386,3 +386,15 @@ describe('verification codes (origin verification_code)', () => {
     expect(await balanceOf(db(), operator.defaultGroupId)).toBe(99);
   });
 });
+
+describe('a full queue', () => {
+  it('skips an automatic reply with queue_full rather than failing the inbound message', async () => {
+    const account = await createTestAccount(db(), { credits: 100 });
+    await PRODUCERS.rule_reply.prepare(account);
+    await db().update(accounts).set({ maxQueuedMessages: 1 }).where(eq(accounts.id, account.accountId));
+    // One message waits for the phone: the queue is full.
+    expect(await PRODUCERS.rule_reply.produce(account, testNumber())).toEqual({ sent: true });
+    expect(await PRODUCERS.rule_reply.produce(account, testNumber())).toEqual({ sent: false, reason: 'queue_full' });
+    expect(await balanceOf(db(), account.defaultGroupId)).toBe(99);
+  });
+});
