@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type EventType, events } from '@/db/schema';
+import { queueSmppDeliveries } from '@/lib/smpp/deliveries';
 
 /** Channel that wakes webhook workers: NOTIFY goes out when (and only if) the emitting transaction commits. */
 export const WEBHOOK_DELIVERIES_CHANNEL = 'simgate_webhook_deliveries';
@@ -44,6 +45,8 @@ export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<stri
     `,
   );
   if (queued.length > 0) await notifyDeliveriesQueued(tx);
+  // Receipts and inbound messages for the account's SMPP receiver binds (lib/protocols/smpp).
+  await queueSmppDeliveries(tx, event);
   return row.id;
 }
 

@@ -24,6 +24,8 @@ import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
 
 export type SendInput = {
+  /** The message's id when the producer has answered it already (an SMPP concatenated submit's first part); a new one by default. */
+  id?: string;
   /** The sending phone; exactly one of `from` and `fromGroup`. */
   from?: string;
   /** Send through this group: one of its phones is chosen, and the message may move between them. */
@@ -85,7 +87,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     input.dataPort === undefined ? countSegments(input.content) : { encoding: 'GSM-7' as const, segments: 1 };
   if (input.dataPort !== undefined && from) await checkDataSender(executor, accountId, from);
   const accepted: Accepted = {
-    id: randomUUID(),
+    id: input.id ?? randomUUID(),
     accountId,
     phoneId: null,
     groupId: null,
