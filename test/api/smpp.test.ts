@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
+import { connect } from 'smpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/route';
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
@@ -7,6 +12,8 @@ import { GET as getMessage } from '@/app/api/v1/messages/[id]/route';
 import { DELETE as revoke } from '@/app/api/v1/smpp/credentials/[system_id]/route';
 import { POST as createCredential, GET as listCredentials } from '@/app/api/v1/smpp/credentials/route';
 import { auditLog, smppDeliveries } from '@/db/schema';
+import { registry } from '@/lib/metrics/registry';
+import { startSmppServer } from '@/lib/protocols/smpp/server';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -437,5 +444,57 @@ describe('receipts and inbound messages (deliver_sm)', () => {
       .set({ nextAttemptAt: new Date() })
       .where(eq(smppDeliveries.accountId, account.accountId));
     await until(() => refusing.delivered.find((pdu) => pdu.source_addr === digits(sender)), { timeoutMs: 15_000 });
+  });
+});
+
+describe('SMPP over TLS, and the metrics', () => {
+  it('binds over TLS on its own listener', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-smpp-tls-'));
+    const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+      ],
+      { stdio: 'ignore' },
+    );
+    const tlsServer = await startSmppServer({
+      listeners: [{ port: 0, tls: { cert: fs.readFileSync(cert), key: fs.readFileSync(key) } }],
+    });
+    try {
+      const account = await createTestAccount(db());
+      const login = await newLogin(account);
+      const session = connect({ host: '127.0.0.1', port: tlsServer.ports[0], tls: true, rejectUnauthorized: false });
+      session.on('error', () => undefined);
+      const resp = await new Promise<{ command_status: number }>((resolve) =>
+        session.bind_transceiver(login, (pdu) => resolve(pdu)),
+      );
+      expect(resp.command_status).toBe(0);
+      expect(session.socket.constructor.name).toBe('TLSSocket');
+      session.destroy();
+    } finally {
+      await tlsServer.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts binds and answered PDUs by command and status', async () => {
+    const text = await registry.metrics();
+    expect(text).toMatch(/simgate_smpp_pdus_total\{command="submit_sm",status="ESME_ROK"\} [1-9]/);
+    expect(text).toMatch(/simgate_smpp_pdus_total\{command="bind_transceiver",status="ESME_RINVPASWD"\} [1-9]/);
+    expect(text).toMatch(/simgate_smpp_pdus_total\{command="deliver_sm_resp",status="ESME_ROK"\} [1-9]/);
+    expect(text).toMatch(/simgate_smpp_binds\{kind="transceiver"\} [0-9]/);
   });
 });
