@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type SmppDeliveryKind, type SmppDeliveryPayload, smppDeliveries } from '@/db/schema';
 import { notifyOnCommit } from '@/lib/notify/channel';
@@ -43,38 +43,38 @@ function payloadOf(data: Record<string, unknown>): SmppDeliveryPayload {
 }
 
 /**
- * Queues what an event means for the account's SMPP receiver binds, in the event's transaction: a
- * receipt when the message was submitted over SMPP asking for one of this kind, and every inbound
- * text message when the account has an SMPP login. Other events queue nothing and cost no statement.
+ * What an event means for the account's SMPP receiver binds, as an INSERT that the event's own
+ * statement runs (lib/events/emit.ts): a receipt when the message was submitted over SMPP asking for
+ * one of this kind, and every inbound text message when the account has an SMPP login. undefined for
+ * every other event, which then costs nothing here.
  */
-export async function queueSmppDeliveries(tx: Executor, event: MessageEvent): Promise<void> {
+export function smppDeliveriesOf(event: MessageEvent): SQL | undefined {
   const expiresAt = new Date(Date.now() + SMPP_DELIVERY_TTL_MS).toISOString();
+  const payload = JSON.stringify(payloadOf(event.data));
   const receipt = RECEIPT_OF[event.type];
-  let queued: unknown[] = [];
-  if (receipt && event.data.direction === 'outbound') {
-    const messageId = String(event.data.id);
-    queued = await queryRows(
-      tx,
-      sql`
-        insert into smpp_deliveries (account_id, kind, system_id, payload, expires_at)
-        select s.account_id, 'receipt', s.system_id, ${JSON.stringify(payloadOf(event.data))}::jsonb, ${expiresAt}::timestamptz
-        from smpp_submits s
-        where s.account_id = ${event.accountId} and s.message_id = ${messageId}::uuid and ${WANTS[receipt]}
-        returning id
-      `,
-    );
-  } else if (event.type === 'message.received' && event.data.kind === 'message') {
-    queued = await queryRows(
-      tx,
-      sql`
-        insert into smpp_deliveries (account_id, kind, payload, expires_at)
-        select ${event.accountId}::uuid, 'mo', ${JSON.stringify(payloadOf(event.data))}::jsonb, ${expiresAt}::timestamptz
-        where exists (select 1 from smpp_credentials c where c.account_id = ${event.accountId})
-        returning id
-      `,
-    );
+  if (receipt && event.data.direction === 'outbound' && typeof event.data.id === 'string') {
+    return sql`
+      insert into smpp_deliveries (account_id, kind, system_id, payload, expires_at)
+      select s.account_id, 'receipt', s.system_id, ${payload}::jsonb, ${expiresAt}::timestamptz
+      from smpp_submits s
+      where s.account_id = ${event.accountId} and s.message_id = ${event.data.id}::uuid and ${WANTS[receipt]}
+      returning 1
+    `;
   }
-  if (queued.length > 0) await notifyOnCommit(tx, SMPP_DELIVERIES_CHANNEL);
+  if (event.type === 'message.received' && event.data.kind === 'message') {
+    return sql`
+      insert into smpp_deliveries (account_id, kind, payload, expires_at)
+      select ${event.accountId}::uuid, 'mo', ${payload}::jsonb, ${expiresAt}::timestamptz
+      where exists (select 1 from smpp_credentials c where c.account_id = ${event.accountId})
+      returning 1
+    `;
+  }
+  return undefined;
+}
+
+/** Call when smppDeliveriesOf's statement queued rows: the instances with receiver binds send them after commit. */
+export function smppDeliveriesQueued(tx: Executor): Promise<void> {
+  return notifyOnCommit(tx, SMPP_DELIVERIES_CHANNEL);
 }
 
 /** A Postgres array literal of uuids or system_ids (neither holds a quote or a backslash). */
@@ -168,13 +168,4 @@ export async function releaseSmppDeliveries(
       .set({ lockedUntil: null, nextAttemptAt: new Date(Date.now() + waitMs) })
       .where(and(eq(smppDeliveries.accountId, delivery.accountId), eq(smppDeliveries.id, delivery.id)));
   }
-}
-
-/** The queued deliveries of an account (tests and the operator's view). */
-export async function pendingSmppDeliveries(executor: Executor, accountId: string): Promise<number> {
-  const rows = await executor
-    .select({ id: smppDeliveries.id })
-    .from(smppDeliveries)
-    .where(inArray(smppDeliveries.accountId, [accountId]));
-  return rows.length;
 }
