@@ -13,7 +13,9 @@ import { DELETE as revoke } from '@/app/api/v1/smpp/credentials/[system_id]/rout
 import { POST as createCredential, GET as listCredentials } from '@/app/api/v1/smpp/credentials/route';
 import { auditLog, smppDeliveries } from '@/db/schema';
 import { registry } from '@/lib/metrics/registry';
+import { startSmpp } from '@/lib/protocols/smpp/listen';
 import { startSmppServer } from '@/lib/protocols/smpp/server';
+import { freePort } from '@/scripts/free-port';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -487,6 +489,23 @@ describe('SMPP over TLS, and the metrics', () => {
     } finally {
       await tlsServer.close();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('listens on SMPP_PORT in the process that starts it, and nowhere without it', async () => {
+    const port = await freePort();
+    const stopNone = await startSmpp();
+    await expect(smppClient(port)).rejects.toThrow();
+    await stopNone();
+    process.env.SMPP_PORT = String(port);
+    try {
+      const stop = await startSmpp();
+      const account = await createTestAccount(db());
+      const client = await boundClient(port, 'bind_transceiver', await newLogin(account));
+      await client.close();
+      await stop();
+    } finally {
+      delete process.env.SMPP_PORT;
     }
   });
 
