@@ -1,11 +1,13 @@
 import { randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { smppCredentials } from '@/db/schema';
+import { rateLimitHits, smppCredentials } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { DomainError, notFound, validationError } from '@/lib/errors';
 import { notifyOnCommit } from '@/lib/notify/channel';
 import { keysetPage, type PageQuery, toPage } from '@/lib/pagination';
+import { ipBucket } from '@/lib/rate-limit/client-ip';
+import { windowState } from '@/lib/rate-limit/consume';
 import { isUniqueViolation, withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
 import {
@@ -173,4 +175,17 @@ export async function liveCredentialIds(executor: Executor, ids: readonly string
     .from(smppCredentials)
     .where(inArray(smppCredentials.id, [...ids]));
   return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * Failed binds from one address (an IPv6 client by its /64) within `windowSeconds`, counted in the
+ * database across instances: past the server's limit a bind from there is refused before any
+ * password is hashed.
+ */
+export async function recentBindFailures(executor: Executor, address: string, windowSeconds: number): Promise<number> {
+  return (await windowState(executor, ipBucket('smpp-bind-failure', address), windowSeconds)).hits;
+}
+
+export async function recordBindFailure(executor: Executor, address: string): Promise<void> {
+  await executor.insert(rateLimitHits).values({ bucket: ipBucket('smpp-bind-failure', address) });
 }

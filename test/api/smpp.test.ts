@@ -11,7 +11,7 @@ import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { GET as getMessage } from '@/app/api/v1/messages/[id]/route';
 import { DELETE as revoke } from '@/app/api/v1/smpp/credentials/[system_id]/route';
 import { POST as createCredential, GET as listCredentials } from '@/app/api/v1/smpp/credentials/route';
-import { auditLog, smppDeliveries } from '@/db/schema';
+import { auditLog, rateLimitHits, smppDeliveries } from '@/db/schema';
 import { registry } from '@/lib/metrics/registry';
 import { startSmpp } from '@/lib/protocols/smpp/listen';
 import { startSmppServer } from '@/lib/protocols/smpp/server';
@@ -515,5 +515,27 @@ describe('SMPP over TLS, and the metrics', () => {
     expect(text).toMatch(/simgate_smpp_pdus_total\{command="bind_transceiver",status="ESME_RINVPASWD"\} [1-9]/);
     expect(text).toMatch(/simgate_smpp_pdus_total\{command="deliver_sm_resp",status="ESME_ROK"\} [1-9]/);
     expect(text).toMatch(/simgate_smpp_binds\{kind="transceiver"\} [0-9]/);
+  });
+
+  it('refuses binds from an address past its failed binds, before checking any password', async () => {
+    await db().delete(rateLimitHits);
+    const strict = await startSmppServer({ listeners: [{ port: 0 }], limits: { bindFailuresPerAddress: 2 } });
+    try {
+      const account = await createTestAccount(db());
+      const login = await newLogin(account);
+      for (const password of ['guess-1', 'guess-2']) {
+        const client = await smppClient(strict.ports[0]!);
+        const resp = await client.request('bind_transmitter', { system_id: login.system_id, password });
+        expect(nameOf(resp.command_status)).toBe('ESME_RINVPASWD');
+        await client.close();
+      }
+      const client = await smppClient(strict.ports[0]!);
+      const resp = await client.request('bind_transmitter', login);
+      expect(nameOf(resp.command_status)).toBe('ESME_RBINDFAIL');
+      await client.close();
+    } finally {
+      await strict.close();
+      await db().delete(rateLimitHits);
+    }
   });
 });

@@ -8,7 +8,13 @@ import { MAX_CONTENT_LENGTH, MIN_TTL_SECONDS } from '@/lib/messages/limits';
 import { metrics } from '@/lib/metrics/registry';
 import { listenTo } from '@/lib/notify/channel';
 import { closeBind, type OpenBind, openBind, refreshBinds } from '@/lib/smpp/binds';
-import { checkBindLogin, liveCredentialIds, SMPP_CREDENTIALS_CHANNEL } from '@/lib/smpp/credentials';
+import {
+  checkBindLogin,
+  liveCredentialIds,
+  recentBindFailures,
+  recordBindFailure,
+  SMPP_CREDENTIALS_CHANNEL,
+} from '@/lib/smpp/credentials';
 import {
   ackSmppDelivery,
   claimSmppDeliveries,
@@ -35,6 +41,9 @@ export type SmppLimits = {
   idleMs: number;
   /** How long a deliver_sm waits for its deliver_sm_resp. */
   deliverTimeoutMs: number;
+  /** Failed binds one address may make within bindFailureWindowS; past it its binds answer ESME_RBINDFAIL. */
+  bindFailuresPerAddress: number;
+  bindFailureWindowS: number;
 };
 
 export const DEFAULT_LIMITS: SmppLimits = {
@@ -45,6 +54,8 @@ export const DEFAULT_LIMITS: SmppLimits = {
   bindTimeoutMs: 30_000,
   idleMs: 300_000,
   deliverTimeoutMs: 30_000,
+  bindFailuresPerAddress: 30,
+  bindFailureWindowS: 600,
 };
 
 const BIND_KINDS: Record<string, SmppBindKind> = {
@@ -122,8 +133,14 @@ export async function startSmppServer(options: {
     conn.binding = true;
     try {
       const db = await database();
+      const address = conn.session.socket.remoteAddress ?? 'unknown';
+      if ((await recentBindFailures(db, address, limits.bindFailureWindowS)) >= limits.bindFailuresPerAddress) {
+        answer(conn, pdu, 'ESME_RBINDFAIL');
+        return closeConnection(conn);
+      }
       const login = await checkBindLogin(db, String(pdu.system_id ?? ''), String(pdu.password ?? ''));
       if (login.outcome !== 'ok') {
+        await recordBindFailure(db, address);
         answer(conn, pdu, login.outcome === 'unknown_system_id' ? 'ESME_RINVSYSID' : 'ESME_RINVPASWD');
         // One try per connection: a guesser pays a connection (and a hash) for each password.
         return closeConnection(conn);
