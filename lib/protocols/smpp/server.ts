@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Server as NetServer } from 'node:net';
 import { createServer, type PDU, type PduFields, type Session } from 'smpp';
 import { type Database, getDb } from '@/db';
 import { DomainError } from '@/lib/errors';
 import { log } from '@/lib/log';
-import { MAX_CONTENT_LENGTH, MIN_TTL_SECONDS } from '@/lib/messages/limits';
+import { MIN_TTL_SECONDS } from '@/lib/messages/limits';
 import { metrics } from '@/lib/metrics/registry';
 import { listenTo } from '@/lib/notify/channel';
 import { closeBind, type OpenBind, openBind, refreshBinds } from '@/lib/smpp/binds';
@@ -22,72 +21,14 @@ import {
   SMPP_DELIVERIES_CHANNEL,
   type SmppDelivery,
 } from '@/lib/smpp/deliveries';
+import { BIND_KINDS, Connection, DEFAULT_LIMITS, type SmppLimits } from './connection';
+
+export { DEFAULT_LIMITS, type SmppLimits } from './connection';
+
 import { submitOverSmpp } from '@/lib/smpp/submit';
 import type { SmppBindKind } from '@/lib/smpp/types';
 import { STATUS, type StatusName, statusName, submitStatusOf } from './statuses';
-import { deliverFields, e164Of, type SubmitText, submitTextOf, timeOf } from './wire';
-
-/** What one SMPP server holds to its limits (docs/smpp.md, "Limits"). */
-export type SmppLimits = {
-  /** submit_sm one bind may have unanswered; one more answers ESME_RTHROTTLED. */
-  window: number;
-  /** deliver_sm one receiver bind may have unacknowledged. */
-  deliverWindow: number;
-  /** Concatenated messages one bind may be assembling at once, and how long a part waits for the rest. */
-  assemblies: number;
-  assemblyTimeoutMs: number;
-  /** A connection must bind within this, and a bound one send something (enquire_link) within idleMs. */
-  bindTimeoutMs: number;
-  idleMs: number;
-  /** How long a deliver_sm waits for its deliver_sm_resp. */
-  deliverTimeoutMs: number;
-  /** Failed binds one address may make within bindFailureWindowS; past it its binds answer ESME_RBINDFAIL. */
-  bindFailuresPerAddress: number;
-  bindFailureWindowS: number;
-};
-
-export const DEFAULT_LIMITS: SmppLimits = {
-  window: 10,
-  deliverWindow: 10,
-  assemblies: 32,
-  assemblyTimeoutMs: 60_000,
-  bindTimeoutMs: 30_000,
-  idleMs: 300_000,
-  deliverTimeoutMs: 30_000,
-  bindFailuresPerAddress: 30,
-  bindFailureWindowS: 600,
-};
-
-const BIND_KINDS: Record<string, SmppBindKind> = {
-  bind_transmitter: 'transmitter',
-  bind_receiver: 'receiver',
-  bind_transceiver: 'transceiver',
-};
-
-type Bound = OpenBind & { kind: SmppBindKind; credentialId: string; systemId: string };
-
-type Assembly = { id: string; parts: (string | undefined)[]; received: number; length: number; timer: NodeJS.Timeout };
-
-class Connection {
-  bound?: Bound;
-  binding = false;
-  closed = false;
-  /** Sent an enquire_link after being idle, not yet answered. */
-  probed = false;
-  /** submit_sm being handled. */
-  outstanding = 0;
-  /** deliver_sm sent and not acknowledged, by delivery id. */
-  readonly delivering = new Map<string, SmppDelivery>();
-  readonly assemblies = new Map<string, Assembly>();
-  constructor(readonly session: Session) {}
-
-  get canSubmit(): boolean {
-    return this.bound !== undefined && this.bound.kind !== 'receiver';
-  }
-  get canReceive(): boolean {
-    return this.bound !== undefined && this.bound.kind !== 'transmitter' && !this.closed;
-  }
-}
+import { deliverFields, e164Of, submitTextOf, timeOf } from './wire';
 
 export type SmppServer = {
   /** The ports listened on (0 asked: the one the system chose). */
@@ -169,8 +110,7 @@ export async function startSmppServer(options: {
   }
 
   async function unbound(conn: Connection): Promise<void> {
-    for (const assembly of conn.assemblies.values()) clearTimeout(assembly.timer);
-    conn.assemblies.clear();
+    for (const key of [...conn.assemblies.keys()]) conn.dropAssembly(key);
     const bound = conn.bound;
     if (!bound) return;
     metrics.smppBinds.dec({ kind: bound.kind });
@@ -186,37 +126,6 @@ export async function startSmppServer(options: {
   }
 
   // ---- submit_sm ---------------------------------------------------------------------------
-
-  /** A part of a concatenated message: kept until the others arrive; the whole text once complete. */
-  function assemble(
-    conn: Connection,
-    key: string,
-    text: string,
-    part: NonNullable<SubmitText['part']>,
-  ): { id: string; text?: string } | StatusName {
-    let assembly = conn.assemblies.get(key);
-    if (!assembly) {
-      if (conn.assemblies.size >= limits.assemblies) return 'ESME_RMSGQFUL';
-      const timer = setTimeout(() => conn.assemblies.delete(key), limits.assemblyTimeoutMs);
-      timer.unref();
-      assembly = { id: randomUUID(), parts: new Array(part.total), received: 0, length: 0, timer };
-      conn.assemblies.set(key, assembly);
-    }
-    const index = part.seq - 1;
-    if (assembly.parts[index] === undefined) assembly.received += 1;
-    else assembly.length -= assembly.parts[index]?.length ?? 0;
-    assembly.parts[index] = text;
-    assembly.length += text.length;
-    if (assembly.length > MAX_CONTENT_LENGTH) {
-      clearTimeout(assembly.timer);
-      conn.assemblies.delete(key);
-      return 'ESME_RINVMSGLEN';
-    }
-    if (assembly.received < part.total) return { id: assembly.id };
-    clearTimeout(assembly.timer);
-    conn.assemblies.delete(key);
-    return { id: assembly.id, text: assembly.parts.join('') };
-  }
 
   async function submit(conn: Connection, pdu: PDU): Promise<{ status: StatusName; messageId?: string }> {
     const bound = conn.bound;
@@ -240,12 +149,8 @@ export async function startSmppServer(options: {
     let text = decoded.text;
     let id: string | undefined;
     if (decoded.part) {
-      const assembled = assemble(
-        conn,
-        `${decoded.part.ref}:${decoded.part.total}:${from ?? ''}:${to}`,
-        text,
-        decoded.part,
-      );
+      const key = `${decoded.part.ref}:${decoded.part.total}:${from ?? ''}:${to}`;
+      const assembled = conn.assemble(key, text, decoded.part, limits);
       if (typeof assembled === 'string') return { status: assembled };
       if (assembled.text === undefined) return { status: 'ESME_ROK', messageId: assembled.id };
       text = assembled.text;
