@@ -301,6 +301,24 @@ describe('submit_sm', () => {
     }
     expect((await message(account, String(ids[1]))).content).toBe('one two');
 
+    // A 16-bit reference (information element 0x08).
+    const wideTo = digits(testNumber());
+    const wide: unknown[] = [];
+    for (const [seq, text] of [
+      [1, 'sixteen '],
+      [2, 'bit'],
+    ] as const) {
+      const resp = await client.request('submit_sm', {
+        source_addr: digits(account.phone),
+        destination_addr: wideTo,
+        data_coding: 8,
+        short_message: { udh: Buffer.from([0x06, 0x08, 0x04, 0x12, 0x34, 0x02, seq]), message: text },
+      });
+      expect(resp.command_status).toBe(0);
+      wide.push(resp.message_id);
+    }
+    expect((await message(account, String(wide[1]))).content).toBe('sixteen bit');
+
     const long = 'x'.repeat(400);
     const payload = await submitted({ destination_addr: digits(testNumber()), data_coding: 0, message_payload: long });
     expect(payload.content).toBe(long);
