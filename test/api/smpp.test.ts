@@ -467,6 +467,42 @@ describe('receipts and inbound messages (deliver_sm)', () => {
   });
 });
 
+describe('several instances on one database', () => {
+  it('counts binds across instances, sends receipts through another instance’s receiver, and revokes on both', async () => {
+    const other = await testSmppServer();
+    try {
+      const account = await createTestAccount(db(), { credits: 10 });
+      const login = await newLogin(account);
+      const transmitter = await bound('bind_transmitter', login);
+      const receiver = await boundClient(other.port, 'bind_receiver', login);
+      clients.push(receiver);
+      // The free plan's 2 binds are taken, one on each instance.
+      const third = await smppClient(other.port);
+      expect(nameOf((await third.request('bind_transceiver', login)).command_status)).toBe('ESME_RBINDFAIL');
+      const to = testNumber();
+      const resp = await transmitter.request('submit_sm', {
+        source_addr: digits(account.phone),
+        destination_addr: digits(to),
+        short_message: 'across instances',
+        registered_delivery: 1,
+      });
+      expect(resp.command_status).toBe(0);
+      await phoneReports(account, String(resp.message_id), ['sent', 'delivered']);
+      await until(() => receiver.delivered.find((pdu) => pdu.receipted_message_id === resp.message_id));
+      const res = await call(revoke, {
+        method: 'DELETE',
+        path: `/api/v1/smpp/credentials/${login.system_id}`,
+        params: { system_id: login.system_id },
+        apiKey: account.apiKey,
+      });
+      expect(res.status).toBe(204);
+      await until(() => transmitter.closed() && receiver.closed());
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('SMPP over TLS, and the metrics', () => {
   it('binds over TLS on its own listener', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-smpp-tls-'));
