@@ -46,6 +46,7 @@ export const queryKeys = {
   },
   apiKeys: { root: ['api-keys'], list: () => ['api-keys', 'list'] },
   twilio: { root: ['twilio'] },
+  smpp: { root: ['smpp'], list: () => ['smpp', 'list'] },
   auditLog: { root: ['audit-log'], list: (action: string) => ['audit-log', 'list', action] },
   optOuts: { root: ['opt-outs'], list: () => ['opt-outs', 'list'] },
   optOutSettings: { root: ['opt-out-settings'] },

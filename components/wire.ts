@@ -24,12 +24,15 @@ import type { heartbeatEntrySchema } from '@/lib/heartbeats/schemas';
 import type { bulkSchema, messageSchema } from '@/lib/messages/schemas';
 import type { phoneSchema, phoneWithUsageSchema } from '@/lib/phones/schemas';
 import type { inboxExportSchema } from '@/lib/protocols/smsgate-app/schemas';
+import type { createdSmppCredentialSchema, smppCredentialSchema } from '@/lib/smpp/schemas';
 import type { messageStatsSchema } from '@/lib/stats/schemas';
 import type { createdWebhookSchema, deliveryDetailSchema, deliverySchema, webhookSchema } from '@/lib/webhooks/schemas';
 import type { z } from '@/lib/zod';
 
 export type ApiKey = z.output<typeof apiKeySchema>;
 export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
+export type SmppCredential = z.output<typeof smppCredentialSchema>;
+export type CreatedSmppCredential = z.output<typeof createdSmppCredentialSchema>;
 export type Balances = z.output<typeof balancesSchema>;
 export type BalanceHistory = z.output<typeof balanceHistorySchema>;
 export type LedgerEntry = z.output<typeof ledgerEntrySchema>;

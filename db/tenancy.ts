@@ -12,6 +12,7 @@ export const GLOBAL_TABLES: Readonly<Record<string, string>> = {
   devices:
     'the device directory: a device key is found by its hash before the account is known, and a device registers before it has one',
   api_keys: 'the key directory: an API key is found by its hash before the account is known',
+  smpp_credentials: 'the SMPP login directory: a bind names only its system_id, found before the account is known',
   pairing_codes:
     'the pairing directory: the SMSGate app sends a code before it belongs to an account, and a live code is unique across the instance; it names its phone without a foreign key (a reference table cannot point into a distributed one)',
   verification_codes: 'codes of registration and sign-in, sent before an account exists or is known',

@@ -49,6 +49,8 @@ describe('the configuration schema, checked once at start', () => {
       { VERIFICATION_SENDER_PHONE: '+14155550100' },
       /^VERIFICATION_SENDER_EMAIL is required with VERIFICATION_SENDER_PHONE/,
     ],
+    [{ SMPP_PORT: '0' }, /^SMPP_PORT must be at least 1/],
+    [{ SMPP_TLS_PORT: '3550', SMPP_TLS_CERT: '/etc/ssl/smpp.pem' }, /^SMPP_TLS_CERT and SMPP_TLS_KEY are required/],
     [
       { DATABASE_URL: 'postgres://db/simgate', APP_URL: 'https://sms.example.com' },
       /^APP_SECRET is required when DATABASE_URL is set/,

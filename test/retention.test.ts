@@ -19,6 +19,8 @@ import {
   type MessageStatus,
   messages,
   pairingCodes,
+  smppDeliveries,
+  smppSubmits,
   verificationCodes,
   webhookAttempts,
   webhookDeliveries,
@@ -466,6 +468,35 @@ describe('the other kinds', () => {
     await sweepRetention(db(), { now: NOW, settings: { ...INSTANCE, heartbeatsDays: 7, auditDays: 30 } });
     expect(await ids(heartbeats)).not.toContain(String(kept.heartbeat));
     expect(await ids(auditLog)).not.toContain(kept.audit);
+  });
+
+  it('deletes SMPP deliveries past their day and submit records past 40 days', async () => {
+    const account = await createTestAccount(db());
+    const payload = { messageId: crypto.randomUUID(), from: account.phone, to: testNumber(), content: 'x' };
+    const delivery = (expiresAt: Date) =>
+      db()
+        .insert(smppDeliveries)
+        .values({ accountId: account.accountId, kind: 'mo', payload, expiresAt })
+        .returning({ id: smppDeliveries.id });
+    const submit = async (createdAt: Date) => {
+      const messageId = crypto.randomUUID();
+      await db()
+        .insert(smppSubmits)
+        .values({ messageId, accountId: account.accountId, systemId: 'sg-test', registeredDelivery: 1, createdAt });
+      return messageId;
+    };
+    const [expired] = await delivery(daysAgo(0.1));
+    const [due] = await delivery(new Date(NOW.getTime() + DAY / 2));
+    const oldSubmit = await submit(daysAgo(41));
+    const recentSubmit = await submit(daysAgo(39));
+    const report = await sweepRetention(db(), { now: NOW, settings: INSTANCE });
+    expect(report).toMatchObject({ smpp_deliveries: 1, smpp_submits: 1 });
+    const deliveryIds = (await db().select({ id: smppDeliveries.id }).from(smppDeliveries)).map((row) => row.id);
+    expect(deliveryIds).toContain(due!.id);
+    expect(deliveryIds).not.toContain(expired!.id);
+    const submitIds = (await db().select({ id: smppSubmits.messageId }).from(smppSubmits)).map((row) => row.id);
+    expect(submitIds).toEqual([recentSubmit]);
+    expect(submitIds).not.toContain(oldSubmit);
   });
 
   it('stops between batches once its time budget is spent, and the next sweep goes on', async () => {

@@ -38,6 +38,8 @@ export const AUDIT_ACTIONS = [
   'smsgate_signing_key.revealed',
   'twilio_auth_token.created',
   'twilio_auth_token.rotated',
+  'smpp_credential.created',
+  'smpp_credential.revoked',
   'session.signed_in',
   'session.sign_in_failed',
   'session.ended_all',

@@ -20,5 +20,6 @@ export * from './messages';
 export * from './opt-outs';
 export * from './rate-limits';
 export * from './retention-modes';
+export * from './smpp';
 export * from './smsgate';
 export * from './webhooks';

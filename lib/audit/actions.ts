@@ -36,6 +36,8 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'smsgate_signing_key.revealed': 'SMSGate signing key shown',
   'twilio_auth_token.created': 'Twilio Auth Token created',
   'twilio_auth_token.rotated': 'Twilio Auth Token rotated',
+  'smpp_credential.created': 'SMPP login created',
+  'smpp_credential.revoked': 'SMPP login revoked',
   'session.signed_in': 'Signed in',
   'session.sign_in_failed': 'Sign-in failed',
   'session.ended_all': 'Signed out everywhere',

@@ -4,13 +4,14 @@ import { accounts, type PlanName } from '@/db/schema';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
 
-export type PlanResource = 'phones' | 'groups' | 'webhooks' | 'rule_actions';
+export type PlanResource = 'phones' | 'groups' | 'webhooks' | 'rule_actions' | 'smpp_binds';
 
 const RESOURCE_NAMES: Record<PlanResource, string> = {
   phones: 'phone(s)',
   groups: 'group(s)',
   webhooks: 'webhook(s)',
   rule_actions: 'inbound-rule action(s), all rules together',
+  smpp_binds: 'SMPP bind(s) at once',
 };
 
 /**

@@ -241,6 +241,17 @@ export const envSchema = z.object({
   METRICS_TOKEN: variable(secret),
   /** `npm run worker` serves /metrics on this port (on HOST); unset, the worker serves none. */
   METRICS_PORT: variable(port),
+  /** The SMPP 3.4 server listens on this port (on HOST) in each process that has it; unset, no SMPP (lib/protocols/smpp). */
+  SMPP_PORT: variable(port),
+  /** SMPP over TLS on this port, with SMPP_TLS_CERT and SMPP_TLS_KEY (PEM files). */
+  SMPP_TLS_PORT: variable(port),
+  SMPP_TLS_CERT: variable(text),
+  SMPP_TLS_KEY: variable(text),
+  /** Requests one bind may have outstanding (submit_sm not yet answered); past it ESME_RTHROTTLED. */
+  SMPP_WINDOW: variable(wholeNumber(1)).default(10),
+  /** SMPP binds an account may hold at once, across every instance, on each plan. */
+  PLAN_FREE_SMPP_BINDS: variable(wholeNumber()).default(2),
+  PLAN_PRO_SMPP_BINDS: variable(wholeNumber()).default(10),
 });
 
 export type Settings = z.output<typeof envSchema>;
@@ -303,6 +314,11 @@ function crossProblems(env: Env): string[] {
   if (isSet('VERIFICATION_SENDER_PHONE') && !isSet('VERIFICATION_SENDER_EMAIL')) {
     problems.push(
       'VERIFICATION_SENDER_EMAIL is required with VERIFICATION_SENDER_PHONE: the email of the operator account that owns that phone.',
+    );
+  }
+  if (isSet('SMPP_TLS_PORT') && !(isSet('SMPP_TLS_CERT') && isSet('SMPP_TLS_KEY'))) {
+    problems.push(
+      'SMPP_TLS_CERT and SMPP_TLS_KEY are required with SMPP_TLS_PORT: the PEM files of its certificate and key.',
     );
   }
   return problems;

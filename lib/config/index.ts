@@ -73,12 +73,14 @@ export const config = {
         groups: readSetting('PLAN_FREE_GROUPS'),
         webhooks: readSetting('PLAN_FREE_WEBHOOKS'),
         rule_actions: readSetting('PLAN_FREE_RULE_ACTIONS'),
+        smpp_binds: readSetting('PLAN_FREE_SMPP_BINDS'),
       },
       pro: {
         phones: readSetting('PLAN_PRO_PHONES'),
         groups: readSetting('PLAN_PRO_GROUPS'),
         webhooks: readSetting('PLAN_PRO_WEBHOOKS'),
         rule_actions: readSetting('PLAN_PRO_RULE_ACTIONS'),
+        smpp_binds: readSetting('PLAN_PRO_SMPP_BINDS'),
       },
     };
   },
@@ -127,6 +129,16 @@ export const config = {
   },
   get apiKeyRateLimit() {
     return readSetting('API_KEY_RATE_LIMIT');
+  },
+  /** The SMPP server's listeners (lib/protocols/smpp/listen.ts): none unless SMPP_PORT or SMPP_TLS_PORT is set. */
+  get smpp() {
+    return {
+      port: readSetting('SMPP_PORT'),
+      tlsPort: readSetting('SMPP_TLS_PORT'),
+      tlsCert: readSetting('SMPP_TLS_CERT'),
+      tlsKey: readSetting('SMPP_TLS_KEY'),
+      window: readSetting('SMPP_WINDOW'),
+    };
   },
   get keyCacheTtlMs() {
     return readSetting('KEY_CACHE_TTL_MS');

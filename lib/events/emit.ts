@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type EventType, events } from '@/db/schema';
+import { smppDeliveriesOf, smppDeliveriesQueued } from '@/lib/smpp/deliveries';
 
 /** Channel that wakes webhook workers: NOTIFY goes out when (and only if) the emitting transaction commits. */
 export const WEBHOOK_DELIVERIES_CHANNEL = 'simgate_webhook_deliveries';
@@ -26,24 +27,35 @@ export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<stri
     .values({ accountId: event.accountId, type: event.type, phone: event.phone ?? null, payload: event.data })
     .returning({ id: events.id });
   if (!row) throw new Error('emitEvent: insert returned no row');
-  const queued = await queryRows<{ id: string }>(
+  const hooks = sql`
+    insert into webhook_deliveries (account_id, webhook_id, event_id, event_type)
+    select w.account_id, w.id, ${row.id}, ${event.type}
+    from webhooks w
+    where w.account_id = ${event.accountId}
+      and w.enabled
+      and ${event.type} = any(w.events)
+      and (
+        (w.kind in ('endpoint', 'smsgate', 'twilio')
+          and (cardinality(w.phone_filters) = 0 or ${event.phone ?? null}::text = any(w.phone_filters)))
+        or w.id = ${event.callbackWebhookId ?? null}::uuid
+      )
+    returning id
+  `;
+  // A message event may also owe the account's SMPP receiver binds a receipt or an inbound message
+  // (lib/smpp/deliveries.ts): queued by the same statement.
+  const smpp = smppDeliveriesOf(event);
+  if (!smpp) {
+    const queued = await queryRows<{ id: string }>(tx, hooks);
+    if (queued.length > 0) await notifyDeliveriesQueued(tx);
+    return row.id;
+  }
+  const [queued] = await queryRows<{ hooks: number; smpp: number }>(
     tx,
-    sql`
-      insert into webhook_deliveries (account_id, webhook_id, event_id, event_type)
-      select w.account_id, w.id, ${row.id}, ${event.type}
-      from webhooks w
-      where w.account_id = ${event.accountId}
-        and w.enabled
-        and ${event.type} = any(w.events)
-        and (
-          (w.kind in ('endpoint', 'smsgate', 'twilio')
-            and (cardinality(w.phone_filters) = 0 or ${event.phone ?? null}::text = any(w.phone_filters)))
-          or w.id = ${event.callbackWebhookId ?? null}::uuid
-        )
-      returning id
-    `,
+    sql`with hooks as (${hooks}), smpp as (${smpp})
+      select (select count(*) from hooks)::int as hooks, (select count(*) from smpp)::int as smpp`,
   );
-  if (queued.length > 0) await notifyDeliveriesQueued(tx);
+  if (Number(queued?.hooks ?? 0) > 0) await notifyDeliveriesQueued(tx);
+  if (Number(queued?.smpp ?? 0) > 0) await smppDeliveriesQueued(tx);
   return row.id;
 }
 

@@ -27,6 +27,8 @@ import { senderRefusal } from './sender-phone';
 import { smartContent } from './smart-content';
 
 export type SendInput = {
+  /** The message's id when the producer has answered it already (an SMPP concatenated submit's first part); a new one by default. */
+  id?: string;
   /** The sending phone; exactly one of `from` and `fromGroup`. */
   from?: string;
   /** Send through this group: one of its phones is chosen, and the message may move between them. */
@@ -102,7 +104,7 @@ export async function sendMessage(executor: Executor, accountId: string, input: 
     input.dataPort === undefined ? countSegments(content) : { encoding: 'GSM-7' as const, segments: 1 };
   if (input.dataPort !== undefined && from) await checkDataSender(executor, accountId, from);
   const accepted: Accepted = {
-    id: randomUUID(),
+    id: input.id ?? randomUUID(),
     accountId,
     phoneId: null,
     groupId: null,

@@ -15,10 +15,10 @@ export const SURFACES = ['v1', 'mobile', '3rdparty', 'twilio', 'dashboard'] as c
 export type Surface = (typeof SURFACES)[number];
 
 /**
- * Where an accepted message came from: an API (`v1`, `3rdparty`, `twilio`), automation (rule replies, HELP,
+ * Where an accepted message came from: an API (`v1`, `3rdparty`, `twilio`, `smpp`), automation (rule replies, HELP,
  * webhook replies), or the service itself (`system`: verification codes, opt-out confirmations).
  */
-export type AcceptedSurface = 'v1' | '3rdparty' | 'twilio' | 'automation' | 'system';
+export type AcceptedSurface = 'v1' | '3rdparty' | 'twilio' | 'smpp' | 'automation' | 'system';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** A message's wait: from seconds (a phone online) to a day (one offline, a schedule). */
@@ -165,6 +165,18 @@ function define(registry: Registry) {
       name: 'simgate_db_pool_connections',
       help: 'This instance’s database connections: in_use, idle, and waiting (work that waits for one).',
       labelNames: ['state'] as const,
+      registers,
+    }),
+    smppBinds: new Gauge({
+      name: 'simgate_smpp_binds',
+      help: 'SMPP binds open on this instance, by kind (transmitter, receiver, transceiver).',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    smppPdus: new Counter({
+      name: 'simgate_smpp_pdus_total',
+      help: 'SMPP requests answered by this instance, by command and the status answered (ESME_ROK, ESME_RTHROTTLED, …).',
+      labelNames: ['command', 'status'] as const,
       registers,
     }),
     buildInfo: new Gauge({

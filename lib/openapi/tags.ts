@@ -27,6 +27,7 @@ export const TAGS = {
     'SMSGate’s integrator API (android-sms-gateway), at `/api/3rdparty/v1` and `/3rdparty/v1`, so SMSGate’s official clients and integrations work unchanged: HTTP Basic with any username and a Simgate API key as the password (or Bearer), SMSGate’s camelCase shapes and states, errors as `{ "message": … }`.',
   'Twilio-compatible API':
     'Twilio’s Messages API (2010-04-01) at the host root, so code written for Twilio sends and receives through the account’s phones: HTTP Basic with the Account SID and Auth Token, form-encoded bodies, Twilio’s JSON resources and its error body `{ code, message, more_info, status }`.',
+  SMPP: 'Logins of the SMPP 3.4 server (`SMPP_PORT`): SMPP clients such as Kannel bind with a `system_id` and password to submit through the account’s phones and receive receipts and inbound messages. The password is shown once; the service keeps a salted hash.',
   Meta: 'This document, health checks and the development inbox.',
 } as const;
 

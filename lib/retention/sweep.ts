@@ -16,6 +16,8 @@ export const RETENTION_KINDS = [
   'verification_codes',
   'pairing_codes',
   'status_callbacks',
+  'smpp_deliveries',
+  'smpp_submits',
 ] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 export type RetentionReport = Record<RetentionKind, number>;
@@ -28,6 +30,11 @@ const DEFAULT_BATCH = 500;
 const CALLBACK_GRACE_MS = 3_600_000;
 /** A message still `sent` this long after (no delivery report yet) no longer keeps its status callback. */
 export const CALLBACK_SENT_WAIT_DAYS = 3;
+/**
+ * What routes a message's SMPP receipts is kept this long: past the longest a message can still
+ * change state (scheduled 30 days ahead, then a TTL of up to 7 days).
+ */
+export const SMPP_SUBMIT_KEEP_DAYS = 40;
 const DEFAULT_BUDGET_MS = 30_000;
 
 export type SweepOptions = {
@@ -168,6 +175,9 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
     await deleteOld('audit_log', 'audit_log', 'created_at', before(settings.auditDays));
     await deleteOld('verification_codes', 'verification_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
     await deleteOld('pairing_codes', 'pairing_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
+    // SMPP receipts and inbound messages no receiver bind took in their day, of accounts that have not bound since.
+    await deleteOld('smpp_deliveries', 'smpp_deliveries', 'expires_at', now.toISOString());
+    await deleteOld('smpp_submits', 'smpp_submits', 'created_at', before(SMPP_SUBMIT_KEEP_DAYS), 'message_id');
     return report;
   });
 }

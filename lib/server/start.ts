@@ -71,6 +71,9 @@ export async function startServer(): Promise<void> {
   onShutdown(async () => stopHeapWatch());
   const { startBackgroundWork } = await import('./background');
   await startBackgroundWork();
+  // The SMPP server, where SMPP_PORT or SMPP_TLS_PORT is set (docs/smpp.md).
+  const { startSmpp } = await import('@/lib/protocols/smpp/listen');
+  onShutdown(await startSmpp());
   const stopAll = async () => {
     await Promise.allSettled(stoppers.map((stop) => stop()));
     await closeDatabase();

@@ -1,10 +1,11 @@
 import { createCipheriv, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as integratorMessages from '@/app/api/3rdparty/v1/messages/route';
 import { POST as sendBulk } from '@/app/api/v1/bulk-messages/route';
 import { POST as sendMessage } from '@/app/api/v1/messages/route';
 import { POST as addOptOut } from '@/app/api/v1/opt-outs/route';
+import { POST as createSmppLogin } from '@/app/api/v1/smpp/credentials/route';
 import { POST as createTwilioToken } from '@/app/api/v1/twilio/auth-token/route';
 import { accounts, phoneGroups } from '@/db/schema';
 import {
@@ -15,9 +16,11 @@ import {
   type Screens,
   screensOf,
 } from '@/lib/messages/origins';
+import { SUBMIT_REFUSALS } from '@/lib/protocols/smpp/statuses';
 import { balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
+import { boundClient, type Client, nameOf, testSmppServer } from '../smpp-client';
 import { pairVerifiedApp } from '../smsgate-app';
 import { twilioClient } from '../twilio-client';
 
@@ -44,6 +47,8 @@ type Producer = {
   screens: Screens;
   prepare?(account: TestAccount): Promise<void>;
   produce(account: TestAccount, to: string): Promise<Outcome>;
+  /** How this producer's answer names a refusal of the pipeline (by default its code). */
+  refusal?(code: string): string;
 };
 
 const problem = (res: { status: number; body: { code?: string } }, ok: number): Outcome =>
@@ -68,6 +73,18 @@ function encrypt(cleartext: string): string {
 }
 
 const twilioTokens = new Map<string, { account_sid: string; auth_token: string }>();
+
+let smppServer: Awaited<ReturnType<typeof testSmppServer>>;
+const smppClients = new Map<string, Client>();
+
+beforeAll(async () => {
+  smppServer = await testSmppServer();
+});
+
+afterAll(async () => {
+  await Promise.all([...smppClients.values()].map((client) => client.close()));
+  await smppServer.close();
+});
 
 const PRODUCERS: Record<string, Producer> = {
   'POST /api/v1/messages (api)': {
@@ -122,6 +139,26 @@ const PRODUCERS: Record<string, Producer> = {
         return { sent: false, code: TWILIO_CODES[code] ?? `twilio ${code}` };
       }
     },
+  },
+  'SMPP submit_sm (smpp)': {
+    screens: screensOf('smpp'),
+    async prepare(account) {
+      const res = await call(createSmppLogin, { body: {}, apiKey: account.apiKey });
+      expect(res.status, res.text).toBe(201);
+      smppClients.set(account.accountId, await boundClient(smppServer.port, 'bind_transmitter', res.body));
+    },
+    async produce(account, to) {
+      const client = smppClients.get(account.accountId);
+      if (!client) throw new Error('no SMPP bind');
+      const resp = await client.request('submit_sm', {
+        source_addr: account.phone.slice(1),
+        destination_addr: to.slice(1),
+        short_message: 'hello',
+      });
+      return resp.command_status === 0 ? { sent: true } : { sent: false, code: nameOf(resp.command_status) };
+    },
+    // submit_sm_resp carries a status only: the documented table (docs/smpp.md).
+    refusal: (code) => SUBMIT_REFUSALS[code as keyof typeof SUBMIT_REFUSALS] ?? code,
   },
   'POST /api/v1/messages with encrypted: true (api, encrypted)': {
     screens: ENCRYPTED_SCREENS,
@@ -225,7 +262,8 @@ describe('every API producer passes the screens of its origin, and only those', 
         await producer.prepare?.(account);
         const before = await balanceOf(db(), account.defaultGroupId);
         const outcome = await testCase.run(producer, account);
-        expect(outcome).toEqual(applies ? { sent: false, code: testCase.refusal } : { sent: true });
+        const refusal = producer.refusal?.(testCase.refusal) ?? testCase.refusal;
+        expect(outcome).toEqual(applies ? { sent: false, code: refusal } : { sent: true });
         // A refusal charges nothing.
         if (applies && testCase.refusal !== 'INSUFFICIENT_CREDITS') {
           expect(await balanceOf(db(), account.defaultGroupId)).toBe(before);

@@ -41,6 +41,8 @@ import * as phone from '@/app/api/v1/phones/[id]/route';
 import * as simCheckResend from '@/app/api/v1/phones/[id]/sim-check/resend/route';
 import * as simCheck from '@/app/api/v1/phones/[id]/sim-check/route';
 import * as phones from '@/app/api/v1/phones/route';
+import * as smppCredential from '@/app/api/v1/smpp/credentials/[system_id]/route';
+import * as smppCredentials from '@/app/api/v1/smpp/credentials/route';
 import * as twilioToken from '@/app/api/v1/twilio/auth-token/route';
 import * as resend from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
 import * as delivery from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
@@ -70,6 +72,7 @@ type Owned = {
   keyId: string;
   ruleId: string;
   alertId: string;
+  smppSystemId: string;
 };
 
 let a: TestAccount;
@@ -106,6 +109,7 @@ beforeAll(async () => {
     body: { name: 'A’s rule', match: { keyword: 'hours' }, actions: [{ type: 'reply', content: 'A is open' }] },
     apiKey: key,
   });
+  const smpp = await ok(smppCredentials.POST, { body: {}, apiKey: key });
   const [alert] = await db()
     .insert(alerts)
     .values({
@@ -127,6 +131,7 @@ beforeAll(async () => {
     deliveryId: test.id,
     keyId: createdKey.id,
     ruleId: rule.id,
+    smppSystemId: smpp.system_id,
   };
 });
 
@@ -413,6 +418,12 @@ const probes: Probe[] = [
     options: () => ({ params: { id: owned.keyId }, method: 'DELETE' }),
     expect: NOT_FOUND,
   },
+  {
+    name: 'DELETE SMPP login',
+    handler: smppCredential.DELETE,
+    options: () => ({ params: { system_id: owned.smppSystemId }, method: 'DELETE' }),
+    expect: NOT_FOUND,
+  },
 ];
 
 describe('a second account walking the API with the first account’s ids', () => {
@@ -446,6 +457,7 @@ describe('a second account walking the API with the first account’s ids', () =
       [optOuts.GET, (row) => row.phone, OPTED_OUT],
       [inboundRules.GET, (row) => row.id, owned.ruleId],
       [alertList.GET, (row) => row.id, owned.alertId],
+      [smppCredentials.GET, (row) => row.system_id, owned.smppSystemId],
     ];
     for (const [handler, idOf, foreignId] of lists) {
       const res = await call(handler, { apiKey: b.apiKey, path: '/x?limit=100' });
@@ -482,6 +494,8 @@ describe('a second account walking the API with the first account’s ids', () =
     });
     const devices = (await call(phoneDevices.GET, { params: { id: owned.phoneId }, apiKey: a.apiKey })).body.data;
     expect(devices).toEqual([expect.objectContaining({ id: a.deviceId, status: 'activated', current: true })]);
+    const logins = (await call(smppCredentials.GET, { apiKey: a.apiKey })).body.data as Array<{ system_id: string }>;
+    expect(logins.map((row) => row.system_id)).toEqual([owned.smppSystemId]);
   });
 });
 

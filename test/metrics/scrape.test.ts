@@ -47,6 +47,9 @@ const CONTRACT: Record<string, { type: string; labels: string[] }> = {
   simgate_build_info: { type: 'gauge', labels: ['version', 'node', 'database'] },
   // Beyond the issue's table: what the retention sweep removed (issue 34).
   simgate_retention_rows_removed_total: { type: 'counter', labels: ['kind'] },
+  // The SMPP server (issue 47).
+  simgate_smpp_binds: { type: 'gauge', labels: ['kind'] },
+  simgate_smpp_pdus_total: { type: 'counter', labels: ['command', 'status'] },
 };
 
 /** Series a scrape may hold after the scenario: prom-client's own, and ours, bounded by their labels. */
