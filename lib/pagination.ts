@@ -35,7 +35,8 @@ function invalidCursor(): DomainError {
   });
 }
 
-function decodeCursor(raw: string | undefined): Cursor | undefined {
+/** The (created_at, id) pair of a `next_cursor` this API gave out; a 400 naming `cursor` for any other. */
+export function decodeCursor(raw: string | undefined): Cursor | undefined {
   if (!raw) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));

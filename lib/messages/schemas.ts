@@ -151,37 +151,40 @@ const smartEncoding = z.boolean().optional().openapi({
 
 const fromPhone = e164.optional().openapi({ description: "A phone of the caller's account (or give `from_group`)." });
 
+/** The fields of a send, each one schema: the REST body below and the MCP tool `send_sms` pick from them. */
+export const sendMessageFields = {
+  from: fromPhone,
+  from_group: fromGroup,
+  require_online: requireOnline,
+  to: z.union([e164, encryptedValue], { error: 'not a valid E.164 phone number (e.g. +14155550100)' }).openapi({
+    description:
+      'Phone number in E.164 format; with `encrypted: true`, the number encrypted in the SMSGate app’s format.',
+  }),
+  content: content.optional().openapi({
+    description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters (with \`encrypted: true\`, the ciphertext, up to ${MAX_ENCRYPTED_LENGTH}); required unless \`data\` is given.`,
+  }),
+  data: dataSmsBytes.optional().openapi({
+    description: `A data (binary) SMS instead of text: its bytes in base64, 1 to ${DATA_SMS_MAX_BYTES} bytes, with \`port\`. Only from a phone paired with the SMSGate app (\`from\`, not \`from_group\`); any other phone answers 400.`,
+  }),
+  port: dataSmsPort.optional().openapi({ description: 'With `data`: the destination port, 0 to 65535.' }),
+  encrypted,
+  request_id: z
+    .string()
+    .min(1)
+    .max(MAX_REQUEST_ID_LENGTH)
+    .optional()
+    .openapi({ description: 'Idempotency key, unique per account: a repeat answers 409 DUPLICATE_REQUEST.' }),
+  send_at: sendAt,
+  ttl_s: ttl,
+  sim,
+  priority,
+  status_callback_url: statusCallbackUrl,
+  smart_encoding: smartEncoding,
+  dry_run: dryRun,
+};
+
 export const sendMessageBody = z
-  .strictObject({
-    from: fromPhone,
-    from_group: fromGroup,
-    require_online: requireOnline,
-    to: z.union([e164, encryptedValue], { error: 'not a valid E.164 phone number (e.g. +14155550100)' }).openapi({
-      description:
-        'Phone number in E.164 format; with `encrypted: true`, the number encrypted in the SMSGate app’s format.',
-    }),
-    content: content.optional().openapi({
-      description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters (with \`encrypted: true\`, the ciphertext, up to ${MAX_ENCRYPTED_LENGTH}); required unless \`data\` is given.`,
-    }),
-    data: dataSmsBytes.optional().openapi({
-      description: `A data (binary) SMS instead of text: its bytes in base64, 1 to ${DATA_SMS_MAX_BYTES} bytes, with \`port\`. Only from a phone paired with the SMSGate app (\`from\`, not \`from_group\`); any other phone answers 400.`,
-    }),
-    port: dataSmsPort.optional().openapi({ description: 'With `data`: the destination port, 0 to 65535.' }),
-    encrypted,
-    request_id: z
-      .string()
-      .min(1)
-      .max(MAX_REQUEST_ID_LENGTH)
-      .optional()
-      .openapi({ description: 'Idempotency key, unique per account: a repeat answers 409 DUPLICATE_REQUEST.' }),
-    send_at: sendAt,
-    ttl_s: ttl,
-    sim,
-    priority,
-    status_callback_url: statusCallbackUrl,
-    smart_encoding: smartEncoding,
-    dry_run: dryRun,
-  })
+  .strictObject(sendMessageFields)
   .superRefine((body, ctx) => {
     if ((body.content === undefined) === (body.data === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['content'], message: 'give exactly one of content and data' });
@@ -558,3 +561,19 @@ export const bulkCancelledSchema = z
     not_cancellable: z.number().int().openapi({ description: 'Messages already sent or done.' }),
   })
   .openapi('BulkCancelled');
+
+/** A conversation: every message exchanged with one number (the recipient of an outbound message, the sender of an inbound one). */
+export const conversationSchema = z
+  .object({
+    number: z.string().openapi({ example: '+14155550123', description: 'The other party’s number.' }),
+    message_count: z.number().int().openapi({ description: 'Messages exchanged with the number, both directions.' }),
+    last_message: messageSchema.openapi({ description: 'The newest of them.' }),
+  })
+  .openapi('Conversation');
+
+export const conversationParams = z.object({
+  number: queryPhone.openapi({
+    type: 'string',
+    description: 'The other party’s number, E.164 (`+` may be sent as `%2B`).',
+  }),
+});

@@ -16,6 +16,8 @@ import * as apiKeys from '@/app/api/v1/auth/api-keys/route';
 import * as bulkCancel from '@/app/api/v1/bulk-messages/[id]/cancel/route';
 import * as bulkMessage from '@/app/api/v1/bulk-messages/[id]/route';
 import * as bulkMessages from '@/app/api/v1/bulk-messages/route';
+import * as conversation from '@/app/api/v1/conversations/[number]/route';
+import * as conversations from '@/app/api/v1/conversations/route';
 import * as balance from '@/app/api/v1/credits/balance/route';
 import * as balanceHistory from '@/app/api/v1/credits/balance-history/route';
 import * as ledger from '@/app/api/v1/credits/ledger/route';
@@ -458,6 +460,7 @@ describe('a second account walking the API with the first account’s ids', () =
       [inboundRules.GET, (row) => row.id, owned.ruleId],
       [alertList.GET, (row) => row.id, owned.alertId],
       [smppCredentials.GET, (row) => row.system_id, owned.smppSystemId],
+      [conversations.GET, (row) => row.number, '+14155550123'],
     ];
     for (const [handler, idOf, foreignId] of lists) {
       const res = await call(handler, { apiKey: b.apiKey, path: '/x?limit=100' });
@@ -465,6 +468,14 @@ describe('a second account walking the API with the first account’s ids', () =
       expect((res.body.data as Row[]).map(idOf)).not.toContain(foreignId);
       expect(res.text).not.toContain(a.phone);
     }
+  });
+
+  it('reads an empty conversation with the first account’s recipient', async () => {
+    const res = await call(conversation.GET, { params: { number: '+14155550123' }, apiKey: b.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: [], next_cursor: null });
+    const own = await call(conversation.GET, { params: { number: '+14155550123' }, apiKey: a.apiKey });
+    expect(own.body.data.map((m: { id: string }) => m.id)).toContain(owned.messageId);
   });
 
   it('left everything of the first account as it was', async () => {
