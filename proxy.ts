@@ -24,6 +24,7 @@ export function proxy(request: NextRequest): Response {
     !pathname.startsWith('/api/') &&
     !pathname.startsWith('/3rdparty/') &&
     !pathname.startsWith('/2010-04-01/') &&
+    pathname !== '/mcp' &&
     pathname !== '/.well-known/api-catalog';
   const csp = page
     ? contentSecurityPolicy({

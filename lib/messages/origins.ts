@@ -6,11 +6,11 @@ import type { AcceptedSurface } from '@/lib/metrics/registry';
  * origins when it calls the pipeline (lib/messages/pipeline.ts), and ORIGINS below says what the
  * pipeline's screen stage applies to it. Producers differ in nothing else.
  *
- * API callers (`api`, `smsgate_api`, `twilio`, `smpp`) chose their recipients themselves; the automatic
+ * API callers (`api`, `smsgate_api`, `twilio`, and the doors `smpp`, `mcp`, `email`) chose their recipients themselves; the automatic
  * origins are texts the gateway sends on its own, because an inbound message or a sign-up asked
  * it to, so they pass the stricter screens of the automatic-SMS gate (lib/messages/gate.ts).
  */
-export const API_ORIGINS = ['api', 'smsgate_api', 'twilio', 'smpp'] as const;
+export const API_ORIGINS = ['api', 'smsgate_api', 'twilio', 'smpp', 'mcp', 'email'] as const;
 export const AUTOMATIC_ORIGINS = [
   'rule_reply',
   'help_reply',
@@ -76,6 +76,8 @@ export const ORIGINS: Record<OutboundOrigin, Origin> = {
   smsgate_api:          { surface: '3rdparty',   screens: API },
   twilio:               { surface: 'twilio',     screens: API },
   smpp:                 { surface: 'smpp',       screens: API },
+  mcp:                  { surface: 'mcp',        screens: API },
+  email:                { surface: 'email',      screens: API },
   rule_reply:           { surface: 'automation', screens: AUTO, rowKind: 'rule' },
   help_reply:           { surface: 'automation', screens: AUTO, rowKind: 'help' },
   webhook_reply:        { surface: 'automation', screens: AUTO, rowKind: 'webhook_reply' },

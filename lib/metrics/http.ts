@@ -1,11 +1,12 @@
 import { metrics, type Surface, statusClass } from './registry';
 
-/** `/api/v1/…` → v1, `/api/mobile/…` → mobile, the integrator API (at both its paths) → 3rdparty, the Twilio-compatible API (`/2010-04-01/…`) → twilio; the rest (sign-in, the dashboard's data, health) → dashboard. */
+/** `/api/v1/…` → v1, `/api/mobile/…` → mobile, the integrator API (at both its paths) → 3rdparty, the Twilio-compatible API (`/2010-04-01/…`) → twilio, the MCP server (`/mcp`) → mcp; the rest (sign-in, the dashboard's data, health) → dashboard. */
 export function surfaceOf(pathname: string): Surface {
   if (pathname.startsWith('/api/v1/')) return 'v1';
   if (pathname.startsWith('/api/mobile/')) return 'mobile';
   if (pathname.startsWith('/api/3rdparty/') || pathname.startsWith('/3rdparty/')) return '3rdparty';
   if (pathname.startsWith('/2010-04-01/')) return 'twilio';
+  if (pathname === '/mcp') return 'mcp';
   return 'dashboard';
 }
 

@@ -11,14 +11,17 @@ import { APP_VERSION } from '@/lib/version';
  */
 
 /** The surfaces a request (and an accepted message) comes through. */
-export const SURFACES = ['v1', 'mobile', '3rdparty', 'twilio', 'dashboard'] as const;
+export const SURFACES = ['v1', 'mobile', '3rdparty', 'twilio', 'mcp', 'dashboard'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 /**
- * Where an accepted message came from: an API (`v1`, `3rdparty`, `twilio`, `smpp`), automation (rule replies, HELP,
- * webhook replies), or the service itself (`system`: verification codes, opt-out confirmations).
+ * Where an accepted message came from: an API (`v1`, `3rdparty`, `twilio`), a door for other software
+ * (`mcp`, `email`, `smpp`: docs/doors.md), automation (rule replies, HELP, webhook replies), or the service
+ * itself (`system`: verification codes, opt-out confirmations).
  */
-export type AcceptedSurface = 'v1' | '3rdparty' | 'twilio' | 'smpp' | 'automation' | 'system';
+export const SENDING_SURFACES = ['v1', '3rdparty', 'twilio', 'mcp', 'email', 'smpp'] as const;
+export type SendingSurface = (typeof SENDING_SURFACES)[number];
+export type AcceptedSurface = SendingSurface | 'automation' | 'system';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** A message's wait: from seconds (a phone online) to a day (one offline, a schedule). */
@@ -140,6 +143,12 @@ function define(registry: Registry) {
       name: 'simgate_automation_actions_total',
       help: 'What automation did about inbound messages, by action kind and result (done, or why it was skipped).',
       labelNames: ['kind', 'result'] as const,
+      registers,
+    }),
+    mcpCalls: new Counter({
+      name: 'simgate_mcp_calls_total',
+      help: 'MCP tool calls answered, by tool and outcome (ok, or the error code).',
+      labelNames: ['tool', 'outcome'] as const,
       registers,
     }),
     taskRuns: new Counter({

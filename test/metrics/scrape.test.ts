@@ -50,6 +50,8 @@ const CONTRACT: Record<string, { type: string; labels: string[] }> = {
   // The SMPP server (issue 47).
   simgate_smpp_binds: { type: 'gauge', labels: ['kind'] },
   simgate_smpp_pdus_total: { type: 'counter', labels: ['command', 'status'] },
+  // The doors for other software (issue 47, docs/doors.md).
+  simgate_mcp_calls_total: { type: 'counter', labels: ['tool', 'outcome'] },
 };
 
 /** Series a scrape may hold after the scenario: prom-client's own, and ours, bounded by their labels. */
