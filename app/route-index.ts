@@ -86,22 +86,23 @@ import * as route82 from '@/app/api/v1/phones/route';
 import * as route83 from '@/app/api/v1/phones/verify-sim/route';
 import * as route84 from '@/app/api/v1/settings/alerts/route';
 import * as route85 from '@/app/api/v1/settings/data/route';
-import * as route86 from '@/app/api/v1/settings/sending/route';
-import * as route87 from '@/app/api/v1/smpp/credentials/[system_id]/route';
-import * as route88 from '@/app/api/v1/smpp/credentials/route';
-import * as route89 from '@/app/api/v1/stats/messages/route';
-import * as route90 from '@/app/api/v1/twilio/auth-token/route';
-import * as route91 from '@/app/api/v1/twilio/route';
-import * as route92 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route93 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route94 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route95 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route96 from '@/app/api/v1/webhooks/[id]/route';
-import * as route97 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route98 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route99 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route100 from '@/app/api/v1/webhooks/events/route';
-import * as route101 from '@/app/api/v1/webhooks/route';
+import * as route86 from '@/app/api/v1/settings/email-to-sms/route';
+import * as route87 from '@/app/api/v1/settings/sending/route';
+import * as route88 from '@/app/api/v1/smpp/credentials/[system_id]/route';
+import * as route89 from '@/app/api/v1/smpp/credentials/route';
+import * as route90 from '@/app/api/v1/stats/messages/route';
+import * as route91 from '@/app/api/v1/twilio/auth-token/route';
+import * as route92 from '@/app/api/v1/twilio/route';
+import * as route93 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route94 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route95 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route96 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route97 from '@/app/api/v1/webhooks/[id]/route';
+import * as route98 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route99 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route100 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route101 from '@/app/api/v1/webhooks/events/route';
+import * as route102 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -191,20 +192,21 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/phones/verify-sim', module: route83 },
   { path: '/api/v1/settings/alerts', module: route84 },
   { path: '/api/v1/settings/data', module: route85 },
-  { path: '/api/v1/settings/sending', module: route86 },
-  { path: '/api/v1/smpp/credentials/{system_id}', module: route87 },
-  { path: '/api/v1/smpp/credentials', module: route88 },
-  { path: '/api/v1/stats/messages', module: route89 },
-  { path: '/api/v1/twilio/auth-token', module: route90 },
-  { path: '/api/v1/twilio', module: route91 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route92 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route93 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route94 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route95 },
-  { path: '/api/v1/webhooks/{id}', module: route96 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route97 },
-  { path: '/api/v1/webhooks/{id}/test', module: route98 },
-  { path: '/api/v1/webhooks/callback-secret', module: route99 },
-  { path: '/api/v1/webhooks/events', module: route100 },
-  { path: '/api/v1/webhooks', module: route101 },
+  { path: '/api/v1/settings/email-to-sms', module: route86 },
+  { path: '/api/v1/settings/sending', module: route87 },
+  { path: '/api/v1/smpp/credentials/{system_id}', module: route88 },
+  { path: '/api/v1/smpp/credentials', module: route89 },
+  { path: '/api/v1/stats/messages', module: route90 },
+  { path: '/api/v1/twilio/auth-token', module: route91 },
+  { path: '/api/v1/twilio', module: route92 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route93 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route94 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route95 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route96 },
+  { path: '/api/v1/webhooks/{id}', module: route97 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route98 },
+  { path: '/api/v1/webhooks/{id}/test', module: route99 },
+  { path: '/api/v1/webhooks/callback-secret', module: route100 },
+  { path: '/api/v1/webhooks/events', module: route101 },
+  { path: '/api/v1/webhooks', module: route102 },
 ];

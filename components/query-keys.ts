@@ -60,6 +60,7 @@ export const queryKeys = {
   sendingSettings: { root: ['sending-settings'] },
   dataSettings: { root: ['data-settings'] },
   alertSettings: { root: ['alert-settings'] },
+  emailSmsSettings: { root: ['email-sms-settings'] },
   alerts: { root: ['alerts'], open: () => ['alerts', 'open'] },
   stats: { root: ['messages', 'stats'] },
 } as const;

@@ -17,6 +17,7 @@ import { checkIn } from './check-in';
 import { RETENTION_MODES } from './retention-modes';
 
 export const PLANS = ['free', 'pro'] as const;
+export const EMAIL_SMS_OVER_LENGTH = ['refuse', 'truncate'] as const;
 export type PlanName = (typeof PLANS)[number];
 
 /** Quiet hours: normal-priority messages are handed to phones only inside this window (lib/settings). */
@@ -73,6 +74,10 @@ export const accounts = pgTable(
     // Auth Token exists, so that Basic auth finds the account by it) and the Auth Token, sealed.
     twilioAccountSid: text('twilio_account_sid'),
     twilioAuthTokenEncrypted: text('twilio_auth_token_encrypted'),
+    // Email to SMS (GET/PATCH /api/v1/settings/email-to-sms, lib/email-to-sms): whether the subject
+    // opens the text, and what a text past the length limit does (refused with 552, or truncated).
+    emailSmsSubject: boolean('email_sms_subject').notNull().default(false),
+    emailSmsOverLength: text('email_sms_over_length', { enum: EMAIL_SMS_OVER_LENGTH }).notNull().default('refuse'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => {
@@ -92,6 +97,7 @@ export const accounts = pgTable(
         .where(sql`${t.twilioAccountSid} is not null`),
       checkIn('accounts_plan_check', t.plan, PLANS),
       checkIn('accounts_retention_content_mode_check', t.retentionContentMode, RETENTION_MODES),
+      checkIn('accounts_email_sms_over_length_check', t.emailSmsOverLength, EMAIL_SMS_OVER_LENGTH),
       check(
         'accounts_retention_content_days_check',
         sql`${t.retentionContentDays} is null or ${t.retentionContentDays} >= 1`,

@@ -35,6 +35,7 @@ export const AUDIT_ACTIONS = [
   'opt_out.removed',
   'smsgate_settings.updated',
   'data_settings.updated',
+  'email_sms_settings.updated',
   'smsgate_signing_key.revealed',
   'twilio_auth_token.created',
   'twilio_auth_token.rotated',

@@ -39,6 +39,8 @@ export const emailAddresses = pgTable(
     uniqueIndex('email_addresses_account_email_key').on(t.accountId, t.email),
     // The confirmation link finds its row by the token's hash alone, the leading column.
     uniqueIndex('email_addresses_token_hash_key').on(t.tokenHash, t.accountId),
+    // Email to SMS from a confirmed sender (SMTP_ALLOW_CONFIRMED_SENDERS) finds the accounts of an address.
+    index('email_addresses_confirmed_email_idx').on(t.email, t.accountId).where(sql`${t.confirmedAt} is not null`),
   ],
 );
 

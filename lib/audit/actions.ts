@@ -33,6 +33,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'opt_out.removed': 'Opt-out removed',
   'smsgate_settings.updated': 'SMSGate settings changed',
   'data_settings.updated': 'Data retention settings changed',
+  'email_sms_settings.updated': 'Email to SMS settings changed',
   'smsgate_signing_key.revealed': 'SMSGate signing key shown',
   'twilio_auth_token.created': 'Twilio Auth Token created',
   'twilio_auth_token.rotated': 'Twilio Auth Token rotated',

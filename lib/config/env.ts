@@ -98,6 +98,18 @@ const port: Reader<number> = (raw) => {
   return value;
 };
 
+/** Mail domains, comma-separated: `sms.example.com,sms.example.org`. */
+const domainList: Reader<string[]> = (raw) => {
+  const domains = raw.split(',').map((part) => part.trim().toLowerCase());
+  if (
+    domains.length > 20 ||
+    domains.some((domain) => !/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)*[a-z0-9-]{1,63}$/.test(domain))
+  ) {
+    throw new Error(`must be 1 to 20 comma-separated domain names, got "${raw}".`);
+  }
+  return domains;
+};
+
 export type TrustProxy = (address: string, hop: number) => boolean;
 
 /**
@@ -218,6 +230,15 @@ export const envSchema = z.object({
   SMTP_URL: variable(smtpUrl),
   MAIL_FROM: variable(text).default('Simgate <no-reply@simgate.local>'),
   DEV_INBOX: variable(flag).default(false),
+  /** Email to SMS (docs/doors.md): the port its SMTP server listens on (on HOST); unset, it is off. */
+  SMTP_PORT: variable(port),
+  /** PEM files of the certificate and key the SMTP server offers with STARTTLS; unset, no STARTTLS. */
+  SMTP_TLS_CERT: variable(text),
+  SMTP_TLS_KEY: variable(text),
+  /** The domains whose addresses become SMS (`<number>@<domain>`); unset, the host of APP_URL. */
+  SMTP_DOMAINS: variable(domainList),
+  /** 1: mail from an address an account confirmed is sent without SMTP AUTH (weaker: a From is easily forged). */
+  SMTP_ALLOW_CONFIRMED_SENDERS: variable(flag).default(false),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: variable(flag).default(false),
   /**
    * Webhook posts one account may have in flight at once, across every worker: a tenant whose
@@ -310,6 +331,12 @@ function crossProblems(env: Env): string[] {
         'APP_URL is required in server mode: the public origin (https://sms.example.com) that sign-in links, session cookies, the Host check and the SMSGate app rely on.',
       );
     }
+  }
+  if (isSet('SMTP_TLS_CERT') !== isSet('SMTP_TLS_KEY')) {
+    problems.push('SMTP_TLS_CERT and SMTP_TLS_KEY go together: the certificate and its key (PEM files).');
+  }
+  if (isSet('SMTP_PORT') && !isSet('SMTP_DOMAINS') && !isSet('APP_URL') && !isSet('NEXTAUTH_URL')) {
+    problems.push('SMTP_DOMAINS (or APP_URL, whose host it defaults to) is required with SMTP_PORT.');
   }
   if (isSet('VERIFICATION_SENDER_PHONE') && !isSet('VERIFICATION_SENDER_EMAIL')) {
     problems.push(

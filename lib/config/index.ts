@@ -222,6 +222,25 @@ export const config = {
   get listenHost() {
     return readSetting('HOST') ?? '127.0.0.1';
   },
+  /** Email to SMS (lib/protocols/email): its SMTP port, undefined when off. */
+  get smtpPort() {
+    return readSetting('SMTP_PORT');
+  },
+  get smtpTls() {
+    const cert = readSetting('SMTP_TLS_CERT');
+    const key = readSetting('SMTP_TLS_KEY');
+    return cert && key ? { cert, key } : undefined;
+  },
+  /** The domains whose addresses become SMS: SMTP_DOMAINS, else the host of APP_URL. */
+  get smtpDomains(): string[] {
+    const listed = readSetting('SMTP_DOMAINS');
+    if (listed) return listed;
+    const appUrl = readSetting('APP_URL') ?? readSetting('NEXTAUTH_URL');
+    return appUrl ? [new URL(appUrl).hostname.toLowerCase()] : [];
+  },
+  get smtpAllowConfirmedSenders() {
+    return readSetting('SMTP_ALLOW_CONFIRMED_SENDERS');
+  },
   /** METRICS_PORT: where `npm run worker` serves /metrics. */
   get metricsPort() {
     return readSetting('METRICS_PORT');

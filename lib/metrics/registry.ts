@@ -151,6 +151,12 @@ function define(registry: Registry) {
       labelNames: ['tool', 'outcome'] as const,
       registers,
     }),
+    emailMessages: new Counter({
+      name: 'simgate_email_messages_total',
+      help: 'Email to SMS: mails handled by outcome (sent, partly_sent, refused, too_long, …) and refused logins and recipients.',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     taskRuns: new Counter({
       name: 'simgate_background_task_runs_total',
       help: 'Passes of the background tasks run by this instance, by task and result (ok, error).',

@@ -15,6 +15,8 @@ export const TAGS = {
     'Numbers that texted STOP (or were added by hand): sends to them answer 422 RECIPIENT_OPTED_OUT, charged nothing.',
   'Inbound automation':
     'Rules that answer, forward or hand on inbound SMS with no code of yours, the HELP responder, and replies straight from a webhook’s response.',
+  'Email to SMS':
+    'Mail to `<number>@<domain>` becomes an SMS (the SMTP server of docs/doors.md): the account’s choices for the text.',
   'Phone API': 'What a phone running the Simgate device client calls with its device key (`dk_…`).',
   Heartbeats: 'Online status and battery of phones, and their history.',
   Webhooks: 'Signed event deliveries to your endpoints, their log, and the event catalogue.',

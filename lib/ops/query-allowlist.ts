@@ -49,6 +49,13 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
       "the instance's totals for Prometheus (queued and dispatched messages, phones by status, pending deliveries)",
   },
   {
+    origin: 'smtp:confirmed sender',
+    statement:
+      /from "email_addresses" where \("email_addresses"\."email" = \$1 and "email_addresses"\."confirmed_at" is not null\)/,
+    reason:
+      'Email to SMS without SMTP AUTH (SMTP_ALLOW_CONFIRMED_SENDERS) knows only the sender address: the one account that confirmed it is found by it',
+  },
+  {
     origin: 'request:confirmEmailAddress',
     statement: /from "email_addresses" where "email_addresses"\."token_hash" = \$1/,
     reason:

@@ -10,6 +10,7 @@ import { startRetentionWork } from '@/lib/retention/background';
 import { markBackground } from '@/lib/runtime/lifecycle';
 // The webhook worker posts every format the adapters register.
 import '@/lib/protocols/register';
+import { startSmtpDoor } from '@/lib/protocols/email/start';
 import { startWebhookWork } from '@/lib/webhooks/background';
 import { startEmbeddedMaintenance } from './embedded-maintenance';
 import { onShutdown } from './start';
@@ -18,7 +19,8 @@ let started = false;
 
 /**
  * Background work (offline sweep, expiry sweep, webhook delivery, the recovery of inbound automation,
- * automation and alert email, account alerts, rate-limit housekeeping, retention, the embedded database's ANALYZE and VACUUM). The server starts it
+ * automation and alert email, account alerts, rate-limit housekeeping, retention, the embedded database's ANALYZE and VACUUM,
+ * and Email to SMS's SMTP server when SMTP_PORT is set). The server starts it
  * in-process unless BACKGROUND=off (web-only instances); `npm run worker` (`worker: true`) runs the
  * same set in a separate process whatever BACKGROUND says. Each starter returns its stop function;
  * a second call does nothing.
@@ -41,6 +43,7 @@ export async function startBackgroundWork(options: { worker?: boolean } = {}): P
     startRateLimitHousekeeping,
     startRetentionWork,
     startEmbeddedMaintenance,
+    startSmtpDoor,
   ]) {
     onShutdown(await start());
   }

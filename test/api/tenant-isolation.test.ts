@@ -43,6 +43,7 @@ import * as phone from '@/app/api/v1/phones/[id]/route';
 import * as simCheckResend from '@/app/api/v1/phones/[id]/sim-check/resend/route';
 import * as simCheck from '@/app/api/v1/phones/[id]/sim-check/route';
 import * as phones from '@/app/api/v1/phones/route';
+import * as emailSmsSettings from '@/app/api/v1/settings/email-to-sms/route';
 import * as smppCredential from '@/app/api/v1/smpp/credentials/[system_id]/route';
 import * as smppCredentials from '@/app/api/v1/smpp/credentials/route';
 import * as twilioToken from '@/app/api/v1/twilio/auth-token/route';
@@ -468,6 +469,16 @@ describe('a second account walking the API with the first account’s ids', () =
       expect((res.body.data as Row[]).map(idOf)).not.toContain(foreignId);
       expect(res.text).not.toContain(a.phone);
     }
+  });
+
+  it('changes only its own Email to SMS settings', async () => {
+    const changed = await call(emailSmsSettings.PATCH, {
+      method: 'PATCH',
+      body: { subject_prefix: true },
+      apiKey: b.apiKey,
+    });
+    expect(changed.body.subject_prefix).toBe(true);
+    expect((await call(emailSmsSettings.GET, { apiKey: a.apiKey })).body.subject_prefix).toBe(false);
   });
 
   it('reads an empty conversation with the first account’s recipient', async () => {

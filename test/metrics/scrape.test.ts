@@ -52,6 +52,7 @@ const CONTRACT: Record<string, { type: string; labels: string[] }> = {
   simgate_smpp_pdus_total: { type: 'counter', labels: ['command', 'status'] },
   // The doors for other software (issue 47, docs/doors.md).
   simgate_mcp_calls_total: { type: 'counter', labels: ['tool', 'outcome'] },
+  simgate_email_messages_total: { type: 'counter', labels: ['outcome'] },
 };
 
 /** Series a scrape may hold after the scenario: prom-client's own, and ours, bounded by their labels. */

@@ -18,4 +18,9 @@ export const SETTINGS_SECTIONS: SettingsSection[] = [
     summary: 'phones offline or low on battery, stalled queues, low credits, failing webhooks',
   },
   { href: '/dashboard/settings/data', label: 'Data', summary: 'how long message text is kept' },
+  {
+    href: '/dashboard/settings/email-to-sms',
+    label: 'Email to SMS',
+    summary: 'how a mail to a number becomes an SMS',
+  },
 ];
