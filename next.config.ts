@@ -2,7 +2,9 @@ import type { NextConfig } from 'next';
 
 const nextConfig: NextConfig = {
   // PGlite loads its WASM and data files by path: bundling it breaks the first database open.
-  serverExternalPackages: ['@electric-sql/pglite', 'pino', 'postgres'],
+  // The doors' servers (lib/protocols/email, lib/protocols/smpp) load their protocol libraries from node_modules:
+  // CommonJS with dynamic requires (iconv-lite's encodings), which bundling gains nothing from.
+  serverExternalPackages: ['@electric-sql/pglite', 'pino', 'postgres', 'smtp-server', 'mailparser', 'smpp'],
   // The server with only the files it needs (.next/standalone): `npm run package` builds the release from it.
   output: 'standalone',
   // sharp serves next/image, which the app does not use: about 20 MB less in a release.
