@@ -8,7 +8,7 @@ import { MAX_EMAIL_SMS_RECIPIENTS } from '@/lib/email-to-sms/schemas';
 import { type MailRecipient, sendMailAsSms } from '@/lib/email-to-sms/send';
 import { accountOfConfirmedSender } from '@/lib/email-to-sms/senders';
 import { DomainError } from '@/lib/errors';
-import { isLoopbackAddress } from '@/lib/http/host-policy';
+import { isLoopbackAddress } from '@/lib/net/host-policy';
 import { log } from '@/lib/log';
 import { metrics } from '@/lib/metrics/registry';
 import { consumeRateLimits, windowState } from '@/lib/rate-limit/consume';
