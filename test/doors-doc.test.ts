@@ -6,9 +6,6 @@ import { simgateMetricNames } from '@/lib/metrics/registry';
 import { AUTH_FAILURES_ALLOWED, MAX_MAIL_BYTES } from '@/lib/protocols/email/server';
 import { MAX_MCP_BATCH } from '@/lib/protocols/mcp/server';
 import { MCP_TOOL_NAMES } from '@/lib/protocols/mcp/tools';
-import { MAX_PARTS } from '@/lib/protocols/smpp/concat';
-import { BIND_FAILURES_ALLOWED, SMPP_WINDOW } from '@/lib/protocols/smpp/server';
-import { PASSWORD_LENGTH } from '@/lib/smpp/schemas';
 
 const docs = (name: string) => fs.readFileSync(path.resolve(import.meta.dirname, '..', 'docs', name), 'utf8');
 
@@ -32,12 +29,6 @@ describe('docs/doors.md', () => {
     expect(email).toContain(`${EMAIL_SMS_MAX_LENGTH.toLocaleString('en-US')} characters`);
     expect(email).toContain(`${MAX_MAIL_BYTES / 1024 / 1024} MiB`);
     expect(email).toContain(`${AUTH_FAILURES_ALLOWED} failed logins`);
-
-    const smpp = section('SMPP 3.4 server');
-    expect(smpp).toContain(`A window of ${SMPP_WINDOW} unanswered requests`);
-    expect(smpp).toContain(`up to ${MAX_PARTS} parts`);
-    expect(smpp).toContain(`${BIND_FAILURES_ALLOWED} failed binds`);
-    expect(smpp).toContain(`${PASSWORD_LENGTH}-character \`password\``);
   });
 
   it('names each door’s metrics, and docs/operating.md lists every metric', () => {

@@ -1,5 +1,8 @@
 import { createCipheriv, pbkdf2Sync, randomBytes } from 'node:crypto';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { eq } from 'drizzle-orm';
+import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as integratorMessages from '@/app/api/3rdparty/v1/messages/route';
 import { POST as sendBulk } from '@/app/api/v1/bulk-messages/route';
@@ -7,6 +10,7 @@ import { POST as sendMessage } from '@/app/api/v1/messages/route';
 import { POST as addOptOut } from '@/app/api/v1/opt-outs/route';
 import { POST as createSmppLogin } from '@/app/api/v1/smpp/credentials/route';
 import { POST as createTwilioToken } from '@/app/api/v1/twilio/auth-token/route';
+import { POST as mcpPost } from '@/app/mcp/route';
 import { accounts, phoneGroups } from '@/db/schema';
 import {
   API_ORIGINS,
@@ -16,6 +20,7 @@ import {
   type Screens,
   screensOf,
 } from '@/lib/messages/origins';
+import { listenSmtpDoor } from '@/lib/protocols/email/server';
 import { SUBMIT_REFUSALS } from '@/lib/protocols/smpp/statuses';
 import { balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
@@ -75,15 +80,25 @@ function encrypt(cleartext: string): string {
 const twilioTokens = new Map<string, { account_sid: string; auth_token: string }>();
 
 let smppServer: Awaited<ReturnType<typeof testSmppServer>>;
+const SMTP_DOMAIN = 'sms.example.test';
+let smtpDoor: Awaited<ReturnType<typeof listenSmtpDoor>>;
 const smppClients = new Map<string, Client>();
 
 beforeAll(async () => {
   smppServer = await testSmppServer();
+  smtpDoor = await listenSmtpDoor({
+    db: db(),
+    port: 0,
+    host: '127.0.0.1',
+    domains: [SMTP_DOMAIN],
+    allowConfirmedSenders: false,
+  });
 });
 
 afterAll(async () => {
   await Promise.all([...smppClients.values()].map((client) => client.close()));
   await smppServer.close();
+  await smtpDoor.stop();
 });
 
 const PRODUCERS: Record<string, Producer> = {
@@ -159,6 +174,47 @@ const PRODUCERS: Record<string, Producer> = {
     },
     // submit_sm_resp carries a status only: the documented table (docs/smpp.md).
     refusal: (code) => SUBMIT_REFUSALS[code as keyof typeof SUBMIT_REFUSALS] ?? code,
+  },
+  'MCP tool send_sms (mcp)': {
+    screens: screensOf('mcp'),
+    async produce(account, to) {
+      const client = new McpClient({ name: 'producers-walk', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL('http://localhost:3000/mcp'), {
+          requestInit: { headers: { authorization: `Bearer ${account.apiKey}` } },
+          fetch: async (input, init) => mcpPost(new Request(input, init), { params: Promise.resolve({}) }),
+        }),
+      );
+      try {
+        const result = (await client.callTool({
+          name: 'send_sms',
+          arguments: { from: account.phone, to, content: 'hello' },
+        })) as { isError?: boolean; structuredContent?: { code?: string } };
+        return result.isError ? { sent: false, code: String(result.structuredContent?.code) } : { sent: true };
+      } finally {
+        await client.close();
+      }
+    },
+  },
+  'Email to SMS (email)': {
+    screens: screensOf('email'),
+    async produce(account, to) {
+      const mailer = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: smtpDoor.port,
+        secure: false,
+        ignoreTLS: true,
+        auth: { user: 'apikey', pass: account.apiKey },
+      });
+      try {
+        await mailer.sendMail({ from: 'ops@example.test', to: `${to.slice(1)}@${SMTP_DOMAIN}`, text: 'hello' });
+        return { sent: true };
+      } catch (error) {
+        // A refusal's reply ends with the problem's code: `550 5.7.1 … (RECIPIENT_OPTED_OUT)`.
+        const reply = String((error as { response?: string }).response);
+        return { sent: false, code: /\((\w+)\)\s*$/.exec(reply)?.[1] ?? reply };
+      }
+    },
   },
   'POST /api/v1/messages with encrypted: true (api, encrypted)': {
     screens: ENCRYPTED_SCREENS,
