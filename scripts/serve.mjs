@@ -13,12 +13,14 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 
 /**
- * Calls one of the app's direct routes (lib/server/direct-routes.ts: the requests that stay open)
- * with a web Request made from the Node request, and writes its Response: status, headers, and the
- * body as it comes (an event stream's events as they are written). The Request's signal aborts when
- * the client hangs up; the body's reader is cancelled then too (an event stream ends).
+ * Calls one of the app's route handlers directly (lib/server/direct-routes.ts: the API, ADR 0014) as
+ * Next's router would: with a web Request made from the Node request, at the URL Next would give it
+ * (`http://<authority><path>`, https when X-Forwarded-Proto says so), and `params` as Next hands them
+ * (a Promise), then writes its Response: status, headers, and the body as it comes (an event
+ * stream's events as they are written). The Request's signal aborts when the client hangs up; the
+ * body's reader is cancelled then too (an event stream ends).
  */
-export async function serveDirect(handler, req, res, port) {
+export async function serveDirect(handler, req, res, authority, params = {}) {
   const controller = new AbortController();
   res.once('close', () => controller.abort());
   try {
@@ -28,13 +30,14 @@ export async function serveDirect(handler, req, res, port) {
       else if (value !== undefined) headers.set(name, value);
     }
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const request = new Request(`http://localhost:${port}${req.url}`, {
+    const https = req.headers['x-forwarded-proto']?.includes('https') === true;
+    const request = new Request(`${https ? 'https' : 'http'}://${authority}${req.url}`, {
       method: req.method,
       headers,
       signal: controller.signal,
       ...(hasBody ? { body: Readable.toWeb(req), duplex: 'half' } : {}),
     });
-    const response = await handler(request, { params: Promise.resolve({}) });
+    const response = await handler(request, { params: Promise.resolve(params) });
     res.statusCode = response.status;
     for (const [name, value] of response.headers) {
       if (name !== 'set-cookie') res.setHeader(name, value);
@@ -43,13 +46,21 @@ export async function serveDirect(handler, req, res, port) {
     if (cookies.length > 0) res.setHeader('set-cookie', cookies);
     if (!response.body) return void res.end();
     // An event stream's headers go at once; its events follow as they are written.
-    res.flushHeaders();
+    const eventStream = response.headers.get('content-type')?.startsWith('text/event-stream') === true;
+    if (eventStream) res.flushHeaders();
     const reader = response.body.getReader();
     controller.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
+    let { done, value } = await reader.read();
+    // A body in one piece (most answers: a JSON document) goes with its headers in one write.
+    if (!done && !eventStream) {
+      const first = value;
+      ({ done, value } = await reader.read());
+      if (done) return void res.end(first);
+      res.write(first);
+    }
+    while (!done) {
       res.write(value);
+      ({ done, value } = await reader.read());
     }
     res.end();
   } catch (error) {
@@ -147,6 +158,21 @@ export async function serve(root, distDir) {
     }
   }
 
+  /**
+   * The path the direct lane routes: the request's own, or '' (Next's then) for a target that is not
+   * a plain path as it came (absolute, `//…`, dot segments Next would resolve, characters a URL
+   * would percent-encode).
+   */
+  const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
+  const DOT_SEGMENT = /\/\.\.?(\/|$)/;
+  function directPathOf(target) {
+    const end = target.indexOf('?');
+    const pathname = end < 0 ? target : target.slice(0, end);
+    return PLAIN_PATH.test(pathname) && !pathname.startsWith('//') && !DOT_SEGMENT.test(pathname) ? pathname : '';
+  }
+  // The authority of the URL Next gives a route's Request (its bind address), which the direct lane gives too.
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
   const server = http.createServer((req, res) => {
     // The API's security headers, which the app hands over once started (lib/http/front-door.ts
     // `apiSecurityHeaders`): set here they cost a `setHeader` each; the mark tells route() it need
@@ -162,8 +188,8 @@ export async function serve(root, distDir) {
     });
     // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
     if (stopping) res.setHeader('connection', 'close');
-    const direct = lifecycle.directRoutes?.get(`${req.method} ${pathnameOf(req.url ?? '')}`);
-    if (direct) return void serveDirect(direct, req, res, port);
+    const direct = lifecycle.directRoute?.(req.method ?? '', directPathOf(req.url ?? ''));
+    if (direct) return void serveDirect(direct.handler, req, res, authority, direct.params);
     handle(req, res);
   });
   // A port already taken (or a host not on this machine): say so and stop, rather than stay up
