@@ -1,7 +1,9 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '@/app/route-index';
 import { activateDevice } from '@/tools/device-sim/activate';
 import { DeviceClient } from '@/tools/device-sim/client';
 import { built, type Running, startServer } from './start-server';
@@ -58,3 +60,234 @@ describe.runIf(built)("npm start's direct lane for open phone requests", () => {
     for (let i = 0; i < 3; i++) expect((await fetch(`${server.baseUrl}/api/health/live`)).status).toBe(200);
   });
 });
+
+/** One request of the walk: the same on both lanes; `auth` names whose key it bears. */
+type Step = {
+  method: string;
+  path: string;
+  auth?: 'account' | 'device';
+  headers?: Record<string, string>;
+  body?: string;
+};
+
+/** What a lane answered, its volatile parts (ids, times, keys, its port) written as placeholders. */
+type Answer = { step: string; status: number; headers: Record<string, string>; body: string };
+
+const FIXED_ID = '00000000-0000-4000-8000-000000000000';
+
+/** Headers of the transport, or of every answer with its own value: compared as present, not equal. */
+const TRANSPORT = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+function normalised(text: string): string {
+  return text
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?/g, '<time>')
+    .replace(/\b(sk|dk)_[A-Za-z0-9_-]{8,}/g, '<key>')
+    .replace(/\b(SM|AC|MG|PN|MM)[0-9a-f]{32}\b/g, '<sid>')
+    .replace(/127\.0\.0\.1:\d+/g, '<host>');
+}
+
+/**
+ * Every route of the index (app/route-index.ts), each method it exports, with no key, an account's
+ * key and a device's key, a body that is no request of it (its validation answer), and a few
+ * requests that reach the work: the walk the test below sends to both lanes.
+ */
+function walkOf(): Step[] {
+  const steps: Step[] = [];
+  const last: Step[] = [];
+  for (const { path, module } of ROUTES) {
+    const pathname = path.replace(/\{[^}]+\}/g, FIXED_ID);
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+      if (typeof (module as Record<string, unknown>)[method] !== 'function') continue;
+      const hasBody = method !== 'GET' && method !== 'DELETE';
+      const form = path.startsWith('/2010-04-01/');
+      const body = hasBody ? (form ? 'To=x' : '{"unexpected":[1,2]}') : undefined;
+      const headers: Record<string, string> = hasBody
+        ? { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' }
+        : {};
+      // What ends the account's sessions or keys goes last, on both lanes alike.
+      const into = path === '/api/v1/auth/sessions' || path.includes('auth-token') ? last : steps;
+      for (const auth of [undefined, 'account', 'device'] as const) {
+        into.push({ method, path: pathname, auth, headers, body });
+      }
+      if (method === 'GET') into.push({ method, path: `${pathname}?limit=abc&cursor=%%`, auth: 'account' });
+    }
+  }
+  steps.push(
+    // The Host check (DNS rebinding), a request id passed on, a body past the limit, a malformed one.
+    { method: 'GET', path: '/api/v1/messages', auth: 'account', headers: { host: 'rebound.example' } },
+    { method: 'GET', path: '/api/v1/credits/balance', auth: 'account', headers: { 'x-request-id': 'walk-1' } },
+    {
+      method: 'POST',
+      path: '/api/v1/messages',
+      auth: 'account',
+      headers: { 'content-type': 'application/json' },
+      body: `{"content":"${'x'.repeat(1_100_000)}"}`,
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/messages',
+      auth: 'account',
+      headers: { 'content-type': 'application/json' },
+      body: '{"to":',
+    },
+    { method: 'POST', path: '/api/v1/messages', auth: 'account', headers: { 'content-type': 'text/plain' }, body: 'x' },
+    // The integrator API at its second path, a param percent-encoded, what Next alone answers.
+    { method: 'GET', path: '/3rdparty/v1/messages', auth: 'account' },
+    { method: 'GET', path: `/3rdparty/v1/messages/${FIXED_ID}`, auth: 'account' },
+    { method: 'DELETE', path: '/api/v1/opt-outs/%2B14155550199', auth: 'account' },
+    { method: 'GET', path: '/api/v1/no-such-route', auth: 'account' },
+    { method: 'GET', path: '/api/v1/messages/', auth: 'account' },
+    { method: 'PUT', path: '/api/v1/messages', auth: 'account' },
+    { method: 'HEAD', path: '/api/health' },
+    { method: 'OPTIONS', path: '/api/v1/messages' },
+    { method: 'GET', path: '/api/v1/phones/%E0%A4%A', auth: 'account' },
+  );
+  return [...steps, ...last];
+}
+
+/**
+ * ADR 0014's contract: a route answers alike whichever lane serves it. Two servers of the same build,
+ * one with the direct lane, one with every request through Next's router (SIMGATE_DIRECT_LANE=off),
+ * each on its own new database, get the same requests in the same order; their answers (status,
+ * headers, body) and what they count and log of them must be the same.
+ */
+describe.runIf(built)('every route of the index on both lanes', () => {
+  let direct: Running;
+  let next: Running;
+  const dirs: string[] = [];
+  const env = (off: boolean) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-lanes-'));
+    dirs.push(dataDir);
+    return {
+      DATA_DIR: dataDir,
+      PHONE_CONNECTS_PER_S: '1000',
+      LOG_LEVEL: 'debug',
+      ...(off ? { SIMGATE_DIRECT_LANE: 'off' } : {}),
+    };
+  };
+
+  beforeAll(async () => {
+    [direct, next] = await Promise.all([startServer(env(false), false), startServer(env(true), false)]);
+  }, 180_000);
+
+  afterAll(() => {
+    direct?.stop();
+    next?.stop();
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** An account with an API key and an activated phone, made alike on a server. */
+  async function keysOf(server: Running) {
+    const activation = await activateDevice(new DeviceClient({ baseUrl: server.baseUrl }), {
+      phone: '+14155557310',
+      email: 'lanes@example.test',
+      apiKeyName: 'walk',
+    });
+    return { account: activation.apiKey!, device: activation.deviceKey };
+  }
+
+  async function send(server: Running, keys: { account: string; device: string }, step: Step): Promise<Answer> {
+    const headers: Record<string, string> = { ...step.headers };
+    if (step.auth === 'account') headers['x-api-key'] = keys.account;
+    if (step.auth === 'device') headers.authorization = `Bearer ${keys.device}`;
+    const url = `${server.baseUrl}${step.path}`;
+    const res = await rawRequest(url, step.method, headers, step.body);
+    return {
+      step: `${step.method} ${step.path.slice(0, 120)} ${step.auth ?? ''}`,
+      status: res.status,
+      headers: Object.fromEntries(
+        Object.entries(res.headers)
+          .filter(([name]) => !TRANSPORT.has(name))
+          .map(([name, value]) => [name, name === 'x-request-id' ? (value ? '<present>' : '') : normalised(value)]),
+      ),
+      body: res.eventStream ? '<event stream>' : normalised(res.body),
+    };
+  }
+
+  it('answers every request of the walk alike: status, headers, body; counted and logged alike', async () => {
+    const [directKeys, nextKeys] = await Promise.all([keysOf(direct), keysOf(next)]);
+    const differences: string[] = [];
+    let compared = 0;
+    const compare = async (step: Step) => {
+      const [a, b] = [await send(direct, directKeys, step), await send(next, nextKeys, step)];
+      compared++;
+      if (JSON.stringify(a) !== JSON.stringify(b)) {
+        differences.push(
+          `${a.step}\n  direct: ${JSON.stringify(a).slice(0, 600)}\n  next:   ${JSON.stringify(b).slice(0, 600)}`,
+        );
+      }
+      return [a, b] as const;
+    };
+    // A message that reaches the work: sent, read, listed, claimed by its phone, cancelled.
+    const sent = {
+      method: 'POST',
+      path: '/api/v1/messages',
+      auth: 'account',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: '+14155550188', content: 'through both lanes', request_id: 'walk-send' }),
+    } satisfies Step;
+    await compare(sent);
+    for (const step of walkOf()) await compare(step);
+    await compare({ ...sent, body: sent.body.replace('walk-send', 'walk-send-2') });
+    await compare({ method: 'GET', path: '/api/v1/messages?limit=5', auth: 'account' });
+    expect(differences, differences.join('\n')).toEqual([]);
+    expect(compared).toBeGreaterThan(300);
+
+    // The same requests, counted alike (the metrics' series of API answers).
+    const counted = async (server: Running) =>
+      (await (await fetch(`${server.baseUrl}/metrics`)).text())
+        .split('\n')
+        .filter((line) => line.startsWith('simgate_http_requests_total{'))
+        .sort();
+    expect(await counted(direct)).toEqual(await counted(next));
+    // …and logged alike: route()'s line per request (method, path, status).
+    const logged = (server: Running) =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => {
+          const { method, path: pathname, status } = JSON.parse(line) as Record<string, unknown>;
+          return normalised(`${method} ${pathname} ${status}`);
+        });
+    expect(logged(direct).length).toBeGreaterThan(300);
+    expect(logged(direct)).toEqual(logged(next));
+  }, 600_000);
+});
+
+/**
+ * A request through node:http, which sends any method, Host and body as given (fetch refuses a
+ * Host header); an event stream's body is not awaited.
+ */
+function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<{ status: number; headers: Record<string, string>; body: string; eventStream: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent: false }, (res) => {
+      const eventStream = res.headers['content-type']?.startsWith('text/event-stream') === true;
+      const flat = Object.fromEntries(
+        Object.entries(res.headers).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? value.join('\n') : `${value}`,
+        ]),
+      );
+      if (eventStream) {
+        req.destroy();
+        return resolve({ status: res.statusCode ?? 0, headers: flat, body: '', eventStream });
+      }
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: flat, body: text, eventStream }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
