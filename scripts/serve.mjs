@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 
@@ -97,6 +98,7 @@ export function vouchFor(token, req, mark) {
 
 /** Serves the build in `root`/`distDir` until SIGTERM or SIGINT. */
 export async function serve(root, distDir) {
+  const requireFromRoot = createRequire(path.join(root, 'package.json'));
   // Where the app finds its migrations and node_modules (db/client.ts APP_HOME).
   globalThis.__simgateHome = root;
   const host = process.env.HOST ?? '127.0.0.1';
@@ -129,6 +131,12 @@ export async function serve(root, distDir) {
       JSON.parse(fs.readFileSync(serverFiles, 'utf8')).config,
     );
   }
+  // Next compresses the answers it routes (next.config `compress`, on unless set false): so does the direct lane.
+  const nextConfig = process.env.__NEXT_PRIVATE_STANDALONE_CONFIG
+    ? JSON.parse(process.env.__NEXT_PRIVATE_STANDALONE_CONFIG)
+    : {};
+  const compress = nextConfig.compress === false ? undefined : requireFromRoot('next/dist/compiled/compression')();
+  const { releaseCompressionStream } = requireFromRoot('next/dist/server/lib/release-compression-stream');
   const { default: next } = await import('next');
   const app = next({ dev: false, dir: root, hostname: host, port });
   await app.prepare();
@@ -189,7 +197,17 @@ export async function serve(root, distDir) {
     // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
     if (stopping) res.setHeader('connection', 'close');
     const direct = lifecycle.directRoute?.(req.method ?? '', directPathOf(req.url ?? ''));
-    if (direct) return void serveDirect(direct.handler, req, res, authority, direct.params);
+    if (direct) {
+      if (compress) {
+        // As Next's own server does (next/dist/server/lib/router-server.js): the same middleware, and
+        // on a client's hang-up the zlib stream it would otherwise leave open is released.
+        compress(req, res, () => {});
+        res.once('close', () => {
+          if (!res.writableFinished) releaseCompressionStream(res);
+        });
+      }
+      return void serveDirect(direct.handler, req, res, authority, direct.params);
+    }
     handle(req, res);
   });
   // A port already taken (or a host not on this machine): say so and stop, rather than stay up

@@ -122,19 +122,17 @@ export function routeTable(routes: ReadonlyArray<{ path: string; module: Record<
     }
   }
 
-  // The route file a path names, as Next finds it (by path alone: a method the file does not export is Next's 405).
-  const walk = (node: Node, segments: string[], at: number, params: Record<string, string>): Node | undefined => {
+  // The route file a path names, as Next finds it (by path alone: a method the file does not export is
+  // Next's 405), and its params' values, deepest first.
+  const walk = (node: Node, segments: string[], at: number, found: Array<[string, string]>): Node | undefined => {
     if (at === segments.length) return node.handlers.size > 0 ? node : undefined;
     const segment = segments[at] as string;
     const byName = node.statics.get(segment);
-    if (byName) {
-      const found = walk(byName, segments, at + 1, params);
-      if (found) return found;
-    }
-    if (!node.dynamic) return undefined;
-    const found = walk(node.dynamic.node, segments, at + 1, params);
-    if (found) params[node.dynamic.name] = segment;
-    return found;
+    const statically = byName && walk(byName, segments, at + 1, found);
+    if (statically || !node.dynamic) return statically;
+    const dynamically = walk(node.dynamic.node, segments, at + 1, found);
+    if (dynamically) found.push([node.dynamic.name, segment]);
+    return dynamically;
   };
 
   const match = (method: string, pathname: string): DirectRoute | undefined => {
@@ -142,9 +140,10 @@ export function routeTable(routes: ReadonlyArray<{ path: string; module: Record<
     const path = pathname.startsWith('/3rdparty/v1/') ? `/api${pathname}` : pathname;
     const segments = decodedSegments(path);
     if (!segments) return undefined;
-    const params: Record<string, string> = {};
-    const handler = walk(root, segments, 0, params)?.handlers.get(method);
-    return handler && { handler, params };
+    const found: Array<[string, string]> = [];
+    const handler = walk(root, segments, 0, found)?.handlers.get(method);
+    // In the order of their segments, as Next gives them (lib/http/route.ts `routePattern` reads them so).
+    return handler && { handler, params: Object.fromEntries(found.reverse()) };
   };
   return { add, match };
 }
