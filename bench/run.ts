@@ -182,6 +182,18 @@ async function main() {
     const measured = await measureInterleaved(baseUrl, server.process.pid, account, many);
     if (process.env.BENCH_ONLY_RATIOS) {
       printRatios(measured);
+      writeResults({
+        at: new Date().toISOString(),
+        machine: machineOf(),
+        only_ratios: true,
+        database: dbUrl ? 'postgres' : 'pglite',
+        connections: CONNECTIONS,
+        duration_s: DURATION_S,
+        scenarios: measured.loads,
+        ratios: ratiosOf(measured.loads),
+        rss_mb_max: Math.round(measured.rssMb),
+        cpu_us_per_request: measured.cpu,
+      });
       return;
     }
     const recipients = Array.from({ length: 1000 }, (_, i) => `+1415555${String(i).padStart(4, '0')}`);
@@ -465,12 +477,7 @@ function resultsOf(
   const { ping, ping_direct: pingDirect, send_one_account: sentOne, send_many_accounts: sentMany, heartbeat } = loads;
   return {
     at: new Date().toISOString(),
-    machine: {
-      cpus: os.cpus().length,
-      cpu: os.cpus()[0]?.model ?? 'unknown',
-      memory_gb: Math.round(os.totalmem() / 2 ** 30),
-      node: process.version,
-    },
+    machine: machineOf(),
     database,
     connections: CONNECTIONS,
     duration_s: DURATION_S,
@@ -493,6 +500,19 @@ function resultsOf(
 }
 
 type Results = ReturnType<typeof resultsOf>;
+
+/** The machine, with its load when the run began: on a shared machine, figures from a busy one are not comparable. */
+function machineOf() {
+  return {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    load_average_at_start: LOAD_AT_START,
+  };
+}
+
+const LOAD_AT_START = os.loadavg().map((load) => Math.round(load * 100) / 100);
 
 function printTable(results: Results): void {
   console.log(

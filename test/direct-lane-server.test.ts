@@ -65,7 +65,10 @@ describe.runIf(built)("npm start's direct lane for open phone requests", () => {
 /** One request of the walk: the same on both lanes; `auth` names whose key it bears. */
 type Step = {
   method: string;
+  /** `{message}` stands for the id of the message the walk sent on that server. */
   path: string;
+  /** Whether the direct lane serves it (a route of the index); Next does otherwise. */
+  direct?: boolean;
   auth?: 'account' | 'device';
   headers?: Record<string, string>;
   body?: string;
@@ -127,22 +130,31 @@ function walkOf(): Step[] {
         : {};
       // What ends the account's sessions or keys goes last, on both lanes alike.
       const into = path === '/api/v1/auth/sessions' || path.includes('auth-token') ? last : steps;
+      // The dev inbox is the proxy's, on Next's lane (ADR 0014).
+      const direct = path !== '/api/dev/inbox';
       for (const auth of [undefined, 'account', 'device'] as const) {
-        into.push({ method, path: pathname, auth, headers, body });
+        into.push({ method, path: pathname, auth, headers, body, direct });
       }
-      if (method === 'GET') into.push({ method, path: `${pathname}?limit=abc&cursor=%%`, auth: 'account' });
+      if (method === 'GET') into.push({ method, path: `${pathname}?limit=abc&cursor=%%`, auth: 'account', direct });
     }
   }
   steps.push(
     // The Host check (DNS rebinding), a request id passed on, a body past the limit, a malformed one.
-    { method: 'GET', path: '/api/v1/messages', auth: 'account', headers: { host: 'rebound.example' } },
-    { method: 'GET', path: '/api/v1/credits/balance', auth: 'account', headers: { 'x-request-id': 'walk-1' } },
+    { method: 'GET', path: '/api/v1/messages', auth: 'account', headers: { host: 'rebound.example' }, direct: true },
+    {
+      method: 'GET',
+      path: '/api/v1/credits/balance',
+      auth: 'account',
+      headers: { 'x-request-id': 'walk-1' },
+      direct: true,
+    },
     {
       method: 'POST',
       path: '/api/v1/messages',
       auth: 'account',
       headers: { 'content-type': 'application/json' },
       body: `{"content":"${'x'.repeat(1_100_000)}"}`,
+      direct: true,
     },
     {
       method: 'POST',
@@ -150,12 +162,20 @@ function walkOf(): Step[] {
       auth: 'account',
       headers: { 'content-type': 'application/json' },
       body: '{"to":',
+      direct: true,
     },
-    { method: 'POST', path: '/api/v1/messages', auth: 'account', headers: { 'content-type': 'text/plain' }, body: 'x' },
+    {
+      method: 'POST',
+      path: '/api/v1/messages',
+      auth: 'account',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+      direct: true,
+    },
     // The integrator API at its second path, a param percent-encoded, what Next alone answers.
-    { method: 'GET', path: '/3rdparty/v1/messages', auth: 'account' },
-    { method: 'GET', path: `/3rdparty/v1/messages/${FIXED_ID}`, auth: 'account' },
-    { method: 'DELETE', path: '/api/v1/opt-outs/%2B14155550199', auth: 'account' },
+    { method: 'GET', path: '/3rdparty/v1/messages', auth: 'account', direct: true },
+    { method: 'GET', path: `/3rdparty/v1/messages/${FIXED_ID}`, auth: 'account', direct: true },
+    { method: 'DELETE', path: '/api/v1/opt-outs/%2B14155550199', auth: 'account', direct: true },
     { method: 'GET', path: '/api/v1/no-such-route', auth: 'account' },
     { method: 'GET', path: '/api/v1/messages/', auth: 'account' },
     { method: 'PUT', path: '/api/v1/messages', auth: 'account' },
@@ -198,7 +218,7 @@ describe.runIf(built)('every route of the index on both lanes', () => {
   });
 
   /** An account with an API key and an activated phone, made alike on a server. */
-  async function keysOf(server: Running) {
+  async function keysOf(server: Running): Promise<Known> {
     const activation = await activateDevice(new DeviceClient({ baseUrl: server.baseUrl }), {
       phone: '+14155557310',
       email: 'lanes@example.test',
@@ -207,18 +227,22 @@ describe.runIf(built)('every route of the index on both lanes', () => {
     return { account: activation.apiKey!, device: activation.deviceKey };
   }
 
-  async function send(server: Running, keys: { account: string; device: string }, step: Step): Promise<Answer> {
+  type Known = { account: string; device: string; message?: string };
+
+  /** The answer, and whether Next's router made it (it names its own headers in Vary). */
+  async function send(server: Running, keys: Known, step: Step): Promise<Answer & { viaNext: boolean }> {
     // As HTTP clients ask (fetch does): Next compresses what it routes, and so must the direct lane.
     const headers: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br', ...step.headers };
     if (step.auth === 'account') headers['x-api-key'] = keys.account;
     if (step.auth === 'device') headers.authorization = `Bearer ${keys.device}`;
-    const url = `${server.baseUrl}${step.path}`;
+    const url = `${server.baseUrl}${step.path.replace('{message}', keys.message ?? FIXED_ID)}`;
     const res = await rawRequest(url, step.method, headers, step.body);
     // Next streams every answer it routes, so its compression middleware cannot see a length and
     // compresses even a few bytes; the direct lane writes a body in one piece with its length, and
     // the middleware leaves one under its threshold (1 KB) as it is. Clients read both alike.
     if (Buffer.byteLength(res.body) < 1024) delete res.headers['content-encoding'];
     return {
+      viaNext: /next-router/.test(res.headers.vary ?? ''),
       step: `${step.method} ${step.path.slice(0, 120)} ${step.auth ?? ''}`,
       status: res.status,
       headers: Object.fromEntries(
@@ -237,10 +261,21 @@ describe.runIf(built)('every route of the index on both lanes', () => {
     const [directKeys, nextKeys] = await Promise.all([keysOf(direct), keysOf(next)]);
     const differences: string[] = [];
     let compared = 0;
+    let directly = 0;
     const compare = async (step: Step) => {
-      const [a, b] = [await send(direct, directKeys, step), await send(next, nextKeys, step)];
+      const [{ viaNext: directViaNext, ...a }, { viaNext: nextViaNext, ...b }] = [
+        await send(direct, directKeys, step),
+        await send(next, nextKeys, step),
+      ];
       compared++;
       if (JSON.stringify(a) !== JSON.stringify(b)) differences.push(differenceOf(a, b));
+      // Each lane served what it should: the index's routes directly, the rest through Next, as the other server.
+      if (step.direct) {
+        directly++;
+        if (directViaNext || !nextViaNext) differences.push(`${a.step}: not on the lanes expected`);
+      } else if (directViaNext !== nextViaNext) {
+        differences.push(`${a.step}: Next served it on one server only`);
+      }
       return [a, b] as const;
     };
     // A message that reaches the work: sent, read, listed, claimed by its phone, cancelled.
@@ -249,14 +284,34 @@ describe.runIf(built)('every route of the index on both lanes', () => {
       path: '/api/v1/messages',
       auth: 'account',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ to: '+14155550188', content: 'through both lanes', request_id: 'walk-send' }),
+      body: JSON.stringify({
+        from: '+14155557310',
+        to: '+14155550188',
+        content: 'through both lanes',
+        request_id: 'walk-send',
+      }),
+      direct: true,
     } satisfies Step;
-    await compare(sent);
+    const [first, second] = [await send(direct, directKeys, sent), await send(next, nextKeys, sent)];
+    expect([first.status, second.status]).toEqual([201, 201]);
+    directKeys.message = (JSON.parse(first.body) as { id: string }).id;
+    nextKeys.message = (JSON.parse(second.body) as { id: string }).id;
+    const message = (method: string, path: string, auth: Step['auth'] = 'account', body?: string): Step => ({
+      method,
+      path,
+      auth,
+      direct: true,
+      ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}),
+    });
+    await compare(message('GET', '/api/v1/messages/{message}'));
+    await compare(message('GET', '/api/v1/messages?limit=5'));
+    await compare(message('POST', '/api/v1/device/outbox/claim', 'device', '{"limit":1}'));
+    await compare(message('POST', '/api/v1/messages', 'account', sent.body)); // the same request_id: 409
     for (const step of walkOf()) await compare(step);
-    await compare({ ...sent, body: sent.body.replace('walk-send', 'walk-send-2') });
-    await compare({ method: 'GET', path: '/api/v1/messages?limit=5', auth: 'account' });
+    await compare(message('GET', '/api/v1/messages/{message}'));
     expect(differences, differences.join('\n')).toEqual([]);
     expect(compared).toBeGreaterThan(300);
+    expect(directly).toBeGreaterThan(300);
 
     // The same requests, counted alike (the metrics' series of API answers).
     const counted = async (server: Running) =>
