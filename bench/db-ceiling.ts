@@ -18,6 +18,12 @@ export function dbCeiling(
   phone: BenchPhone,
 ): { drive: Driver; end: () => Promise<void> } {
   const sql = postgres(databaseUrl, { max: CONNECTIONS, onnotice: () => {} });
+  // As drizzle's postgres-js driver sets the app's client (drizzle-orm/postgres-js/driver.js): json,
+  // jsonb and dates go as drizzle wrote them, not serialized again.
+  const serializers = sql.options.serializers as Record<string, (value: unknown) => unknown>;
+  for (const type of ['114', '3802', '1184', '1082', '1083', '1114', '1182', '1185', '1115', '1231']) {
+    serializers[type] = (value) => value;
+  }
   const dialect = new PgDialect();
   let n = 0;
   const once = async () => {

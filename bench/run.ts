@@ -228,7 +228,7 @@ async function activateAll(baseUrl: string) {
   console.log(`activating ${ACCOUNTS + 100} more accounts…`);
   const many = await activateMany(baseUrl, ACCOUNTS, 2000, 'many');
   // Idle phones for the dispatch scenario: the send scenarios fill the others' queues.
-  const dispatchers = await activateMany(baseUrl, 100, 4000, 'dispatch');
+  const dispatchers = process.env.BENCH_ONLY_RATIOS ? [] : await activateMany(baseUrl, 100, 4000, 'dispatch');
   return { account, poller, many, dispatchers };
 }
 

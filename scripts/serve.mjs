@@ -23,7 +23,11 @@ import { Readable } from 'node:stream';
  */
 export async function serveDirect(handler, req, res, authority, params = {}) {
   const controller = new AbortController();
-  res.once('close', () => controller.abort());
+  // Closed before it finished: the client hung up (as Next's signalFromNodeResponse). A close after
+  // the answer is written aborts nothing: an abort makes a DOMException with its stack, every request.
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
   try {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
