@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,37 @@ describe("npm start's direct lane (scripts/serve.mjs serveDirect)", () => {
       body: '{}',
     });
     expect(seen?.url).toBe(`https://127.0.0.1:${port}/x`);
+  });
+
+  it('hands over a body in bytes or as a stream alike: small, large, chunked', async () => {
+    current = async (req) => new Response(String((await req.text()).length), { status: 200 });
+    const post = (body: BodyInit, init: RequestInit = {}) =>
+      fetch(`http://127.0.0.1:${port}/x`, { method: 'POST', body, ...init }).then((res) => res.text());
+    expect(await post('{"a":1}')).toBe('7');
+    expect(await post('y'.repeat(200_000))).toBe('200000');
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('ab'));
+        controller.enqueue(new TextEncoder().encode('cd'));
+        controller.close();
+      },
+    });
+    expect(await post(chunked, { duplex: 'half' } as RequestInit)).toBe('4');
+    // A client that hangs up mid-body: the handler still runs, and finds the body cut short.
+    let read: string | undefined;
+    current = async (req) => {
+      read = await req.text().then(
+        () => 'read',
+        () => 'failed',
+      );
+      return new Response(null, { status: 204 });
+    };
+    const arrived = new Promise((resolve) => server.once('request', resolve));
+    const socket = net.connect(port, '127.0.0.1');
+    socket.write('POST /x HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100\r\n\r\n0123456789');
+    await arrived;
+    socket.destroy();
+    await expect.poll(() => read, { timeout: 5000 }).toBe('failed');
   });
 
   it('writes a streamed body as it comes, and ends the stream and aborts the request when the client hangs up', async () => {
