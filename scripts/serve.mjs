@@ -61,10 +61,11 @@ export async function serveDirect(handler, req, res, authority, params = {}) {
       const first = value;
       ({ done, value } = await reader.read());
       if (done) return void res.end(first);
-      res.write(first);
+      if (!res.write(first)) await drained(res);
     }
     while (!done) {
-      res.write(value);
+      // A slow client holds the stream (an inbox export) rather than this process buffering it.
+      if (!res.write(value)) await drained(res);
       ({ done, value } = await reader.read());
     }
     res.end();
@@ -79,6 +80,19 @@ export async function serveDirect(handler, req, res, authority, params = {}) {
       res.destroy();
     }
   }
+}
+
+/** Resolves when `res` can take more (or is closed: the reader is cancelled then). */
+function drained(res) {
+  return new Promise((resolve) => {
+    const go = () => {
+      res.off('drain', go);
+      res.off('close', go);
+      resolve();
+    };
+    res.on('drain', go);
+    res.on('close', go);
+  });
 }
 
 /** Bodies up to this many bytes, by their Content-Length, are read before the handler is called. */

@@ -116,6 +116,38 @@ describe("npm start's direct lane (scripts/serve.mjs serveDirect)", () => {
     await expect.poll(() => read, { timeout: 5000 }).toBe('failed');
   });
 
+  it('writes a long body no faster than the client reads it', async () => {
+    let pulled = 0;
+    const chunk = new Uint8Array(64 * 1024);
+    current = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (++pulled > 800) controller.close();
+            else controller.enqueue(chunk);
+          },
+        }),
+        { headers: { 'content-type': 'application/octet-stream' } },
+      );
+    const socket = net.connect(port, '127.0.0.1');
+    socket.pause();
+    socket.write('GET /x HTTP/1.1\r\nhost: localhost\r\n\r\n');
+    // Until the pulls stop: without backpressure, all 50 MB at once.
+    let last = -1;
+    await expect
+      .poll(
+        () => {
+          const settled = pulled > 0 && pulled === last;
+          last = pulled;
+          return settled;
+        },
+        { interval: 300, timeout: 15_000 },
+      )
+      .toBe(true);
+    expect(pulled).toBeLessThan(800);
+    socket.destroy();
+  });
+
   it('writes a streamed body as it comes, and ends the stream and aborts the request when the client hangs up', async () => {
     let aborted = false;
     let cancelled = false;
