@@ -18,6 +18,12 @@ export async function load(url: string, next: NextRequest, duration = DURATION_S
   return measured;
 }
 
+/** Drives load for `seconds`: what it achieved, and how many requests it made. */
+export type Driver = (seconds: number) => Promise<{ load: Load; requests: number }>;
+
+/** A scenario of `interleaved`: POSTs to `url`, or its own driver (the database's ceiling, bench/db-ceiling.ts). */
+export type InterleavedScenario = ({ url: string; next: NextRequest } | { drive: Driver }) & { pid?: number };
+
 async function drive(url: string, next: NextRequest, duration: number): Promise<{ load: Load; requests: number }> {
   const { pathname } = new URL(url);
   const result = await autocannon({
@@ -123,7 +129,7 @@ export const SLICE_S = 2;
  * CPU is the server `serverPid`'s, or a scenario's own `pid` (bench/ab.ts drives two servers).
  */
 export async function interleaved<K extends string>(
-  scenarios: Record<K, { url: string; next: NextRequest; pid?: number }>,
+  scenarios: Record<K, InterleavedScenario>,
   serverPid: number | undefined,
   duration = DURATION_S,
 ): Promise<{ loads: Record<K, Load>; cpu: Record<K, CpuPerRequest> }> {
@@ -142,12 +148,12 @@ export async function interleaved<K extends string>(
   const totals = new Map<string, Total>();
   for (let done = 0; done < duration; done += SLICE_S) {
     const seconds = Math.min(SLICE_S, duration - done);
-    for (const [name, { url, next, pid }] of Object.entries<{ url: string; next: NextRequest; pid?: number }>(
-      scenarios,
-    )) {
-      const before = cpuSample(pid ?? serverPid);
-      const { load: slice, requests } = await drive(url, next, seconds);
-      const after = cpuSample(pid ?? serverPid);
+    for (const [name, scenario] of Object.entries<InterleavedScenario>(scenarios)) {
+      const pid = scenario.pid ?? serverPid;
+      const before = cpuSample(pid);
+      const { load: slice, requests } =
+        'drive' in scenario ? await scenario.drive(seconds) : await drive(scenario.url, scenario.next, seconds);
+      const after = cpuSample(pid);
       const total = totals.get(name) ?? {
         requests: 0,
         seconds: 0,

@@ -1,4 +1,4 @@
-// A CPU profile of the server under one scenario: `tsx bench/profile.ts ping|send|heartbeat|bulk [seconds]`.
+// A CPU profile of the server under one scenario: `tsx bench/profile.ts ping|ping_direct|send|heartbeat|bulk [seconds]`.
 // Starts the built server with --cpu-prof (on BENCH_DATABASE_URL, else embedded), drives the
 // scenario, stops the server and prints where its main thread spent its self time, by area.
 import fs from 'node:fs';
@@ -60,6 +60,9 @@ async function main() {
   try {
     if (scenario === 'ping') {
       await measure(`${server.baseUrl}/api/bench/bare`, () => ({ headers: {}, body: '{"ping":true}' }));
+    } else if (scenario === 'ping_direct') {
+      // The same bare handler on npm start's direct lane (lib/server/direct-routes.ts).
+      await measure(`${server.baseUrl}/api/bench/direct`, () => ({ headers: {}, body: '{"ping":true}' }));
     } else if (scenario === 'heartbeat') {
       const phones = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>

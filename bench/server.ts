@@ -36,7 +36,8 @@ export async function startServer(
   nodeArgs: string[] = [],
   options: { port?: number } = {},
 ): Promise<Server> {
-  if (!fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+  // The build `npm start` serves: NEXT_DIST_DIR's, as for start.mjs, else .next.
+  if (!fs.existsSync(path.join(root, process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID'))) {
     const build = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });
     if (build.status !== 0) throw new Error('next build failed');
   }

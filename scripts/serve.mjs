@@ -9,18 +9,25 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 
 /**
- * Calls one of the app's direct routes (lib/server/direct-routes.ts: the requests that stay open)
- * with a web Request made from the Node request, and writes its Response: status, headers, and the
- * body as it comes (an event stream's events as they are written). The Request's signal aborts when
- * the client hangs up; the body's reader is cancelled then too (an event stream ends).
+ * Calls one of the app's route handlers directly (lib/server/direct-routes.ts: the API, ADR 0014) as
+ * Next's router would: with a web Request made from the Node request, at the URL Next would give it
+ * (`http://<authority><path>`, https when X-Forwarded-Proto says so), and `params` as Next hands them
+ * (a Promise), then writes its Response: status, headers, and the body as it comes (an event
+ * stream's events as they are written). The Request's signal aborts when the client hangs up; the
+ * body's reader is cancelled then too (an event stream ends).
  */
-export async function serveDirect(handler, req, res, port) {
+export async function serveDirect(handler, req, res, authority, params = {}) {
   const controller = new AbortController();
-  res.once('close', () => controller.abort());
+  // Closed before it finished: the client hung up (as Next's signalFromNodeResponse). A close after
+  // the answer is written aborts nothing: an abort makes a DOMException with its stack, every request.
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
   try {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -28,13 +35,14 @@ export async function serveDirect(handler, req, res, port) {
       else if (value !== undefined) headers.set(name, value);
     }
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const request = new Request(`http://localhost:${port}${req.url}`, {
+    const https = req.headers['x-forwarded-proto']?.includes('https') === true;
+    const request = new Request(`${https ? 'https' : 'http'}://${authority}${req.url}`, {
       method: req.method,
       headers,
       signal: controller.signal,
-      ...(hasBody ? { body: Readable.toWeb(req), duplex: 'half' } : {}),
+      ...(hasBody ? { body: await bodyOf(req), duplex: 'half' } : {}),
     });
-    const response = await handler(request, { params: Promise.resolve({}) });
+    const response = await handler(request, { params: Promise.resolve(params) });
     res.statusCode = response.status;
     for (const [name, value] of response.headers) {
       if (name !== 'set-cookie') res.setHeader(name, value);
@@ -43,13 +51,22 @@ export async function serveDirect(handler, req, res, port) {
     if (cookies.length > 0) res.setHeader('set-cookie', cookies);
     if (!response.body) return void res.end();
     // An event stream's headers go at once; its events follow as they are written.
-    res.flushHeaders();
+    const eventStream = response.headers.get('content-type')?.startsWith('text/event-stream') === true;
+    if (eventStream) res.flushHeaders();
     const reader = response.body.getReader();
     controller.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      res.write(value);
+    let { done, value } = await reader.read();
+    // A body in one piece (most answers: a JSON document) goes with its headers in one write.
+    if (!done && !eventStream) {
+      const first = value;
+      ({ done, value } = await reader.read());
+      if (done) return void res.end(first);
+      if (!res.write(first)) await drained(res);
+    }
+    while (!done) {
+      // A slow client holds the stream (an inbox export) rather than this process buffering it.
+      if (!res.write(value)) await drained(res);
+      ({ done, value } = await reader.read());
     }
     res.end();
   } catch (error) {
@@ -63,6 +80,50 @@ export async function serveDirect(handler, req, res, port) {
       res.destroy();
     }
   }
+}
+
+/** Resolves when `res` can take more (or is closed: the reader is cancelled then). */
+function drained(res) {
+  return new Promise((resolve) => {
+    const go = () => {
+      res.off('drain', go);
+      res.off('close', go);
+      resolve();
+    };
+    res.on('drain', go);
+    res.on('close', go);
+  });
+}
+
+/** Bodies up to this many bytes, by their Content-Length, are read before the handler is called. */
+const SMALL_BODY = 64 * 1024;
+
+/**
+ * The Request's body: a small one (most API requests) as its bytes, read here, which undici takes at
+ * a fraction of the cost of a Node stream turned into a web stream; any other as that stream, which
+ * the handler reads as it comes (route() refuses one past its limit without reading it all). A body
+ * that ends early (the client hung up) is a stream that fails, as the handler would have found it.
+ */
+function bodyOf(req) {
+  const declared = Number(req.headers['content-length']);
+  if (!(declared <= SMALL_BODY) || req.headers['transfer-encoding'] !== undefined) return Readable.toWeb(req);
+  return new Promise((resolve) => {
+    const chunks = [];
+    const failed = (error) =>
+      resolve(
+        new ReadableStream({
+          start(controller) {
+            controller.error(error ?? new Error('aborted'));
+          },
+        }),
+      );
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.once('error', failed);
+    req.once('close', () => {
+      if (!req.complete) failed();
+    });
+  });
 }
 
 /**
@@ -86,6 +147,7 @@ export function vouchFor(token, req, mark) {
 
 /** Serves the build in `root`/`distDir` until SIGTERM or SIGINT. */
 export async function serve(root, distDir) {
+  const requireFromRoot = createRequire(path.join(root, 'package.json'));
   // Where the app finds its migrations and node_modules (db/client.ts APP_HOME).
   globalThis.__simgateHome = root;
   const host = process.env.HOST ?? '127.0.0.1';
@@ -118,6 +180,12 @@ export async function serve(root, distDir) {
       JSON.parse(fs.readFileSync(serverFiles, 'utf8')).config,
     );
   }
+  // Next compresses the answers it routes (next.config `compress`, on unless set false): so does the direct lane.
+  const nextConfig = process.env.__NEXT_PRIVATE_STANDALONE_CONFIG
+    ? JSON.parse(process.env.__NEXT_PRIVATE_STANDALONE_CONFIG)
+    : {};
+  const compress = nextConfig.compress === false ? undefined : requireFromRoot('next/dist/compiled/compression')();
+  const { releaseCompressionStream } = requireFromRoot('next/dist/server/lib/release-compression-stream');
   const { default: next } = await import('next');
   const app = next({ dev: false, dir: root, hostname: host, port });
   await app.prepare();
@@ -147,6 +215,21 @@ export async function serve(root, distDir) {
     }
   }
 
+  /**
+   * The path the direct lane routes: the request's own, or '' (Next's then) for a target that is not
+   * a plain path as it came (absolute, `//…`, dot segments Next would resolve, characters a URL
+   * would percent-encode).
+   */
+  const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
+  const DOT_SEGMENT = /\/\.\.?(\/|$)/;
+  function directPathOf(target) {
+    const end = target.indexOf('?');
+    const pathname = end < 0 ? target : target.slice(0, end);
+    return PLAIN_PATH.test(pathname) && !pathname.startsWith('//') && !DOT_SEGMENT.test(pathname) ? pathname : '';
+  }
+  // The authority of the URL Next gives a route's Request (its bind address), which the direct lane gives too.
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
   const server = http.createServer((req, res) => {
     // The API's security headers, which the app hands over once started (lib/http/front-door.ts
     // `apiSecurityHeaders`): set here they cost a `setHeader` each; the mark tells route() it need
@@ -162,8 +245,18 @@ export async function serve(root, distDir) {
     });
     // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
     if (stopping) res.setHeader('connection', 'close');
-    const direct = lifecycle.directRoutes?.get(`${req.method} ${pathnameOf(req.url ?? '')}`);
-    if (direct) return void serveDirect(direct, req, res, port);
+    const direct = lifecycle.directRoute?.(req.method ?? '', directPathOf(req.url ?? ''));
+    if (direct) {
+      if (compress) {
+        // As Next's own server does (next/dist/server/lib/router-server.js): the same middleware, and
+        // on a client's hang-up the zlib stream it would otherwise leave open is released.
+        compress(req, res, () => {});
+        res.once('close', () => {
+          if (!res.writableFinished) releaseCompressionStream(res);
+        });
+      }
+      return void serveDirect(direct.handler, req, res, authority, direct.params);
+    }
     handle(req, res);
   });
   // A port already taken (or a host not on this machine): say so and stop, rather than stay up

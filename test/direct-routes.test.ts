@@ -1,13 +1,17 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GET as appEvents } from '@/app/api/mobile/v1/events/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
+import { ROUTES } from '@/app/route-index';
 import { principalForKey } from '@/lib/auth/key-lookup';
 import type { DirectHandler } from '@/lib/runtime/lifecycle';
 import { directRoutes } from '@/lib/server/direct-routes';
+import { urlPathOf } from '@/scripts/route-index';
 import { createTestAccount } from './fixtures';
 import { withTestDatabase } from './setup-db';
 
@@ -17,18 +21,20 @@ type ServeDirect = (
   handler: DirectHandler,
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  port: number,
+  authority: string,
+  params?: Record<string, string>,
 ) => Promise<void>;
 
 let serveDirect: ServeDirect;
 let server: http.Server;
 let port = 0;
 let current: DirectHandler = async () => new Response(null, { status: 204 });
+let currentParams: Record<string, string> = {};
 
 beforeAll(async () => {
   const file = pathToFileURL(path.resolve(import.meta.dirname, '..', 'scripts', 'serve.mjs')).href;
   ({ serveDirect } = (await import(file)) as { serveDirect: ServeDirect });
-  server = http.createServer((req, res) => void serveDirect(current, req, res, port));
+  server = http.createServer((req, res) => void serveDirect(current, req, res, `127.0.0.1:${port}`, currentParams));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -40,9 +46,16 @@ afterAll(async () => {
 
 describe("npm start's direct lane (scripts/serve.mjs serveDirect)", () => {
   it('hands the route a web Request (method, path, headers, body) and writes its Response', async () => {
-    let seen: { method: string; url: string; key: string | null; body: unknown } | undefined;
-    current = async (req) => {
-      seen = { method: req.method, url: req.url, key: req.headers.get('x-api-key'), body: await req.json() };
+    let seen: { method: string; url: string; key: string | null; body: unknown; params: unknown } | undefined;
+    currentParams = { id: 'p1' };
+    current = async (req, context) => {
+      seen = {
+        method: req.method,
+        url: req.url,
+        key: req.headers.get('x-api-key'),
+        body: await req.json(),
+        params: await context.params,
+      };
       return new Response(JSON.stringify({ ok: true }), {
         status: 201,
         headers: { 'content-type': 'application/json', 'x-request-id': 'r1' },
@@ -58,10 +71,81 @@ describe("npm start's direct lane (scripts/serve.mjs serveDirect)", () => {
     expect(await res.json()).toEqual({ ok: true });
     expect(seen).toEqual({
       method: 'POST',
-      url: `http://localhost:${port}/api/v1/device/outbox/claim?wait=3`,
+      url: `http://127.0.0.1:${port}/api/v1/device/outbox/claim?wait=3`,
       key: 'dk_x',
       body: { limit: 2 },
+      params: { id: 'p1' },
     });
+    // Behind a proxy that says it was https, the URL is https, as Next makes it.
+    await fetch(`http://127.0.0.1:${port}/x`, {
+      method: 'POST',
+      headers: { 'x-forwarded-proto': 'https', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(seen?.url).toBe(`https://127.0.0.1:${port}/x`);
+  });
+
+  it('hands over a body in bytes or as a stream alike: small, large, chunked', async () => {
+    current = async (req) => new Response(String((await req.text()).length), { status: 200 });
+    const post = (body: BodyInit, init: RequestInit = {}) =>
+      fetch(`http://127.0.0.1:${port}/x`, { method: 'POST', body, ...init }).then((res) => res.text());
+    expect(await post('{"a":1}')).toBe('7');
+    expect(await post('y'.repeat(200_000))).toBe('200000');
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('ab'));
+        controller.enqueue(new TextEncoder().encode('cd'));
+        controller.close();
+      },
+    });
+    expect(await post(chunked, { duplex: 'half' } as RequestInit)).toBe('4');
+    // A client that hangs up mid-body: the handler still runs, and finds the body cut short.
+    let read: string | undefined;
+    current = async (req) => {
+      read = await req.text().then(
+        () => 'read',
+        () => 'failed',
+      );
+      return new Response(null, { status: 204 });
+    };
+    const arrived = new Promise((resolve) => server.once('request', resolve));
+    const socket = net.connect(port, '127.0.0.1');
+    socket.write('POST /x HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100\r\n\r\n0123456789');
+    await arrived;
+    socket.destroy();
+    await expect.poll(() => read, { timeout: 5000 }).toBe('failed');
+  });
+
+  it('writes a long body no faster than the client reads it', async () => {
+    let pulled = 0;
+    const chunk = new Uint8Array(64 * 1024);
+    current = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (++pulled > 800) controller.close();
+            else controller.enqueue(chunk);
+          },
+        }),
+        { headers: { 'content-type': 'application/octet-stream' } },
+      );
+    const socket = net.connect(port, '127.0.0.1');
+    socket.pause();
+    socket.write('GET /x HTTP/1.1\r\nhost: localhost\r\n\r\n');
+    // Until the pulls stop: without backpressure, all 50 MB at once.
+    let last = -1;
+    await expect
+      .poll(
+        () => {
+          const settled = pulled > 0 && pulled === last;
+          last = pulled;
+          return settled;
+        },
+        { interval: 300, timeout: 15_000 },
+      )
+      .toBe(true);
+    expect(pulled).toBeLessThan(800);
+    socket.destroy();
   });
 
   it('writes a streamed body as it comes, and ends the stream and aborts the request when the client hangs up', async () => {
@@ -103,12 +187,73 @@ describe('the direct routes', () => {
     else process.env.PHONE_CONNECTS_PER_S = saved;
   });
 
-  it('are the routes whose requests stay open, with their own handlers', () => {
-    const routes = directRoutes();
-    expect([...routes.keys()].sort()).toEqual(['GET /api/mobile/v1/events', 'POST /api/v1/device/outbox/claim']);
-    expect(routes.get('POST /api/v1/device/outbox/claim')).toBeTypeOf('function');
-    expect(claim).toBeTypeOf('function');
-    expect(appEvents).toBeTypeOf('function');
+  it('are every route of the index that route() guards, by method and path, the open ones paced', () => {
+    const route = directRoutes();
+    for (const { path, module } of ROUTES) {
+      const pathname = path.replace(/\{[^}]+\}/g, 'p1');
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        const exported = (module as Record<string, unknown>)[method];
+        const found = route(method, pathname);
+        // The dev inbox is the proxy's (proxy.ts): it stays on Next's lane.
+        if (exported === undefined || path === '/api/dev/inbox') expect(found, `${method} ${path}`).toBeUndefined();
+        else if (`${method} ${path}` === 'POST /api/v1/device/outbox/claim') expect(found?.handler).not.toBe(claim);
+        else if (`${method} ${path}` === 'GET /api/mobile/v1/events') expect(found?.handler).not.toBe(appEvents);
+        else expect(found?.handler, `${method} ${path}`).toBe(exported);
+      }
+    }
+  });
+
+  it('match paths as Next does: static names first, params decoded, the /3rdparty/v1 alias, the rest to Next', () => {
+    const route = directRoutes();
+    // Only POST is exported: Next answers the GET 405, not as /api/v1/phones/{id}.
+    expect(route('GET', '/api/v1/phones/register-device')).toBeUndefined();
+    expect(route('POST', '/api/v1/phones/register-device')?.params).toEqual({});
+    expect(route('GET', '/api/v1/phones/abc')?.params).toEqual({ id: 'abc' });
+    expect(route('DELETE', '/api/v1/opt-outs/%2B14155550100')?.params).toEqual({ phone: '+14155550100' });
+    // In the order of their segments, which lib/http/route.ts `routePattern` relies on.
+    expect(Object.entries(route('GET', '/api/v1/webhooks/w1/deliveries/d1')?.params ?? {})).toEqual([
+      ['id', 'w1'],
+      ['delivery_id', 'd1'],
+    ]);
+    expect(route('GET', '/3rdparty/v1/messages/m1')?.handler).toBe(
+      route('GET', '/api/3rdparty/v1/messages/m1')?.handler,
+    );
+    expect(route('GET', '/2010-04-01/Accounts/AC1/Messages/SM1')?.params).toEqual({
+      accountSid: 'AC1',
+      messageSid: 'SM1',
+    });
+    expect(route('GET', '/.well-known/api-catalog')).toBeDefined();
+    for (const [method, path] of [
+      ['GET', '/api/v1/messages/'], // Next redirects a trailing slash
+      ['GET', '/api/v1//messages'],
+      ['GET', '/api/v1/phones/%E0%A4%A'], // malformed: Next answers 400
+      ['GET', '/api/v1/phones/a%2Fb'],
+      ['GET', '/api/v1/no-such-thing'], // the catch-all's 404, on Next
+      ['HEAD', '/api/v1/messages'], // Next derives HEAD and OPTIONS
+      ['OPTIONS', '/api/v1/messages'],
+      ['GET', '/api/auth/session'],
+      ['GET', '/dashboard'],
+      ['GET', '/api/dev/inbox'],
+      ['POST', '/api/bench/direct'], // only with BENCH=1
+    ]) {
+      expect(route(method!, path!), `${method} ${path}`).toBeUndefined();
+    }
+  });
+
+  it('leave every route file the index does not hold to Next: none hides behind a param of the lane', () => {
+    const route = directRoutes();
+    const indexed = new Set(ROUTES.map(({ path }) => path));
+    const files = fs.readdirSync(path.resolve(import.meta.dirname, '..', 'app'), { recursive: true, encoding: 'utf8' });
+    const others = files
+      .filter((file) => file.endsWith(`${path.sep}route.ts`) && !file.includes('[...'))
+      .map((file) => urlPathOf(`app/${file.split(path.sep).join('/')}`))
+      .filter((urlPath) => !indexed.has(urlPath));
+    expect(others).toContain('/api/3rdparty/v1/message');
+    for (const urlPath of others) {
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        expect(route(method, urlPath.replace(/\{[^}]+\}/g, 'p1')), `${method} ${urlPath}`).toBeUndefined();
+      }
+    }
   });
 
   const noParams = { params: Promise.resolve({}) };
@@ -130,9 +275,9 @@ describe('the direct routes', () => {
   it('turn away phones past PHONE_CONNECTS_PER_S with 429 and a Retry-After of 1–10 s, before any other work', async () => {
     process.env.PHONE_CONNECTS_PER_S = '2';
     const phone = await createTestAccount(db(), { credits: 5 });
-    const routes = directRoutes();
-    const claimDirect = routes.get('POST /api/v1/device/outbox/claim')!;
-    const eventsDirect = routes.get('GET /api/mobile/v1/events')!;
+    const route = directRoutes();
+    const claimDirect = route('POST', '/api/v1/device/outbox/claim')!.handler;
+    const eventsDirect = route('GET', '/api/mobile/v1/events')!.handler;
     const claimOnce = () => claimDirect(claimRequest(phone.deviceKey), noParams);
     const openEvents = () =>
       eventsDirect(
@@ -162,7 +307,7 @@ describe('the direct routes', () => {
   it('spend none of the budget on requests without a device’s key: a flood of wrong keys turns no phone away', async () => {
     process.env.PHONE_CONNECTS_PER_S = '2';
     const phone = await createTestAccount(db(), { credits: 5 });
-    const claimDirect = directRoutes().get('POST /api/v1/device/outbox/claim')!;
+    const claimDirect = directRoutes()('POST', '/api/v1/device/outbox/claim')!.handler;
     const unknown = `dk_${'x'.repeat(40)}`;
     const wrongKeys = [undefined, 'dk_not_a_key', unknown, `dk_${'y'.repeat(40)}`, phone.apiKey];
     const answers = await Promise.all(

@@ -249,6 +249,42 @@ async function acceptMessage(executor: Executor, message: Accepted, recounted = 
 }
 
 /**
+ * The statement that accepts a plain send (`from` a phone, no group, options left to their defaults)
+ * when it goes alone: what the benchmark runs from the database client alone for the database's
+ * ceiling (bench/run.ts `db_ceiling`).
+ */
+export function plainSendStatement(
+  accountId: string,
+  input: { from: string; to: string; content: string; requestId: string },
+): SQL {
+  const { encoding, segments } = countSegments(input.content);
+  return acceptStatement({
+    id: randomUUID(),
+    accountId,
+    phoneId: null,
+    groupId: null,
+    from: input.from,
+    fromGroup: null,
+    sim: null,
+    priority: 'normal',
+    callbackWebhookId: null,
+    ignoreOptOut: false,
+    origin: null,
+    kind: 'message',
+    dataPort: null,
+    to: input.to,
+    content: input.content,
+    requestId: input.requestId,
+    bulkId: null,
+    encrypted: false,
+    segments,
+    encoding,
+    ...scheduleOf({}),
+    createdAt: null,
+  });
+}
+
+/**
  * The whole send as one statement, so it is one round trip and holds the group's row lock only
  * while the statement runs (a transaction around several statements would hold it across all
  * their round trips, and every send of the group would wait behind it). Every CTE runs on one

@@ -39,14 +39,20 @@ type Lifecycle = {
    */
   apiHeaders?: { guarded: (pathname: string) => boolean; headers: Array<[string, string]>; mark: string };
   /**
-   * The routes the host calls itself, by `METHOD /path`, instead of through Next's router: the
-   * requests that stay open (lib/server/direct-routes.ts).
+   * The routes the host calls itself instead of through Next's router: the API's route handlers, by
+   * method and path (lib/server/direct-routes.ts).
    */
-  directRoutes?: Map<string, DirectHandler>;
+  directRoute?: DirectRouter;
 };
 
 /** A route handler as the host calls it: a web Request in, a Response out (lib/http/route.ts `RouteHandler`). */
 export type DirectHandler = (req: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** A request's route on the direct lane: its handler and its path's parameters (decoded). */
+export type DirectRoute = { handler: DirectHandler; params: Record<string, string> };
+
+/** The route of a method and path (dot segments resolved), or undefined for Next to serve. */
+export type DirectRouter = (method: string, pathname: string) => DirectRoute | undefined;
 
 const globalForLifecycle = globalThis as typeof globalThis & { __simgateLifecycle?: Lifecycle };
 
@@ -84,8 +90,8 @@ export function offerApiHeaders(apiHeaders: NonNullable<Lifecycle['apiHeaders']>
 }
 
 /** Hands scripts/serve.mjs the routes it serves without Next's router (lib/server/direct-routes.ts). */
-export function offerDirectRoutes(routes: Map<string, DirectHandler>): void {
-  lifecycle().directRoutes = routes;
+export function offerDirectRoutes(router: DirectRouter): void {
+  lifecycle().directRoute = router;
 }
 
 /** Whether scripts/start.mjs drives the shutdown (and the app must not exit on signals itself). */

@@ -44,8 +44,12 @@ export async function startServer(): Promise<void> {
   // Under `npm start` its server sets the API's security headers on the Node response (cheaper).
   if (hostedByHttpServer()) {
     offerApiHeaders({ guarded: guardedByRoute, headers: apiSecurityHeaders(), mark: SECURED_BY_HOST });
-    const { directRoutes } = await import('./direct-routes');
-    offerDirectRoutes(directRoutes());
+    // SIMGATE_DIRECT_LANE=off leaves every request to Next's router: for the test that compares the
+    // two lanes (test/direct-lane-server.test.ts); both answer alike, through the same route().
+    if (process.env.SIMGATE_DIRECT_LANE !== 'off') {
+      const { directRoutes } = await import('./direct-routes');
+      offerDirectRoutes(directRoutes());
+    }
   }
   const handle = await getDatabase();
   log.info({ database: handle.driver.kind }, 'database ready');
