@@ -104,6 +104,7 @@ export async function recordMovedRecipient(
     ${recordedCte}
     insert into phone_recipient_counts as c (account_id, phone_id, month, recipients)
       select n.account_id, n.phone_id, ${QUOTA_MONTH}, n.added from (${addedPerPhone}) n
+      where n.account_id = ${message.accountId}::uuid
       on conflict (account_id, phone_id, month) do update set recipients = c.recipients + excluded.recipients
   `);
 }

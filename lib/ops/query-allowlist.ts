@@ -17,6 +17,11 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
     reason: "marks offline every account's phones whose heartbeat stopped",
   },
   {
+    origin: 'task:pause sweep',
+    reason:
+      "ends every account's phone pauses that are over (SKIP LOCKED), a batch at a time; each phone.resumed then names its account",
+  },
+  {
     origin: 'task:retention sweep',
     reason:
       'purges what every account keeps past its retention (contents, deliveries, events, heartbeats, audit, unused status-callback targets)',
