@@ -376,7 +376,7 @@ function acceptStatement(message: Accepted): SQL {
     ),
     ${recordRecipientsCtes()}
     select sender.id as sender_id, sender.group_id as sender_group_id, sender.sim_ok,
-      sender.quota_ok, sender.quota_cap, (select ok from quota_guard) as quota_guard,
+      sender.quota_ok, sender.quota_cap, sender.quota_sim, (select ok from quota_guard) as quota_guard,
       exists (select 1 from opted) as opted_out, (select ok from country) as country_ok,
       exists (select 1 from room) as queue_ok,
       (select id from existing) as existing_id,
