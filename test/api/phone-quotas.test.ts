@@ -7,14 +7,7 @@ import { POST as send } from '@/app/api/v1/messages/route';
 import { GET as readPhone, PATCH as updatePhone } from '@/app/api/v1/phones/[id]/route';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { queryRows } from '@/db';
-import {
-  messageStatusHistory,
-  messages,
-  phoneGroups,
-  simRecipientCounts,
-  simRecipients,
-  phones,
-} from '@/db/schema';
+import { messageStatusHistory, messages, phoneGroups, phones, simRecipientCounts, simRecipients } from '@/db/schema';
 import { rerouteStranded } from '@/lib/messages/reroute';
 import { sendMessage } from '@/lib/messages/send';
 import { onRealPostgres } from '../database';
