@@ -49,7 +49,7 @@ export function monthKey(now: Date = new Date()): string {
 export function quotaSimSql(sim: SQL, device: SQL = sql`d`): SQL {
   return sql`(case when ${severalSimsSql(device)}
       then coalesce((${sim})::smallint,
-        (select min((c->>'slot')::int) from jsonb_array_elements(${device}.sim_cards) c)::smallint)
+        (select min((card->>'slot')::int) from jsonb_array_elements(${device}.sim_cards) card)::smallint)
       else 1::smallint end)`;
 }
 
@@ -143,9 +143,10 @@ export async function recordMovedRecipient(
         ${message.encrypted}::boolean as encrypted, ${message.kind}::text as kind, ${message.sim}::smallint as sim
     ),
     ${recordedCte}
-    insert into sim_recipient_counts as c (account_id, phone_id, sim, month, recipients)
+    insert into sim_recipient_counts (account_id, phone_id, sim, month, recipients)
       select n.account_id, n.phone_id, n.sim, ${QUOTA_MONTH}, n.added from (${addedPerSim}) n
-      on conflict (account_id, phone_id, sim, month) do update set recipients = c.recipients + excluded.recipients
+      on conflict (account_id, phone_id, sim, month)
+        do update set recipients = sim_recipient_counts.recipients + excluded.recipients
   `);
 }
 
