@@ -19,6 +19,8 @@ import {
   type MessageStatus,
   messages,
   pairingCodes,
+  simRecipientCounts,
+  simRecipients,
   smppDeliveries,
   smppSubmits,
   verificationCodes,
@@ -307,6 +309,14 @@ describe('message content retention', () => {
         'pairing_codes_expires_idx',
       ],
       [
+        sql`select account_id from sim_recipients where month < '2031-02-01'::date order by month limit 500`,
+        'sim_recipients_month_idx',
+      ],
+      [
+        sql`select account_id from sim_recipient_counts where month < '2031-02-01'::date order by month limit 500`,
+        'sim_recipient_counts_month_idx',
+      ],
+      [
         sql`select id from webhook_deliveries where status <> 'pending' and updated_at < ${cutoff}::timestamptz order by updated_at limit 500`,
         'webhook_deliveries_finished_idx',
       ],
@@ -497,6 +507,33 @@ describe('the other kinds', () => {
     const submitIds = (await db().select({ id: smppSubmits.messageId }).from(smppSubmits)).map((row) => row.id);
     expect(submitIds).toEqual([recentSubmit]);
     expect(submitIds).not.toContain(oldSubmit);
+  });
+
+  it('deletes the monthly recipients and their counters of months before the previous one', async () => {
+    const account = await createTestAccount(db());
+    // NOW is in March 2031: March and February stay, January and older go.
+    const months = ['2031-03-01', '2031-02-01', '2031-01-01', '2030-12-01'];
+    for (const month of months) {
+      const base = { accountId: account.accountId, phoneId: account.phoneId, sim: 1, month };
+      await db()
+        .insert(simRecipients)
+        .values({ ...base, recipient: testNumber() });
+      await db()
+        .insert(simRecipientCounts)
+        .values({ ...base, recipients: 1 });
+    }
+    const report = await sweepRetention(db(), { now: NOW, settings: INSTANCE });
+    expect(report.monthly_recipients).toBeGreaterThanOrEqual(4);
+    const left = async (table: typeof simRecipients | typeof simRecipientCounts) =>
+      (
+        await db()
+          .select({ month: table.month })
+          .from(table)
+          .where(eq(table.accountId, account.accountId))
+          .orderBy(table.month)
+      ).map((row) => row.month);
+    expect(await left(simRecipients)).toEqual(['2031-02-01', '2031-03-01']);
+    expect(await left(simRecipientCounts)).toEqual(['2031-02-01', '2031-03-01']);
   });
 
   it('stops between batches once its time budget is spent, and the next sweep goes on', async () => {

@@ -7,41 +7,51 @@ import { Section } from '../ui/section';
 
 type Meter = { label: string; used: number; cap: number | null; unit: string; resets: string };
 
-function metersOf(phone: Phone): Meter[] {
+type CapUsage = { this_hour: number; today: number; recipients_this_month: number };
+
+/** The meters of the hourly, daily and monthly caps over `usage`, their labels ending in `suffix`. */
+function capMeters(phone: Phone, usage: CapUsage, suffix: string): Meter[] {
   const monthEnds = new Date(phone.usage.month_resets_at).toLocaleDateString(undefined, {
     day: 'numeric',
     month: 'short',
   });
   return [
     {
-      label: 'This minute',
-      used: phone.usage.this_minute,
-      cap: phone.messages_per_minute,
-      unit: 'messages',
-      resets: 'any 60 seconds',
-    },
-    {
-      label: 'This hour',
-      used: phone.usage.this_hour,
+      label: `This hour${suffix}`,
+      used: usage.this_hour,
       cap: phone.hourly_cap,
       unit: 'messages',
       resets: 'any 60 minutes',
     },
     {
-      label: 'Today',
-      used: phone.usage.today,
+      label: `Today${suffix}`,
+      used: usage.today,
       cap: phone.daily_cap,
       unit: 'messages',
       resets: 'resets at midnight UTC',
     },
     {
-      label: 'Recipients this month',
-      used: phone.usage.recipients_this_month,
+      label: `Recipients this month${suffix}`,
+      used: usage.recipients_this_month,
       cap: phone.monthly_recipient_cap,
       unit: 'distinct numbers',
       resets: `resets ${monthEnds} (UTC)`,
     },
   ];
+}
+
+/** The phone's meters: its pace, then its caps, per SIM on a phone with several (each SIM has the caps). */
+function metersOf(phone: Phone): Meter[] {
+  const perMinute: Meter = {
+    label: 'This minute',
+    used: phone.usage.this_minute,
+    cap: phone.messages_per_minute,
+    unit: 'messages',
+    resets: 'any 60 seconds',
+  };
+  const sims = phone.usage.sims;
+  if (!sims) return [perMinute, ...capMeters(phone, phone.usage, '')];
+  return [perMinute, ...sims.flatMap((sim) => capMeters(phone, sim, ` (SIM ${sim.sim})`))];
 }
 
 /** Each of the phone's caps with what counts against it now, as a meter; a cap near its end is flagged. */

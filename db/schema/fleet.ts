@@ -125,10 +125,62 @@ export const phones = pgTable(
 );
 
 /**
- * The distinct recipients each phone texted in a calendar month (UTC; `month` is its first day),
- * written by the outbound row writer's statements (lib/messages/quota.ts): a recipient already
- * here never counts again that month. Read by the monthly recipient cap and the group's choice of
- * phone (the phone that already texts a number keeps it).
+ * The distinct recipients each phone's SIM texted in a calendar month (UTC; `month` is its first
+ * day), written by the outbound row writer's statements (lib/messages/quota.ts): a recipient already
+ * here never counts again that month. `sim` is the slot a message counts for (`quotaSimSql`: 1 on
+ * a phone that reports fewer than two SIMs). Read by the monthly recipient cap and the group's
+ * choice of phone (the SIM that already texts a number keeps it).
+ */
+export const simRecipients = pgTable(
+  'sim_recipients',
+  {
+    accountId: uuid('account_id').notNull(),
+    phoneId: uuid('phone_id').notNull(),
+    sim: smallint('sim').notNull(),
+    month: date('month', { mode: 'string' }).notNull(),
+    recipient: text('recipient').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'sim_recipients_pkey', columns: [t.accountId, t.phoneId, t.sim, t.month, t.recipient] }),
+    // The retention sweep deletes the months before the previous one (lib/retention).
+    index('sim_recipients_month_idx').on(t.month),
+    foreignKey({
+      name: 'sim_recipients_phone_fk',
+      columns: [t.phoneId, t.accountId],
+      foreignColumns: [phones.id, phones.accountId],
+    }).onDelete('cascade'),
+  ],
+);
+
+/**
+ * How many rows `sim_recipients` holds per phone, SIM slot and month: the counter the monthly cap
+ * is guarded on (an upsert that refuses to pass the cap), so two sends racing for a SIM's last
+ * recipient never both pass it.
+ */
+export const simRecipientCounts = pgTable(
+  'sim_recipient_counts',
+  {
+    accountId: uuid('account_id').notNull(),
+    phoneId: uuid('phone_id').notNull(),
+    sim: smallint('sim').notNull(),
+    month: date('month', { mode: 'string' }).notNull(),
+    recipients: integer('recipients').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'sim_recipient_counts_pkey', columns: [t.accountId, t.phoneId, t.sim, t.month] }),
+    index('sim_recipient_counts_month_idx').on(t.month),
+    foreignKey({
+      name: 'sim_recipient_counts_phone_fk',
+      columns: [t.phoneId, t.accountId],
+      foreignColumns: [phones.id, phones.accountId],
+    }).onDelete('cascade'),
+  ],
+);
+
+/**
+ * The monthly recipients per phone as the release before migration 0038 counted them (no SIM slot).
+ * Unread since 0039_quotas_per_sim_copy, which copied them into `sim_recipients`: kept for one release so
+ * that instances of the previous release go on sending during a rolling upgrade.
  */
 export const phoneRecipients = pgTable(
   'phone_recipients',
@@ -148,11 +200,7 @@ export const phoneRecipients = pgTable(
   ],
 );
 
-/**
- * How many rows `phone_recipients` holds per phone and month: the counter the monthly cap is
- * guarded on (an upsert that refuses to pass the cap), so two sends racing for a phone's last
- * recipient never both pass it.
- */
+/** The counters of `phone_recipients`: unread since 0039_quotas_per_sim_copy, like that table. */
 export const phoneRecipientCounts = pgTable(
   'phone_recipient_counts',
   {

@@ -10,22 +10,58 @@ import { accounts, phones, type SendWindow } from '@/db/schema';
 
 export type SettingsDocument = Record<string, Record<string, unknown>>;
 
-/** The stored document (empty when none) and the account's send window. */
+/**
+ * The pacing every phone of the account shares now: each field is the value all its phones hold
+ * (a cap may be null: none), or undefined when they differ or the account has no phone.
+ */
+export type SharedPacing = {
+  messagesPerMinute?: number;
+  hourlyCap?: number | null;
+  dailyCap?: number | null;
+};
+
+/** The stored document (empty when none), the account's send window and its phones' shared pacing. */
 export async function storedSmsgateSettings(
   executor: Executor,
   accountId: string,
-): Promise<{ stored: SettingsDocument; window: SendWindow | null }> {
+): Promise<{ stored: SettingsDocument; window: SendWindow | null; pacing: SharedPacing }> {
   const [account] = await executor
     .select({ stored: accounts.smsgateSettings, window: accounts.sendWindow })
     .from(accounts)
     .where(eq(accounts.id, accountId));
-  return { stored: (account?.stored ?? {}) as SettingsDocument, window: account?.window ?? null };
+  // A cap is at least 1, so 0 stands for "none" when counting the distinct values.
+  const [shared] = await executor
+    .select({
+      phones: sql<number>`count(*)::int`,
+      paces: sql<number>`count(distinct ${phones.messagesPerMinute})::int`,
+      pace: sql<number | null>`min(${phones.messagesPerMinute})`,
+      hourlies: sql<number>`count(distinct coalesce(${phones.hourlyCap}, 0))::int`,
+      hourly: sql<number | null>`min(${phones.hourlyCap})`,
+      dailies: sql<number>`count(distinct coalesce(${phones.dailyCap}, 0))::int`,
+      daily: sql<number | null>`min(${phones.dailyCap})`,
+    })
+    .from(phones)
+    .where(eq(phones.accountId, accountId));
+  const agreed = (kinds: number | undefined, value: number | null | undefined) =>
+    Number(kinds) === 1 ? (value === null || value === undefined ? null : Number(value)) : undefined;
+  const pace = agreed(shared?.paces, shared?.pace);
+  return {
+    stored: (account?.stored ?? {}) as SettingsDocument,
+    window: account?.window ?? null,
+    pacing: {
+      ...(pace !== undefined && pace !== null ? { messagesPerMinute: pace } : {}),
+      hourlyCap: agreed(shared?.hourlies, shared?.hourly),
+      dailyCap: agreed(shared?.dailies, shared?.daily),
+    },
+  };
 }
 
 /** What a settings change writes; a field left out is left as it is. */
 export type SmsgateSettingsWrite = {
   /** Set on every phone of the account. */
   messagesPerMinute?: number;
+  /** Set on every phone of the account (null: no cap). */
+  hourlyCap?: number | null;
   /** Set on every phone of the account (null: no cap). */
   dailyCap?: number | null;
   /** The account's send window (null: none). */
@@ -44,6 +80,8 @@ export async function writeSmsgateSettings(
 ): Promise<number> {
   if (write.messagesPerMinute !== undefined)
     await tx.update(phones).set({ messagesPerMinute: write.messagesPerMinute }).where(eq(phones.accountId, accountId));
+  if (write.hourlyCap !== undefined)
+    await tx.update(phones).set({ hourlyCap: write.hourlyCap }).where(eq(phones.accountId, accountId));
   if (write.dailyCap !== undefined)
     await tx.update(phones).set({ dailyCap: write.dailyCap }).where(eq(phones.accountId, accountId));
   if (write.sendWindow !== undefined)

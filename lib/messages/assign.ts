@@ -3,7 +3,7 @@ import { type Executor, queryRows } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import { groupNotFound } from '@/lib/ids/groups';
-import { QUOTA_MONTH } from './quota';
+import { QUOTA_MONTH, quotaSimSql } from './quota';
 
 /** A phone of a group that may be handed the group's messages now. */
 export type Candidate = {
@@ -12,6 +12,8 @@ export type Candidate = {
   /** Queued messages waiting on it, plus those assigned to it by this call so far. */
   queued: number;
   messagesPerMinute: number;
+  /** The SIM slot this call's messages count for on it (lib/messages/quota.ts `quotaSimSql`). */
+  sim: number;
   /** Its caps (null: none) and what counts against them now, plus what this call assigned. */
   hourlyCap: number | null;
   dailyCap: number | null;
@@ -72,13 +74,15 @@ export async function groupCandidates(
   options: { sim?: number; exclude?: string; lock?: boolean; online?: boolean } = {},
 ): Promise<Candidate[]> {
   const online = options.online ?? true;
+  const quotaSim = quotaSimSql(sql`${options.sim ?? null}::smallint`);
   const rows = await queryRows<CandidateRow>(
     executor,
     sql`
       select p.id, p.phone, p.messages_per_minute, p.hourly_cap, p.daily_cap, p.monthly_recipient_cap,
+        ${quotaSim} as sim,
         (select count(*)::int from messages m
           where m.account_id = p.account_id and m.phone_id = p.id and m.status = 'queued') as queued,
-        ${capUsageSql}
+        ${capUsageSql(quotaSim)}
       from phones p left join devices d on d.id = p.device_id
       where p.account_id = ${accountId}::uuid and p.group_id = ${groupId}::int
         and p.sim_verification <> 'pending'
@@ -92,6 +96,7 @@ export async function groupCandidates(
   return rows.map((row) => ({
     id: row.id,
     phone: row.phone,
+    sim: Number(row.sim),
     queued: Number(row.queued),
     messagesPerMinute: Number(row.messages_per_minute),
     hourlyCap: row.hourly_cap === null ? null : Number(row.hourly_cap),
@@ -106,6 +111,7 @@ export async function groupCandidates(
 type CandidateRow = {
   id: string;
   phone: string;
+  sim: number;
   queued: number;
   messages_per_minute: number;
   hourly_cap: number | null;
@@ -116,33 +122,40 @@ type CandidateRow = {
   recipients_this_month: number;
 };
 
-/** A hand-out count of phone `p` since `since`, read only when the phone has the cap it counts for. */
-function handedOutSince(cap: SQL, since: SQL): SQL {
+/**
+ * A hand-out count of phone `p` (its device `d`) from its SIM `sim` since `since`, read only when the
+ * phone has the cap it counts for.
+ */
+function handedOutSince(cap: SQL, since: SQL, sim: SQL): SQL {
   return sql`case when ${cap} is null then 0 else (
           select count(*)::int from messages m
           join message_status_history h on h.account_id = m.account_id and h.message_id = m.id and h.status = 'dispatched'
           where m.account_id = p.account_id and m.phone_id = p.id and m.direction = 'outbound'
-            and m.updated_at >= ${since} and h.at >= ${since}) end`;
+            and m.updated_at >= ${since} and h.at >= ${since} and ${quotaSimSql(sql`m.sim`)} = ${sim}) end`;
 }
 
 /**
- * What counts against phone `p`'s caps: its hand-outs in the last hour and since midnight UTC
- * (counted only for a phone with that cap, so that a group of uncapped phones pays nothing), and
- * its distinct recipients this month.
+ * What counts against the caps of phone `p`'s SIM `sim`: its hand-outs in the last hour and since
+ * midnight UTC (counted only for a phone with that cap, so that a group of uncapped phones pays
+ * nothing), and its distinct recipients this month.
  */
-const capUsageSql = sql`
-        ${handedOutSince(sql`p.hourly_cap`, sql`now() - interval '1 hour'`)} as this_hour,
-        ${handedOutSince(sql`p.daily_cap`, sql`date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'`)} as today,
-        coalesce((select c.recipients from phone_recipient_counts c
-          where c.account_id = p.account_id and c.phone_id = p.id and c.month = ${QUOTA_MONTH}), 0) as recipients_this_month`;
+function capUsageSql(sim: SQL): SQL {
+  return sql`
+        ${handedOutSince(sql`p.hourly_cap`, sql`now() - interval '1 hour'`, sim)} as this_hour,
+        ${handedOutSince(sql`p.daily_cap`, sql`date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'`, sim)} as today,
+        coalesce((select c.recipients from sim_recipient_counts c
+          where c.account_id = p.account_id and c.phone_id = p.id and c.sim = ${sim} and c.month = ${QUOTA_MONTH}), 0)
+          as recipients_this_month`;
+}
 
 /** Which candidates each recipient heard from: the last one ever, and those that texted it this month. */
 export type Sticky = { last: Map<string, string>; thisMonth: Map<string, Set<string>> };
 
 /**
- * For each recipient, the candidate that last wrote to it, if any, and the candidates that texted
- * it this month: a recipient keeps hearing from the same phone of the group while that phone can
- * send, so its replies land in one conversation (and the month's recipient never counts twice).
+ * For each recipient, the candidate that last wrote to it, if any, and the candidates whose SIM (the
+ * slot the message would count for) texted it this month: a recipient keeps hearing from the same
+ * phone of the group while that phone can send, so its replies land in one conversation (and the
+ * month's recipient never counts twice).
  */
 export async function stickyPhones(
   executor: Executor,
@@ -154,6 +167,7 @@ export async function stickyPhones(
   if (candidates.length === 0 || recipients.length === 0) return sticky;
   const tos = `{${recipients.join(',')}}`;
   const phoneIds = `{${candidates.map((c) => c.id).join(',')}}`;
+  const sims = `{${candidates.map((c) => c.sim).join(',')}}`;
   const rows = await queryRows<{ to: string; phone_id: string; this_month: boolean }>(
     executor,
     sql`
@@ -164,9 +178,9 @@ export async function stickyPhones(
         order by "to", created_at desc
       ) last
       union all
-      select recipient, phone_id, true from phone_recipients
-      where account_id = ${accountId}::uuid and month = ${QUOTA_MONTH}
-        and phone_id = any(${phoneIds}::uuid[]) and recipient = any(${tos}::text[])
+      select r.recipient, r.phone_id, true from sim_recipients r
+      join unnest(${phoneIds}::uuid[], ${sims}::smallint[]) as c(phone_id, sim) on c.phone_id = r.phone_id and c.sim = r.sim
+      where r.account_id = ${accountId}::uuid and r.month = ${QUOTA_MONTH} and r.recipient = any(${tos}::text[])
     `,
   );
   for (const row of rows) {

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lte, min, ne, notInArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lte, min, ne, not, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import { type Database, type Executor, pausingDeadline } from '@/db';
-import { type HeldReason, messages, phones } from '@/db/schema';
+import { devices, type HeldReason, messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { config } from '@/lib/config';
 import { openDeviceSession } from '@/lib/devices/sessions';
@@ -13,8 +13,9 @@ import { withTransaction } from '@/lib/transactions';
 import { type AccountPhone, awaitingCancel } from './cancelling';
 import { type ClaimProbe, probeClaim } from './claim-probe';
 import { type DevicePhone, findConnectingPhone } from './device-phone';
-import { pacingOf } from './pacing';
+import { type Pacing, type PacingLimits, pacingOf, simPacingOf } from './pacing';
 import type { MessageRow } from './present';
+import { countedSims, quotaSimOf } from './quota';
 import { afterTransition, idIn, sourcesOf } from './state-machine';
 
 export type ClaimOptions = {
@@ -180,21 +181,23 @@ async function claimOnce(
         jitterSeconds: phones.jitterSeconds,
         groupId: phones.groupId,
         pausedUntil: phones.pausedUntil,
+        simCards: devices.simCards,
       })
       .from(phones)
+      .leftJoin(devices, eq(devices.id, phones.deviceId))
       // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
       .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
-      .for('no key update');
+      .for('no key update', { of: phones });
     if (!locked) return { claimed: [] };
     // Paused by Android's SMS limiter (lib/phones/pause.ts): nothing, not even a redelivery, until it ends.
     if (locked.pausedUntil && locked.pausedUntil > now) {
       return { claimed: [], retryInMs: locked.pausedUntil.getTime() - now.getTime() };
     }
-    const pacing = await pacingOf(tx, { id: phone.id, accountId: phone.accountId, ...locked }, now);
-    if (pacing.allowance === 0) {
-      if (pacing.heldBy) await markHeld(tx, phone, now, pacing.heldBy);
-      return { claimed: [], retryInMs: pacing.refillInMs };
-    }
+    const limits = { id: phone.id, accountId: phone.accountId, ...locked };
+    const slots = countedSims(locked.simCards);
+    const gate = slots ? await simGate(tx, phone, limits, slots, now) : await phoneGate(tx, phone, limits, now);
+    if ('retryInMs' in gate) return { claimed: [], retryInMs: gate.retryInMs };
+    const { pacing, slotRoom } = gate;
     // Outside the send window (quiet hours) only the high-priority lane is handed out.
     const { send_window: window } = await effectiveSending(tx, phone.accountId, locked.groupId);
     const opensInMs = msUntilOpen(window, now);
@@ -229,25 +232,40 @@ async function claimOnce(
       .returning();
     const room = Math.min(limit - redelivered.length, pacing.allowance);
     if (room <= 0) return { claimed: redelivered };
-    const picked = tx
-      .select({ id: messages.id })
-      .from(messages)
-      .where(due)
-      .orderBy(
-        // 'high' sorts before 'normal': the priority lane first, then oldest (or newest) first.
-        asc(messages.priority),
-        ...(order === 'oldest'
-          ? [asc(messages.sendAt), asc(messages.createdAt)]
-          : [desc(messages.sendAt), desc(messages.createdAt)]),
-      )
-      .limit(room)
-      .for('update', { skipLocked: true });
+    const pickOrder = [
+      // 'high' sorts before 'normal': the priority lane first, then oldest (or newest) first.
+      asc(messages.priority),
+      ...(order === 'oldest'
+        ? [asc(messages.sendAt), asc(messages.createdAt)]
+        : [desc(messages.sendAt), desc(messages.createdAt)]),
+    ];
+    const picked = slotRoom
+      ? inArray(
+          messages.id,
+          withinSlotRoom(
+            await tx
+              .select({ id: messages.id, sim: messages.sim })
+              .from(messages)
+              .where(and(due, slotOpen(slotRoom)))
+              .orderBy(...pickOrder)
+              .limit(room)
+              .for('update', { skipLocked: true }),
+            slotRoom,
+          ),
+        )
+      : idIn(
+          tx
+            .select({ id: messages.id })
+            .from(messages)
+            .where(due)
+            .orderBy(...pickOrder)
+            .limit(room)
+            .for('update', { skipLocked: true }),
+        );
     const claimed = await tx
       .update(messages)
       .set({ status: 'dispatched', heldReason: null, updatedAt: now })
-      .where(
-        and(eq(messages.accountId, phone.accountId), idIn(picked), inArray(messages.status, sourcesOf('dispatched'))),
-      )
+      .where(and(eq(messages.accountId, phone.accountId), picked, inArray(messages.status, sourcesOf('dispatched'))))
       .returning();
     if (claimed.length === 0) {
       if (redelivered.length > 0) return { claimed: redelivered };
@@ -265,11 +283,82 @@ async function claimOnce(
   });
 }
 
+type PhoneLimits = PacingLimits & { id: string; accountId: string };
+
 /**
- * Marks the phone's due queued messages as held by a used-up cap (`held_reason`), once: a message
- * marked already is left alone. The claim that hands a message out clears its mark.
+ * What the claim may hand out now: `pacing.allowance` messages in all and, on a phone with several
+ * SIMs, at most `slotRoom` of each slot's (the slots absent are held); or nothing before `retryInMs`.
  */
-async function markHeld(tx: Executor, phone: AccountPhone, now: Date, reason: HeldReason): Promise<void> {
+type Gate = { pacing: Pacing; slotRoom?: SlotRoom } | { retryInMs: number | undefined };
+
+/** Allowance per SIM slot counted apart (`quotaSimOf`), and the phone's counted slots. */
+type SlotRoom = { slots: number[]; room: Map<number, number> };
+
+/** The gate of a phone counted as one SIM: its pacing, its caps holding all its messages. */
+async function phoneGate(tx: Executor, phone: AccountPhone, limits: PhoneLimits, now: Date): Promise<Gate> {
+  const pacing = await pacingOf(tx, limits, now);
+  if (pacing.allowance > 0) return { pacing };
+  if (pacing.heldBy) await markHeld(tx, phone, now, pacing.heldBy);
+  return { retryInMs: pacing.refillInMs };
+}
+
+/**
+ * The gate of a phone with several SIMs: its pace per minute and jitter for all, and the hourly and
+ * daily caps per SIM, a used-up one holding only that SIM's messages (lib/messages/quota.ts).
+ */
+async function simGate(
+  tx: Executor,
+  phone: AccountPhone,
+  limits: PhoneLimits,
+  slots: number[],
+  now: Date,
+): Promise<Gate> {
+  const { phone: pacing, sims } = await simPacingOf(tx, limits, slots, now);
+  const room = new Map<number, number>();
+  const refills: Array<number | undefined> = [];
+  for (const [slot, simPacing] of sims) {
+    if (simPacing.allowance > 0) {
+      room.set(slot, simPacing.allowance);
+      continue;
+    }
+    refills.push(simPacing.refillInMs);
+    if (simPacing.heldBy) await markHeld(tx, phone, now, simPacing.heldBy, inSlot(slots, slot));
+  }
+  if (pacing.allowance === 0) return { retryInMs: pacing.refillInMs };
+  if (room.size === 0) return { retryInMs: earliest(...refills) };
+  return { pacing, slotRoom: { slots, room } };
+}
+
+/** The messages that count for SIM `slot` of a phone whose counted slots are `slots` (`quotaSimOf`). */
+function inSlot(slots: number[], slot: number): SQL {
+  return slot === slots[0] ? (or(isNull(messages.sim), eq(messages.sim, slot)) ?? sql`false`) : eq(messages.sim, slot);
+}
+
+/** The messages of the slots that have room (or of a slot not counted at all: a stale `sim`). */
+function slotOpen(slotRoom: SlotRoom): SQL {
+  const held = slotRoom.slots.filter((slot) => !slotRoom.room.has(slot));
+  if (held.length === 0) return sql`true`;
+  return and(...held.map((slot) => not(inSlot(slotRoom.slots, slot)))) ?? sql`true`;
+}
+
+/** The ids of `rows` (oldest first) that fit their slot's room. */
+function withinSlotRoom(rows: Array<{ id: string; sim: number | null }>, slotRoom: SlotRoom): string[] {
+  const left = new Map(slotRoom.room);
+  return rows.flatMap((row) => {
+    const slot = quotaSimOf(row.sim, slotRoom.slots);
+    const room = left.get(slot) ?? Number.POSITIVE_INFINITY;
+    if (room <= 0) return [];
+    left.set(slot, room - 1);
+    return [row.id];
+  });
+}
+
+/**
+ * Marks the phone's due queued messages (of one SIM: `only`) as held by a used-up cap
+ * (`held_reason`), once: a message marked already is left alone. The claim that hands a message
+ * out clears its mark.
+ */
+async function markHeld(tx: Executor, phone: AccountPhone, now: Date, reason: HeldReason, only?: SQL): Promise<void> {
   await tx
     .update(messages)
     .set({ heldReason: reason })
@@ -280,6 +369,7 @@ async function markHeld(tx: Executor, phone: AccountPhone, now: Date, reason: He
         eq(messages.status, 'queued'),
         lte(messages.sendAt, now),
         or(isNull(messages.heldReason), ne(messages.heldReason, reason)),
+        only,
       ),
     );
 }

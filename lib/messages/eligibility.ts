@@ -50,9 +50,10 @@ export function countryAllowed(facts: SendFacts): SQL {
 }
 
 /**
- * Whether the sending phone `p` may text the recipient this month under its monthly recipient cap,
- * as the snapshot shows (lib/messages/quota.ts: the counter's guard settles a race).
+ * Whether the sending phone `p` may text the recipient this month under its monthly recipient cap
+ * from the SIM the send counts for, as the snapshot shows (lib/messages/quota.ts: the counter's
+ * guard settles a race).
  */
 export function recipientWithinQuota(facts: SendFacts): SQL {
-  return withinRecipientQuota(facts.accountId, facts.to);
+  return withinRecipientQuota(facts.accountId, facts.to, facts.sim);
 }

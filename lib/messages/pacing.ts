@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import type { HeldReason } from '@/db/schema';
+import { quotaSimSql } from './quota';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -38,7 +39,7 @@ export function utcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
 
-const NONE: DispatchCounts = {
+export const NONE: DispatchCounts = {
   lastMinute: 0,
   lastHour: 0,
   today: 0,
@@ -60,13 +61,45 @@ export async function dispatchCounts(
   phoneIds: string[],
   now: Date,
 ): Promise<Map<string, DispatchCounts>> {
-  if (phoneIds.length === 0) return new Map();
+  const counts = new Map(phoneIds.map((id) => [id, NONE]));
+  for (const row of await handOutRows(executor, accountId, phoneIds, now, false)) {
+    counts.set(row.phoneId, row.counts);
+  }
+  return counts;
+}
+
+/**
+ * `dispatchCounts` per SIM slot of each phone, as its caps count them (quota.ts `quotaSimSql`): a
+ * phone that reports fewer than two SIMs has all in slot 1. A slot handed nothing is absent.
+ */
+export async function dispatchCountsBySim(
+  executor: Executor,
+  accountId: string,
+  phoneIds: string[],
+  now: Date,
+): Promise<Map<string, Map<number, DispatchCounts>>> {
+  const counts = new Map(phoneIds.map((id) => [id, new Map<number, DispatchCounts>()]));
+  for (const row of await handOutRows(executor, accountId, phoneIds, now, true)) {
+    counts.get(row.phoneId)?.set(row.sim, row.counts);
+  }
+  return counts;
+}
+
+async function handOutRows(
+  executor: Executor,
+  accountId: string,
+  phoneIds: string[],
+  now: Date,
+  bySim: boolean,
+): Promise<Array<{ phoneId: string; sim: number; counts: DispatchCounts }>> {
+  if (phoneIds.length === 0) return [];
   const minuteAgo = new Date(now.getTime() - MINUTE_MS).toISOString();
   const hourAgo = new Date(now.getTime() - HOUR_MS).toISOString();
   const midnight = utcMidnight(now);
   const windowStart = new Date(Math.min(now.getTime() - HOUR_MS, midnight.getTime())).toISOString();
   const rows = await queryRows<{
     phone_id: string;
+    sim: number;
     last_minute: number;
     last_hour: number;
     today: number;
@@ -76,7 +109,7 @@ export async function dispatchCounts(
   }>(
     executor,
     sql`
-      select m.phone_id,
+      select m.phone_id, ${bySim ? quotaSimSql(sql`m.sim`) : sql`1`} as sim,
         count(*) filter (where h.at > ${minuteAgo}::timestamptz)::int as last_minute,
         count(*) filter (where h.at > ${hourAgo}::timestamptz)::int as last_hour,
         count(*) filter (where h.at >= ${midnight.toISOString()}::timestamptz)::int as today,
@@ -85,25 +118,31 @@ export async function dispatchCounts(
         max(h.at) as latest
       from messages m
       join message_status_history h on h.account_id = m.account_id and h.message_id = m.id and h.status = 'dispatched'
+      ${
+        bySim
+          ? sql`join phones p on p.account_id = m.account_id and p.id = m.phone_id
+      left join devices d on d.id = p.device_id`
+          : sql``
+      }
       where m.account_id = ${accountId}::uuid and m.phone_id = any(${`{${phoneIds.join(',')}}`}::uuid[])
         and m.direction = 'outbound'
         and m.updated_at >= ${windowStart}::timestamptz
         and h.at >= ${windowStart}::timestamptz and h.at <= ${now.toISOString()}::timestamptz
-      group by m.phone_id
+      group by 1, 2
     `,
   );
-  const counts = new Map(phoneIds.map((id) => [id, NONE]));
-  for (const row of rows) {
-    counts.set(row.phone_id, {
+  return rows.map((row) => ({
+    phoneId: row.phone_id,
+    sim: Number(row.sim),
+    counts: {
       lastMinute: Number(row.last_minute),
       lastHour: Number(row.last_hour),
       today: Number(row.today),
       oldestInMinute: dateOrNull(row.oldest_in_minute),
       oldestInHour: dateOrNull(row.oldest_in_hour),
       latest: dateOrNull(row.latest),
-    });
-  }
-  return counts;
+    },
+  }));
 }
 
 /**
@@ -157,4 +196,37 @@ export async function pacingOf(
 ): Promise<Pacing> {
   const counts = await dispatchCounts(tx, phone.accountId, [phone.id], now);
   return pacingFrom(phone, counts.get(phone.id) ?? NONE, now);
+}
+
+/**
+ * The pacing of a phone with several SIMs: `phone` is its pace per minute and jitter (shared: one
+ * radio, one app), `sims` the allowance of each of `slots` under the hourly and daily caps, which
+ * each SIM has on its own; a slot whose cap is used up has `heldBy`.
+ */
+export type SimPacing = { phone: Pacing; sims: Map<number, Pacing> };
+
+/** Pure: `SimPacing` from the phone's hand-outs (`total`) and each slot's (`bySim`). */
+export function simPacingFrom(
+  limits: PacingLimits,
+  total: DispatchCounts,
+  bySim: Map<number, DispatchCounts>,
+  slots: number[],
+  now: Date,
+): SimPacing {
+  const phone = pacingFrom({ ...limits, hourlyCap: null, dailyCap: null }, total, now);
+  const capsOnly = { ...limits, messagesPerMinute: Number.POSITIVE_INFINITY, jitterSeconds: 0 };
+  const sims = new Map(slots.map((slot) => [slot, pacingFrom(capsOnly, bySim.get(slot) ?? NONE, now)]));
+  return { phone, sims };
+}
+
+/** `SimPacing` now, of a phone whose device reports the SIM `slots`; the caller holds the phone's row lock. */
+export async function simPacingOf(
+  tx: Executor,
+  phone: PacingLimits & { id: string; accountId: string },
+  slots: number[],
+  now: Date,
+): Promise<SimPacing> {
+  const total = await dispatchCounts(tx, phone.accountId, [phone.id], now);
+  const bySim = await dispatchCountsBySim(tx, phone.accountId, [phone.id], now);
+  return simPacingFrom(phone, total.get(phone.id) ?? NONE, bySim.get(phone.id) ?? new Map(), slots, now);
 }

@@ -7,7 +7,7 @@ import { chooseGroupPhones, simFitsSql } from './assign';
 import * as eligible from './eligibility';
 import { MAX_CONTENT_LENGTH, MAX_RENDERED_TOTAL } from './limits';
 import { type ApiOrigin, type Screens, screensOf } from './origins';
-import { monthlyResetAt, QUOTA_MONTH } from './quota';
+import { monthlyResetAt, QUOTA_MONTH, quotaSimSql } from './quota';
 import { countryNotAllowedText, optedOutText } from './refusals';
 import { countSegments, type Encoding } from './segments';
 import { findSenderPhone } from './sender-phone';
@@ -108,7 +108,7 @@ export async function planOutbound(
   const sendable = await screenRecipients(executor, accountId, groupId, screens, rendered, rejected);
   if (sender) {
     const phone = { id: sender.id, phone: sender.phone };
-    const within = await withinSenderQuota(executor, accountId, sender, sendable, rejected);
+    const within = await withinSenderQuota(executor, accountId, sender, input.sim ?? null, sendable, rejected);
     rejected.sort((a, b) => a.index - b.index);
     return {
       groupId: sender.groupId,
@@ -123,29 +123,34 @@ export async function planOutbound(
 }
 
 /**
- * The recipients a phone may text under its monthly recipient cap: those it texted this month,
- * then new ones while it has room; the rest are rejected (RECIPIENT_QUOTA_REACHED).
+ * The recipients a phone may text under its monthly recipient cap from the SIM the send counts for
+ * (`sim`, lib/messages/quota.ts): those that SIM texted this month, then new ones while it has room;
+ * the rest are rejected (RECIPIENT_QUOTA_REACHED).
  */
 async function withinSenderQuota(
   executor: Executor,
   accountId: string,
   sender: { id: string; phone: string },
+  sim: number | null,
   sendable: Array<Omit<PlannedMessage, 'phone'>>,
   rejected: RejectedRecipient[],
 ): Promise<Array<Omit<PlannedMessage, 'phone'>>> {
-  const [quota] = await queryRows<{ cap: number | null; used: number }>(
+  const [quota] = await queryRows<{ cap: number | null; used: number; sim: number }>(
     executor,
-    sql`select p.monthly_recipient_cap as cap, coalesce((select c.recipients from phone_recipient_counts c
-          where c.account_id = p.account_id and c.phone_id = p.id and c.month = ${QUOTA_MONTH}), 0) as used
-        from phones p where p.account_id = ${accountId}::uuid and p.id = ${sender.id}::uuid`,
+    sql`select p.monthly_recipient_cap as cap, q.sim, coalesce((select c.recipients from sim_recipient_counts c
+          where c.account_id = p.account_id and c.phone_id = p.id and c.sim = q.sim and c.month = ${QUOTA_MONTH}), 0) as used
+        from phones p left join devices d on d.id = p.device_id
+        cross join lateral (select ${quotaSimSql(sql`${sim}::smallint`)} as sim) q
+        where p.account_id = ${accountId}::uuid and p.id = ${sender.id}::uuid`,
   );
   if (!quota || quota.cap === null || sendable.length === 0) return sendable;
   const known = new Set(
     (
       await queryRows<{ recipient: string }>(
         executor,
-        sql`select recipient from phone_recipients where account_id = ${accountId}::uuid and phone_id = ${sender.id}::uuid
-            and month = ${QUOTA_MONTH} and recipient = any(${`{${sendable.map((m) => m.to).join(',')}}`}::text[])`,
+        sql`select recipient from sim_recipients where account_id = ${accountId}::uuid and phone_id = ${sender.id}::uuid
+            and sim = ${quota.sim}::smallint and month = ${QUOTA_MONTH}
+            and recipient = any(${`{${sendable.map((m) => m.to).join(',')}}`}::text[])`,
       )
     ).map((row) => row.recipient),
   );

@@ -20,7 +20,14 @@ import { ORIGINS, type OutboundOrigin, screensOf } from './origins';
 import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
 import { type MessageWire, messageColumns, messageRowOf, presentMessage } from './present';
 import { queueFull, recountQueue, reserveQueueSql } from './queue-room';
-import { groupQuotaReached, isQuotaRace, recipientQuotaReached, recordRecipientsCtes } from './quota';
+import {
+  groupQuotaReached,
+  isQuotaRace,
+  quotaSimSql,
+  recipientQuotaReached,
+  recordRecipientsCtes,
+  severalSimsSql,
+} from './quota';
 import { countryNotAllowed, optedOut } from './refusals';
 import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
@@ -206,6 +213,7 @@ type Outcome = {
   sim_ok: boolean;
   quota_ok: boolean;
   quota_cap: number | null;
+  quota_sim: number | null;
   opted_out: boolean;
   country_ok: boolean;
   queue_ok: boolean;
@@ -230,7 +238,7 @@ async function acceptMessage(executor: Executor, message: Accepted, recounted = 
   if (outcome.existing_id !== null) throw duplicateOf(message.requestId, outcome.existing_id);
   if (outcome.opted_out) throw optedOut(message.to);
   if (!outcome.country_ok) throw countryNotAllowed(message.to);
-  if (!outcome.quota_ok) throw quotaRefusal(message, Number(outcome.quota_cap));
+  if (!outcome.quota_ok) throw quotaRefusal(message, Number(outcome.quota_cap), outcome.quota_sim);
   if (!outcome.queue_ok) {
     // The count says full: recount the account's queue once, and try again if that made room.
     const room = await recountQueue(executor, message.accountId);
@@ -329,7 +337,8 @@ function acceptStatement(message: Accepted): SQL {
   return sql`
     with sender as (
       select p.id, p.group_id, ${eligible.simFits(facts)} as sim_ok, p.monthly_recipient_cap as quota_cap,
-        ${eligible.recipientWithinQuota(facts)} as quota_ok
+        ${eligible.recipientWithinQuota(facts)} as quota_ok,
+        case when ${severalSimsSql()} then ${quotaSimSql(facts.sim)} end as quota_sim
       from phones p left join devices d on d.id = p.device_id
       where ${eligible.senderMatches(facts)}
       for key share of p
@@ -367,7 +376,7 @@ function acceptStatement(message: Accepted): SQL {
     ),
     ${recordRecipientsCtes()}
     select sender.id as sender_id, sender.group_id as sender_group_id, sender.sim_ok,
-      sender.quota_ok, sender.quota_cap, (select ok from quota_guard) as quota_guard,
+      sender.quota_ok, sender.quota_cap, sender.quota_sim, (select ok from quota_guard) as quota_guard,
       exists (select 1 from opted) as opted_out, (select ok from country) as country_ok,
       exists (select 1 from room) as queue_ok,
       (select id from existing) as existing_id,
@@ -376,18 +385,23 @@ function acceptStatement(message: Accepted): SQL {
   `;
 }
 
-/** The monthly recipient cap refused the send: for the phone it was sent from, or for the group. */
-function quotaRefusal(message: Accepted, cap: number): DomainError {
-  return message.fromGroup === null ? recipientQuotaReached(message.from, cap) : groupQuotaReached(message.fromGroup);
+/** The monthly recipient cap refused the send: for the phone (its SIM `sim`) it was sent from, or for the group. */
+function quotaRefusal(message: Accepted, cap: number, sim: number | null): DomainError {
+  return message.fromGroup === null
+    ? recipientQuotaReached(message.from, cap, sim === null ? null : Number(sim))
+    : groupQuotaReached(message.fromGroup);
 }
 
 /** A concurrent send took the sender's last room after the statement's snapshot: the same refusal. */
 async function raceRefusal(executor: Executor, message: Accepted): Promise<DomainError> {
-  const [phone] = await queryRows<{ cap: number | null }>(
+  const [phone] = await queryRows<{ cap: number | null; sim: number | null }>(
     executor,
-    sql`select monthly_recipient_cap as cap from phones where account_id = ${message.accountId}::uuid and phone = ${message.from}`,
+    sql`select p.monthly_recipient_cap as cap,
+          case when ${severalSimsSql()} then ${quotaSimSql(sql`${message.sim}::smallint`)} end as sim
+        from phones p left join devices d on d.id = p.device_id
+        where p.account_id = ${message.accountId}::uuid and p.phone = ${message.from}`,
   );
-  return quotaRefusal(message, Number(phone?.cap ?? 0));
+  return quotaRefusal(message, Number(phone?.cap ?? 0), phone?.sim ?? null);
 }
 
 function simNotOnPhone(sim: number | null, from: string): DomainError {

@@ -105,6 +105,18 @@ export const phoneSchema = z
 
 export type PhoneWire = z.infer<typeof phoneSchema>;
 
+export const simUsageSchema = z
+  .object({
+    sim: z.number().int().openapi({ description: 'The SIM slot (what a send’s `sim` names).' }),
+    this_hour: z.number().int().openapi({ description: 'Messages handed out for this SIM in the last 60 minutes.' }),
+    today: z.number().int().openapi({ description: 'Messages handed out for this SIM since midnight UTC.' }),
+    recipients_this_month: z
+      .number()
+      .int()
+      .openapi({ description: 'Distinct numbers this SIM texted this calendar month (UTC).' }),
+  })
+  .openapi('SimUsage');
+
 export const phoneUsageSchema = z
   .object({
     this_minute: z.number().int().openapi({ description: 'Messages handed to the phone in the last 60 seconds.' }),
@@ -117,6 +129,10 @@ export const phoneUsageSchema = z
     month_resets_at: z
       .string()
       .openapi({ format: 'date-time', description: 'When `recipients_this_month` starts again from 0.' }),
+    sims: z.array(simUsageSchema).optional().openapi({
+      description:
+        'Only for a phone whose device reports two or more SIM slots: the usage of each SIM, whose hourly, daily and monthly recipient caps count apart (each SIM has the phone’s caps; a message without `sim` counts for the first slot). The totals above are then the sums over its SIMs.',
+    }),
   })
   .openapi('PhoneUsage', { description: 'What counts against each of the phone’s caps now.' });
 
@@ -126,7 +142,7 @@ export const phoneWithUsageSchema = phoneSchema
     usage: phoneUsageSchema,
     near_cap: z.boolean().openapi({
       description:
-        'Its usage has reached 90 % of one of its caps (`hourly_cap`, `daily_cap`, `monthly_recipient_cap`).',
+        'Its usage has reached 90 % of one of its caps (`hourly_cap`, `daily_cap`, `monthly_recipient_cap`); on a phone with several SIMs, the usage of one of its SIMs.',
     }),
   })
   .openapi('PhoneWithUsage');

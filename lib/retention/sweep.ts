@@ -3,6 +3,7 @@ import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { accounts, FINAL_MESSAGE_STATUSES } from '@/db/schema';
 import { config } from '@/lib/config';
 import { derivedKey } from '@/lib/crypto/derived-key';
+import { monthKey } from '@/lib/messages/quota';
 import { type ContentPolicy, contentPolicy, type InstanceRetention } from './policy';
 
 /** What one sweep removes, each reported by its row count. */
@@ -18,6 +19,7 @@ export const RETENTION_KINDS = [
   'status_callbacks',
   'smpp_deliveries',
   'smpp_submits',
+  'monthly_recipients',
 ] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 export type RetentionReport = Record<RetentionKind, number>;
@@ -178,8 +180,40 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
     // SMPP receipts and inbound messages no receiver bind took in their day, of accounts that have not bound since.
     await deleteOld('smpp_deliveries', 'smpp_deliveries', 'expires_at', now.toISOString());
     await deleteOld('smpp_submits', 'smpp_submits', 'created_at', before(SMPP_SUBMIT_KEEP_DAYS), 'message_id');
+    // The monthly recipient caps read this month only; the previous one stays for a look back.
+    const previousMonth = monthKey(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)));
+    for (const table of ['sim_recipients', 'sim_recipient_counts'] as const) {
+      await drain(async () => {
+        const gone = await deleteMonthsBefore(db, table, previousMonth, batch);
+        return { rows: gone, monthly_recipients: gone };
+      });
+    }
     return report;
   });
+}
+
+/**
+ * Deletes one batch of the rows of a monthly recipient table (lib/messages/quota.ts) of months
+ * before `month`, along its month index; answers how many went.
+ */
+async function deleteMonthsBefore(
+  db: Database,
+  table: 'sim_recipients' | 'sim_recipient_counts',
+  month: string,
+  batch: number,
+): Promise<number> {
+  const key =
+    table === 'sim_recipients'
+      ? sql`account_id, phone_id, sim, month, recipient`
+      : sql`account_id, phone_id, sim, month`;
+  const gone = await queryRows<{ one: number }>(
+    db,
+    sql`delete from ${sql.identifier(table)} where (${key}) in (
+        select ${key} from ${sql.identifier(table)} where month < ${month}::date
+        order by month limit ${batch} for update skip locked)
+      returning 1 as one`,
+  );
+  return gone.length;
 }
 
 /**

@@ -7,14 +7,7 @@ import { POST as send } from '@/app/api/v1/messages/route';
 import { GET as readPhone, PATCH as updatePhone } from '@/app/api/v1/phones/[id]/route';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { queryRows } from '@/db';
-import {
-  messageStatusHistory,
-  messages,
-  phoneGroups,
-  phoneRecipientCounts,
-  phoneRecipients,
-  phones,
-} from '@/db/schema';
+import { messageStatusHistory, messages, phoneGroups, phones, simRecipientCounts, simRecipients } from '@/db/schema';
 import { rerouteStranded } from '@/lib/messages/reroute';
 import { sendMessage } from '@/lib/messages/send';
 import { onRealPostgres } from '../database';
@@ -216,9 +209,9 @@ describe('the monthly recipient cap', () => {
       .where(eq(messages.id, stranded!.id));
     expect(moved?.phoneId).toBe(roomy.phoneId);
     const counted = await db()
-      .select({ phoneId: phoneRecipients.phoneId })
-      .from(phoneRecipients)
-      .where(and(eq(phoneRecipients.accountId, owner.accountId), eq(phoneRecipients.recipient, to)));
+      .select({ phoneId: simRecipients.phoneId })
+      .from(simRecipients)
+      .where(and(eq(simRecipients.accountId, owner.accountId), eq(simRecipients.recipient, to)));
     expect(counted).toEqual([{ phoneId: roomy.phoneId }]);
   });
 
@@ -341,13 +334,13 @@ describe('the monthly recipient cap', () => {
     expect(codes.filter((code) => code === 'RECIPIENT_QUOTA_REACHED')).toHaveLength(7);
     expect(await balanceOf(db(), owner.defaultGroupId)).toBe(before - 1);
     const [counter] = await db()
-      .select({ recipients: phoneRecipientCounts.recipients })
-      .from(phoneRecipientCounts)
-      .where(and(eq(phoneRecipientCounts.accountId, owner.accountId), eq(phoneRecipientCounts.phoneId, owner.phoneId)));
+      .select({ recipients: simRecipientCounts.recipients })
+      .from(simRecipientCounts)
+      .where(and(eq(simRecipientCounts.accountId, owner.accountId), eq(simRecipientCounts.phoneId, owner.phoneId)));
     expect(counter?.recipients).toBe(5);
     const [rows] = await queryRows<{ n: number }>(
       db(),
-      sql`select count(*)::int as n from ${phoneRecipients} where account_id = ${owner.accountId}::uuid and phone_id = ${owner.phoneId}::uuid`,
+      sql`select count(*)::int as n from ${simRecipients} where account_id = ${owner.accountId}::uuid and phone_id = ${owner.phoneId}::uuid`,
     );
     expect(Number(rows?.n)).toBe(5);
   });

@@ -242,7 +242,7 @@ export const healthSchema = z
 
 export const settingsDocument = z.record(z.string(), z.unknown()).openapi('SmsgateSettings', {
   description:
-    'SMSGate’s settings document (`messages`, `webhooks`, `ping`, `logs`, …, snake_case keys). Mapped: `messages.limit_period`/`limit_value` (PerMinute, PerDay, Disabled) onto every phone’s pacing, `messages.work_hours_*` onto the account’s send window (UTC), `webhooks.signing_key` onto the key that signs SMSGate-format webhooks. Everything else is stored and echoed back.',
+    'SMSGate’s settings document (`messages`, `webhooks`, `ping`, `logs`, …, snake_case keys). Mapped: `messages.limit_period`/`limit_value` onto every phone’s pacing (PerMinute: `messages_per_minute`; PerHour: `hourly_cap`, clearing `daily_cap`; PerDay: `daily_cap`, clearing `hourly_cap`; Disabled: neither cap; read back from the phones while they all agree), `messages.work_hours_*` onto the account’s send window (UTC), `webhooks.signing_key` onto the key that signs SMSGate-format webhooks. Everything else is stored and echoed back.',
 });
 
 export const tokenRequestBody = z

@@ -4,6 +4,8 @@ import { validationError } from '@/lib/errors';
 import { validate } from '@/lib/http/parse';
 import {
   type SettingsDocument,
+  type SharedPacing,
+  type SmsgateSettingsWrite,
   storedSmsgateSettings,
   writeSmsgateSettings,
 } from '@/lib/integrations/smsgate-settings';
@@ -34,15 +36,53 @@ const mapped = z.object({
 
 /**
  * `limit_value` means what the period makes of it, bounded as /api/v1 bounds the same pacing:
- * PerMinute is a phone's `messages_per_minute`, PerDay its `daily_cap` (the same schemas, from
- * PATCH /api/v1/phones/{id}); the periods Simgate only stores stay within a day's cap.
+ * PerMinute is a phone's `messages_per_minute`, PerHour its `hourly_cap`, PerDay its `daily_cap`
+ * (the same schemas, from PATCH /api/v1/phones/{id}); Per30Minutes, which Simgate only stores,
+ * stays within a day's cap.
  */
 const LIMIT_VALUE_BY_PERIOD: Record<string, z.ZodType> = {
   PerMinute: updatePhoneBody.shape.messages_per_minute.unwrap(),
+  PerHour: updatePhoneBody.shape.hourly_cap.unwrap().unwrap(),
   PerDay: updatePhoneBody.shape.daily_cap.unwrap().unwrap(),
   Per30Minutes: z.number().int().min(1).max(MAX_DAILY_CAP),
-  PerHour: z.number().int().min(1).max(MAX_DAILY_CAP),
 };
+
+/**
+ * What a limit sets on every phone. SMSGate has one limit at a time: PerHour and PerDay set their
+ * cap and clear the other, Disabled clears both; PerMinute sets the pace and leaves the caps.
+ */
+function limitWrite(period: string | undefined, value: number | undefined): LimitWrite {
+  if (period === 'Disabled') return { hourlyCap: null, dailyCap: null };
+  if (!value) return {};
+  if (period === 'PerMinute') return { messagesPerMinute: value };
+  if (period === 'PerHour') return { hourlyCap: value, dailyCap: null };
+  if (period === 'PerDay') return { dailyCap: value, hourlyCap: null };
+  return {};
+}
+
+type LimitWrite = Pick<SmsgateSettingsWrite, 'messagesPerMinute' | 'hourlyCap' | 'dailyCap'>;
+
+const MAPPED_PERIODS = new Set(['PerHour', 'PerDay', 'Disabled']);
+
+/**
+ * The limit as the phones hold it now (a phone's caps may have changed since, through /api/v1):
+ * PerMinute shows the pace they share; otherwise a shared hourly cap alone reads as PerHour, a
+ * shared daily cap alone as PerDay, and no caps as Disabled (when the stored limit was one of those,
+ * or none was stored). Phones that differ, or hold both caps, leave the stored limit as it is.
+ */
+function limitRead(messages: Record<string, unknown>, pacing: SharedPacing): Record<string, unknown> {
+  const period = messages.limit_period as string | undefined;
+  if (period === 'PerMinute') {
+    return pacing.messagesPerMinute === undefined ? {} : { limit_value: pacing.messagesPerMinute };
+  }
+  if (period !== undefined && !MAPPED_PERIODS.has(period)) return {};
+  const { hourlyCap: hourly, dailyCap: daily } = pacing;
+  if (hourly === undefined || daily === undefined) return {};
+  if (hourly !== null && daily === null) return { limit_period: 'PerHour', limit_value: hourly };
+  if (daily !== null && hourly === null) return { limit_period: 'PerDay', limit_value: daily };
+  if (hourly === null && daily === null && period !== undefined) return { limit_period: 'Disabled' };
+  return {};
+}
 
 /** The pacing of the document as it will be applied (a PATCH merged into what is stored). */
 function assertPacing(document: Document): void {
@@ -73,7 +113,9 @@ function documentOf(body: unknown): Document {
 export async function getSmsgateSettings(executor: Executor, accountId: string): Promise<Document> {
   const account = await storedSmsgateSettings(executor, accountId);
   const document = structuredClone(account.stored);
-  const messages = { ...(document.messages ?? {}) };
+  const stored = document.messages ?? {};
+  const messages = { ...stored, ...limitRead(stored, account.pacing) };
+  if (messages.limit_period === 'Disabled') delete messages.limit_value;
   if (account.window) {
     messages.work_hours_enabled = true;
     messages.work_hours_start = account.window.start;
@@ -108,8 +150,9 @@ function auditedChange(change: Document, next: Document, phoneCount: number): Re
   return {
     sections: Object.keys(change).sort(),
     ...(period === 'PerMinute' && value ? { messages_per_minute: value, phones: phoneCount } : {}),
-    ...(period === 'PerDay' && value ? { daily_cap: value, phones: phoneCount } : {}),
-    ...(period === 'Disabled' ? { daily_cap: null, phones: phoneCount } : {}),
+    ...(period === 'PerHour' && value ? { hourly_cap: value, daily_cap: null, phones: phoneCount } : {}),
+    ...(period === 'PerDay' && value ? { daily_cap: value, hourly_cap: null, phones: phoneCount } : {}),
+    ...(period === 'Disabled' ? { hourly_cap: null, daily_cap: null, phones: phoneCount } : {}),
     ...(typeof messages.work_hours_enabled === 'boolean' ? { work_hours_enabled: messages.work_hours_enabled } : {}),
     signing_key_set: typeof change.webhooks?.signing_key === 'string',
   };
@@ -131,8 +174,7 @@ async function apply(executor: Executor, accountId: string, next: Document, chan
     // The key is kept sealed on its own, never in the stored document.
     const { signing_key: _key, ...webhookRest } = next.webhooks ?? {};
     const phoneCount = await writeSmsgateSettings(tx, accountId, {
-      ...(period === 'PerMinute' && value ? { messagesPerMinute: value } : {}),
-      ...(period === 'PerDay' && value ? { dailyCap: value } : period === 'Disabled' ? { dailyCap: null } : {}),
+      ...limitWrite(period, value),
       ...(messages.work_hours_enabled === true
         ? { sendWindow: { time_zone: 'UTC', days: [...WEEKDAYS], start, end } }
         : messages.work_hours_enabled === false
