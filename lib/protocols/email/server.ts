@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { simpleParser } from 'mailparser';
+import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { type Database, withQueryOrigin } from '@/db';
 import { principalForKey } from '@/lib/auth/key-lookup';
@@ -58,6 +58,16 @@ function smtpError(reply: SmtpReply): Error {
 function refusal(outcome: Outcome, reply: SmtpReply): Error {
   counted(outcome);
   return smtpError(reply);
+}
+
+/**
+ * Where replies to a mail's SMS may be forwarded: its envelope sender (MAIL FROM: what
+ * SMTP_ALLOW_CONFIRMED_SENDERS checks, and where mail about a mail goes), or its From header when the
+ * envelope names none (the null sender `<>`).
+ */
+function senderAddressOf(session: SMTPServerSession, parsed: ParsedMail): string | undefined {
+  const envelope = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+  return envelope || parsed.from?.value[0]?.address || undefined;
 }
 
 /** Who sends a session's mail: the account its AUTH opened, or (when allowed) its confirmed sender's. */
@@ -153,6 +163,7 @@ export function smtpDoor(options: SmtpDoorOptions): SMTPServer {
         subject: parsed.subject ?? '',
         body: parsed.text ?? '',
         messageId: parsed.messageId,
+        sender: senderAddressOf(session, parsed),
         recipients: recipients.filter((recipient): recipient is MailRecipient => typeof recipient === 'object'),
       }),
     );
