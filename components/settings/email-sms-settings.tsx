@@ -41,8 +41,8 @@ function Addresses({ settings }: { settings: EmailSmsSettings }) {
         <p>
           A mail to <code>14155550123@{example}</code> becomes an SMS to +1 415 555 0123 from your default group, or
           from one of your phones named after a <code>+</code>: <code>14155550123+14155550100@{example}</code>. Send it
-          with SMTP AUTH: the user <code>apikey</code> and an API key as the password. At most {settings.max_recipients}{' '}
-          recipients in one mail.
+          with SMTP AUTH: the user <code>apikey</code> and an API key as the password. The recipients in To and Cc get
+          the SMS (Bcc recipients do not), at most {settings.max_recipients} in one mail.
         </p>
       ) : (
         <p>This server does not take mail: its operator sets SMTP_PORT to turn Email to SMS on.</p>
