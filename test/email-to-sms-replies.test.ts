@@ -5,6 +5,7 @@ import { POST as received } from '@/app/api/v1/device/messages/received/route';
 import { PATCH as changeSettings, GET as readSettings } from '@/app/api/v1/settings/email-to-sms/route';
 import { emailAddresses, emailOutbox, emailSmsSenders, messages } from '@/db/schema';
 import { listenSmtpDoor } from '@/lib/protocols/email/server';
+import { sweepRetention } from '@/lib/retention/sweep';
 import { createTestAccount, type TestAccount, testNumber } from './fixtures';
 import { call } from './http';
 import { until } from './poll';
@@ -123,6 +124,23 @@ describe('email to SMS: replies to the mail’s sender', () => {
     const id = await mailSms(account, 'Alarms@Example.org', to);
     const rows = await db().select().from(emailSmsSenders).where(eq(emailSmsSenders.accountId, account.accountId));
     expect(rows).toEqual([expect.objectContaining({ messageId: id, sender: 'alarms@example.org' })]);
+  });
+
+  it('keeps who sent an SMS by email only for the reply window', async () => {
+    const account = await createTestAccount(db(), { credits: 10 });
+    const old = await mailSms(account, account.email, testNumber());
+    const recent = await mailSms(account, account.email, testNumber());
+    await db()
+      .update(emailSmsSenders)
+      .set({ createdAt: new Date(Date.now() - 8 * 86_400_000) })
+      .where(and(eq(emailSmsSenders.accountId, account.accountId), eq(emailSmsSenders.messageId, old)));
+    const report = await sweepRetention(db());
+    expect(report.email_sms_senders).toBeGreaterThanOrEqual(1);
+    const kept = await db()
+      .select({ messageId: emailSmsSenders.messageId })
+      .from(emailSmsSenders)
+      .where(eq(emailSmsSenders.accountId, account.accountId));
+    expect(kept).toEqual([{ messageId: recent }]);
   });
 
   it('forwards a reply once to a confirmed sender, even when the phone reports it twice', async () => {

@@ -48,7 +48,7 @@ export const emailAddresses = pgTable(
  * Who sent each SMS that came from a mail (Email to SMS): the mail's envelope sender (MAIL FROM), or
  * its From header under the null sender. An inbound SMS whose number's latest outbound message is one
  * of these, within EMAIL_REPLY_WINDOW_DAYS, may be forwarded to that address (lib/email-to-sms/replies.ts).
- * Rows past the window are of no use and are removed as new ones are written.
+ * Rows past the window are of no use: the retention sweep removes them (lib/retention/sweep.ts).
  */
 export const emailSmsSenders = pgTable(
   'email_sms_senders',
@@ -66,7 +66,8 @@ export const emailSmsSenders = pgTable(
       columns: [t.accountId, t.messageId],
       foreignColumns: [messages.accountId, messages.id],
     }).onDelete('cascade'),
-    index('email_sms_senders_account_created_idx').on(t.accountId, t.createdAt),
+    // The retention sweep takes the oldest rows of every account.
+    index('email_sms_senders_created_idx').on(t.createdAt),
   ],
 );
 

@@ -6,8 +6,8 @@ import { EMAIL_REPLY_WINDOW_DAYS } from './schemas';
 
 /**
  * Remembers who sent the SMS a mail became (its envelope sender, or its From header under the null
- * sender), for the replies to them (`forwardReplyOf`); once per message. The account's rows past
- * EMAIL_REPLY_WINDOW_DAYS, which no reply can use any more, go at the same time.
+ * sender), for the replies to them (`forwardReplyOf`); once per message. The retention sweep removes
+ * the rows past EMAIL_REPLY_WINDOW_DAYS, which no reply can use any more.
  */
 export async function recordMailSender(
   executor: Executor,
@@ -17,11 +17,6 @@ export async function recordMailSender(
 ): Promise<void> {
   const address = sender.trim().toLowerCase();
   if (!address || messageIds.length === 0) return;
-  await executor.execute(sql`
-    delete from email_sms_senders
-    where account_id = ${accountId}::uuid
-      and created_at < now() - make_interval(days => ${EMAIL_REPLY_WINDOW_DAYS})
-  `);
   await executor
     .insert(emailSmsSenders)
     .values(messageIds.map((messageId) => ({ accountId, messageId, sender: address })))

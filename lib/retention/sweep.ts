@@ -3,6 +3,7 @@ import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { accounts, FINAL_MESSAGE_STATUSES } from '@/db/schema';
 import { config } from '@/lib/config';
 import { derivedKey } from '@/lib/crypto/derived-key';
+import { EMAIL_REPLY_WINDOW_DAYS } from '@/lib/email-to-sms/limits';
 import { type ContentPolicy, contentPolicy, type InstanceRetention } from './policy';
 
 /** What one sweep removes, each reported by its row count. */
@@ -18,6 +19,7 @@ export const RETENTION_KINDS = [
   'status_callbacks',
   'smpp_deliveries',
   'smpp_submits',
+  'email_sms_senders',
 ] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 export type RetentionReport = Record<RetentionKind, number>;
@@ -178,6 +180,14 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
     // SMPP receipts and inbound messages no receiver bind took in their day, of accounts that have not bound since.
     await deleteOld('smpp_deliveries', 'smpp_deliveries', 'expires_at', now.toISOString());
     await deleteOld('smpp_submits', 'smpp_submits', 'created_at', before(SMPP_SUBMIT_KEEP_DAYS), 'message_id');
+    // Who sent an SMS by email is of use only while a reply may be forwarded to them.
+    await deleteOld(
+      'email_sms_senders',
+      'email_sms_senders',
+      'created_at',
+      before(EMAIL_REPLY_WINDOW_DAYS),
+      'message_id',
+    );
     return report;
   });
 }
