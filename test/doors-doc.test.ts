@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EMAIL_SMS_MAX_LENGTH, MAX_EMAIL_SMS_RECIPIENTS } from '@/lib/email-to-sms/schemas';
+import { EMAIL_REPLY_WINDOW_DAYS, EMAIL_SMS_MAX_LENGTH, MAX_EMAIL_SMS_RECIPIENTS } from '@/lib/email-to-sms/schemas';
 import { simgateMetricNames } from '@/lib/metrics/registry';
 import { AUTH_FAILURES_ALLOWED, MAX_MAIL_BYTES } from '@/lib/protocols/email/server';
 import { MAX_MCP_BATCH } from '@/lib/protocols/mcp/server';
@@ -29,6 +29,7 @@ describe('docs/doors.md', () => {
     expect(email).toContain(`${EMAIL_SMS_MAX_LENGTH.toLocaleString('en-US')} characters`);
     expect(email).toContain(`${MAX_MAIL_BYTES / 1024 / 1024} MiB`);
     expect(email).toContain(`${AUTH_FAILURES_ALLOWED} failed logins`);
+    expect(email).toContain(`within the last ${EMAIL_REPLY_WINDOW_DAYS} days`);
   });
 
   it('names each door’s metrics, and docs/operating.md lists every metric', () => {

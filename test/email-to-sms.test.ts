@@ -118,6 +118,50 @@ describe('email to SMS with nodemailer', () => {
     expect(accepted?.value).toBeGreaterThanOrEqual(2);
   });
 
+  it('sends to To and Cc, never to Bcc, and only to this delivery’s envelope recipients', async () => {
+    const account = await createTestAccount(db(), { credits: 10 });
+    const [to, cc, bcc] = [testNumber(), testNumber(), testNumber()];
+    const info = await mailer(account.apiKey).sendMail({
+      from: 'alarms@example.org',
+      to: address(to),
+      cc: address(cc),
+      bcc: address(bcc),
+      subject: 'Door open',
+      text: 'Door 3 is open.',
+    });
+    // nodemailer names the Bcc recipient in the envelope only.
+    expect(info.envelope.to).toContain(address(bcc));
+    expect(info.response).toMatch(/^250 .*Queued 2 SMS/);
+    expect((await sentBy(account)).map((m) => m.to).sort()).toEqual([to, cc].sort());
+
+    // A relay that delivers the mail once per recipient: this delivery serves only its envelope's.
+    const [first, second] = [testNumber(), testNumber()];
+    const split = await mailer(account.apiKey).sendMail({
+      envelope: { from: 'alarms@example.org', to: [address(second)] },
+      from: 'alarms@example.org',
+      to: [address(first), address(second)],
+      text: 'Split.',
+    });
+    expect(split.response).toMatch(/^250 .*Queued 1 SMS/);
+    expect((await sentBy(account)).filter((m) => m.content === 'Split.').map((m) => m.to)).toEqual([second]);
+  });
+
+  it('refuses a mail whose recipients are all Bcc, and sends nothing', async () => {
+    const account = await createTestAccount(db(), { credits: 10 });
+    const before = await emailOutcome('no_recipient');
+    const refused = await mailer(account.apiKey)
+      .sendMail({
+        from: 'alarms@example.org',
+        to: 'ops@example.org',
+        bcc: [address(testNumber()), address(testNumber())],
+        text: 'Hidden',
+      })
+      .catch((error: { responseCode: number; response: string }) => error);
+    expect(refused).toMatchObject({ responseCode: 550, response: expect.stringContaining('To or Cc') });
+    expect(await outboundCount(account)).toBe(0);
+    expect(await emailOutcome('no_recipient')).toBe(before + 1);
+  });
+
   it('sends from the phone the address names, turns HTML into text, and sends a mail again only once', async () => {
     const account = await createTestAccount(db(), { credits: 10 });
     const to = testNumber();

@@ -148,6 +148,7 @@ const ACTION_LABELS: Record<NonNullable<Message['automation']>[number]['action']
   forward_email: 'Forward by email',
   webhook: 'Sent to a webhook',
   help: 'HELP answer',
+  email_reply: 'Forward to the mail’s sender',
   webhook_reply: 'Webhook reply',
 };
 

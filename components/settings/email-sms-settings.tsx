@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
+import { EMAIL_REPLY_WINDOW_DAYS } from '@/lib/email-to-sms/limits';
 import type { EmailSmsSettings, EmailSmsSettingsChange } from '@/lib/email-to-sms/schemas';
 import { api } from '../api';
 import { queryKeys } from '../query-keys';
@@ -40,8 +41,8 @@ function Addresses({ settings }: { settings: EmailSmsSettings }) {
         <p>
           A mail to <code>14155550123@{example}</code> becomes an SMS to +1 415 555 0123 from your default group, or
           from one of your phones named after a <code>+</code>: <code>14155550123+14155550100@{example}</code>. Send it
-          with SMTP AUTH: the user <code>apikey</code> and an API key as the password. At most {settings.max_recipients}{' '}
-          recipients in one mail.
+          with SMTP AUTH: the user <code>apikey</code> and an API key as the password. The recipients in To and Cc get
+          the SMS (Bcc recipients do not), at most {settings.max_recipients} in one mail.
         </p>
       ) : (
         <p>This server does not take mail: its operator sets SMTP_PORT to turn Email to SMS on.</p>
@@ -56,6 +57,7 @@ function EmailSmsForm({ settings }: { settings: EmailSmsSettings }) {
   const [form, setForm] = useState<Required<EmailSmsSettingsChange>>({
     subject_prefix: settings.subject_prefix,
     over_length: settings.over_length,
+    forward_replies: settings.forward_replies,
   });
   const save = useMutation({
     mutationFn: () => api<EmailSmsSettings>('/api/v1/settings/email-to-sms', { method: 'PATCH', body: form }),
@@ -101,6 +103,22 @@ function EmailSmsForm({ settings }: { settings: EmailSmsSettings }) {
           is cut to {settings.max_length} characters
         </label>
       </fieldset>
+      <label className="flex items-start gap-2 text-sm text-slate-800">
+        <input
+          type="checkbox"
+          className="mt-1"
+          checked={form.forward_replies}
+          onChange={(event) => setForm({ ...form, forward_replies: event.target.checked })}
+        />
+        <span>
+          <span className="font-medium">Forward replies to the mail’s sender</span>
+          <span className="block text-slate-600">
+            An SMS answering an SMS sent by email in the last {EMAIL_REPLY_WINDOW_DAYS} days is emailed to the mail’s
+            sender, when that address is your account’s email or one of your confirmed addresses (Automation, Email
+            addresses).
+          </span>
+        </span>
+      </label>
       <div className="flex items-center gap-3">
         <Button type="submit" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save'}

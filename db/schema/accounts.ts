@@ -78,6 +78,8 @@ export const accounts = pgTable(
     // opens the text, and what a text past the length limit does (refused with 552, or truncated).
     emailSmsSubject: boolean('email_sms_subject').notNull().default(false),
     emailSmsOverLength: text('email_sms_over_length', { enum: EMAIL_SMS_OVER_LENGTH }).notNull().default('refuse'),
+    // Whether an SMS answering an SMS sent by email is forwarded to the mail's sender (email_sms_senders).
+    emailSmsForwardReplies: boolean('email_sms_forward_replies').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => {

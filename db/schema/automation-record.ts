@@ -9,7 +9,10 @@ export type RuleActionType = (typeof RULE_ACTION_TYPES)[number];
 export const MESSAGE_ORIGIN_KINDS = ['rule', 'help', 'webhook_reply'] as const;
 export type MessageOriginKind = (typeof MESSAGE_ORIGIN_KINDS)[number];
 
-/** What automation did about an inbound message: a rule's action, HELP, or a webhook reply. */
+/**
+ * What automation did about an inbound message: a rule's action, HELP, a webhook reply, or
+ * `email_reply` (the forward of a reply to an SMS sent by email to the mail's sender).
+ */
 export const AUTOMATION_ACTIONS = [
   'reply',
   'forward_sms',
@@ -17,6 +20,7 @@ export const AUTOMATION_ACTIONS = [
   'webhook',
   'help',
   'webhook_reply',
+  'email_reply',
 ] as const;
 export type AutomationAction = (typeof AUTOMATION_ACTIONS)[number];
 

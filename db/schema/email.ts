@@ -44,6 +44,33 @@ export const emailAddresses = pgTable(
   ],
 );
 
+/**
+ * Who sent each SMS that came from a mail (Email to SMS): the mail's envelope sender (MAIL FROM), or
+ * its From header under the null sender. An inbound SMS whose number's latest outbound message is one
+ * of these, within EMAIL_REPLY_WINDOW_DAYS, may be forwarded to that address (lib/email-to-sms/replies.ts).
+ * Rows past the window are of no use: the retention sweep removes them (lib/retention/sweep.ts).
+ */
+export const emailSmsSenders = pgTable(
+  'email_sms_senders',
+  {
+    accountId: uuid('account_id').notNull(),
+    messageId: uuid('message_id').notNull(),
+    // Lower-cased.
+    sender: text('sender').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'email_sms_senders_pkey', columns: [t.accountId, t.messageId] }),
+    foreignKey({
+      name: 'email_sms_senders_message_fk',
+      columns: [t.accountId, t.messageId],
+      foreignColumns: [messages.accountId, messages.id],
+    }).onDelete('cascade'),
+    // The retention sweep takes the oldest rows of every account.
+    index('email_sms_senders_created_idx').on(t.createdAt),
+  ],
+);
+
 export const OUTBOX_EMAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
 export type OutboxEmailStatus = (typeof OUTBOX_EMAIL_STATUSES)[number];
 

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Database, type Executor, queryRows, withQueryOrigin } from '@/db';
 import { type AutomationEntry, messages, pendingAutomation } from '@/db/schema';
+import { mayForwardRepliesSql } from '@/lib/email-to-sms/replies';
 import type { MessageRow } from '@/lib/messages/present';
 import { withTransaction } from '@/lib/transactions';
 import { runInboundAutomation } from './run';
@@ -13,7 +14,8 @@ export type PendingAutomation = { accountId: string; messageId: string };
 
 /**
  * Marks an inbound message, in the transaction that records it, as waiting for its automation,
- * when the account has anything that could answer it (a rule or a HELP text). Answers the mark,
+ * when the account has anything that could answer it (a rule, a HELP text, or replies to SMS sent by
+ * email to forward: lib/email-to-sms/replies.ts). Answers the mark,
  * for the caller to run after the commit (runPendingAutomation), or null.
  */
 export async function markAutomationPending(
@@ -27,6 +29,7 @@ export async function markAutomationPending(
         select ${message.accountId}::uuid, ${message.id}::uuid, ${receivedEventId ?? null}::uuid
         where exists (select 1 from inbound_rules where account_id = ${message.accountId}::uuid)
            or exists (select 1 from accounts where id = ${message.accountId}::uuid and help_reply is not null)
+           or (${mayForwardRepliesSql(message.accountId)})
         returning message_id`,
   );
   return row ? { accountId: message.accountId, messageId: message.id } : null;

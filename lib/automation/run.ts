@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type AutomationEntry, type AutomationSkipReason, messages, phones } from '@/db/schema';
+import { forwardReplyOf } from '@/lib/email-to-sms/replies';
 import { notifyDeliveriesQueued } from '@/lib/events/emit';
 import { submitAutomatic } from '@/lib/messages/pipeline';
 import type { MessageRow } from '@/lib/messages/present';
@@ -35,13 +36,18 @@ export async function runInboundAutomation(
     text: inbound.content,
   };
   const plan = await planAutomation(tx, context);
-  if (plan.steps.length === 0) return null;
+  // After the rules (a stop or start word does nothing else): a reply to an SMS sent by email goes to the mail's sender.
+  const reply = plan.optOut ? undefined : await forwardReplyOf(tx, context);
+  const steps: Step[] = reply
+    ? [...plan.steps, { ruleId: null, ruleName: 'Email to SMS', index: 0, action: 'email_reply', email: reply }]
+    : plan.steps;
+  if (steps.length === 0) return null;
   const fromAutomation = await isAutomaticMessageOfAccount(tx, inbound);
   // Before any other lock of the automation (lib/automation/forward-email.ts).
-  if (!fromAutomation && plan.steps.some((step) => step.email)) await lockAccountEmails(tx, inbound.accountId);
+  if (!fromAutomation && steps.some((step) => step.email)) await lockAccountEmails(tx, inbound.accountId);
   const entries: AutomationEntry[] = [];
   const lasting = new LastingSkips();
-  for (const step of plan.steps) {
+  for (const step of steps) {
     const reason = fromAutomation ? 'sent_by_automation' : (step.skipped ?? lasting.reasonFor(step));
     const entry: AutomationEntry = reason
       ? { rule_id: step.ruleId, action: step.action, result: 'skipped', reason }

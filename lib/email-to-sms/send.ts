@@ -4,6 +4,7 @@ import type { Database, Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import { submitMessage } from '@/lib/messages/pipeline';
+import { recordMailSender } from './replies';
 import { MAX_EMAIL_SMS_RECIPIENTS } from './schemas';
 import { emailSmsSettings } from './settings';
 import { type MailText, smsTextOf } from './text';
@@ -47,7 +48,12 @@ function requestIdOf(messageId: string | undefined, recipient: MailRecipient): s
 export async function sendMailAsSms(
   db: Database,
   accountId: string,
-  mail: MailText & { messageId?: string; recipients: MailRecipient[] },
+  mail: MailText & {
+    messageId?: string;
+    /** Who sent the mail: replies to its SMS may be forwarded there (lib/email-to-sms/replies.ts). */
+    sender?: string;
+    recipients: MailRecipient[];
+  },
 ): Promise<MailSend[]> {
   if (mail.recipients.length < 1 || mail.recipients.length > MAX_EMAIL_SMS_RECIPIENTS) {
     throw new DomainError('VALIDATION_ERROR', `A mail names 1 to ${MAX_EMAIL_SMS_RECIPIENTS} recipients.`);
@@ -76,6 +82,10 @@ export async function sendMailAsSms(
       const existing = error.code === 'DUPLICATE_REQUEST' ? (error.extra?.message_id as string | undefined) : undefined;
       sends.push(existing ? { to: recipient.to, id: existing } : { to: recipient.to, refused: error });
     }
+  }
+  if (mail.sender) {
+    const ids = sends.flatMap((send) => ('id' in send ? [send.id] : []));
+    await recordMailSender(db, accountId, mail.sender, ids);
   }
   return sends;
 }

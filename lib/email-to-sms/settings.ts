@@ -15,13 +15,18 @@ import {
 /** The account's choices for mail that becomes SMS, with the instance's limits and domains. */
 export async function emailSmsSettings(executor: Executor, accountId: string): Promise<EmailSmsSettings> {
   const [account] = await executor
-    .select({ subject: accounts.emailSmsSubject, overLength: accounts.emailSmsOverLength })
+    .select({
+      subject: accounts.emailSmsSubject,
+      overLength: accounts.emailSmsOverLength,
+      forwardReplies: accounts.emailSmsForwardReplies,
+    })
     .from(accounts)
     .where(eq(accounts.id, accountId));
   if (!account) throw notFound('Account');
   return {
     subject_prefix: account.subject,
     over_length: account.overLength,
+    forward_replies: account.forwardReplies,
     max_length: EMAIL_SMS_MAX_LENGTH,
     max_recipients: MAX_EMAIL_SMS_RECIPIENTS,
     enabled: config.smtpPort !== undefined,
@@ -38,6 +43,7 @@ export async function updateEmailSmsSettings(
   const set = {
     ...(change.subject_prefix !== undefined ? { emailSmsSubject: change.subject_prefix } : {}),
     ...(change.over_length !== undefined ? { emailSmsOverLength: change.over_length } : {}),
+    ...(change.forward_replies !== undefined ? { emailSmsForwardReplies: change.forward_replies } : {}),
   };
   return withTransaction(executor, async (tx) => {
     if (Object.keys(set).length > 0) {

@@ -88,7 +88,8 @@ async function earlierCopy(
  * stores nothing and emits nothing (no webhook, rule or opt-out runs twice).
  *
  * Record, then act: the message, its events, the SIM check and the opt-out word are written in one
- * short transaction, with a mark (pending_automation) when the account has rules or a HELP text;
+ * short transaction, with a mark (pending_automation) when the account has rules, a HELP text or
+ * replies to forward to the senders of its mail (lib/email-to-sms/replies.ts);
  * the rules run after that commit, in a transaction of their own (lib/automation/pending.ts), so
  * no account's rules hold the transaction that records a message. Called with the database, this
  * runs them before answering (the answer carries `automation`); called inside the caller's

@@ -3,6 +3,7 @@ import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { accounts, FINAL_MESSAGE_STATUSES } from '@/db/schema';
 import { config } from '@/lib/config';
 import { derivedKey } from '@/lib/crypto/derived-key';
+import { EMAIL_REPLY_WINDOW_DAYS } from '@/lib/email-to-sms/limits';
 import { monthKey } from '@/lib/messages/quota';
 import { type ContentPolicy, contentPolicy, type InstanceRetention } from './policy';
 
@@ -20,6 +21,7 @@ export const RETENTION_KINDS = [
   'smpp_deliveries',
   'smpp_submits',
   'monthly_recipients',
+  'email_sms_senders',
 ] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 export type RetentionReport = Record<RetentionKind, number>;
@@ -188,6 +190,14 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
         return { rows: gone, monthly_recipients: gone };
       });
     }
+    // Who sent an SMS by email is of use only while a reply may be forwarded to them.
+    await deleteOld(
+      'email_sms_senders',
+      'email_sms_senders',
+      'created_at',
+      before(EMAIL_REPLY_WINDOW_DAYS),
+      'message_id',
+    );
     return report;
   });
 }

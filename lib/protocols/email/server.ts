@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { simpleParser } from 'mailparser';
+import { type AddressObject, type EmailAddress, type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { type Database, withQueryOrigin } from '@/db';
 import { principalForKey } from '@/lib/auth/key-lookup';
@@ -45,7 +45,8 @@ type Outcome =
   | 'auth_failed'
   | 'relay_denied'
   | 'bad_recipient'
-  | 'too_many_recipients';
+  | 'too_many_recipients'
+  | 'no_recipient';
 
 function counted(outcome: Outcome): void {
   metrics.emailMessages.inc({ outcome });
@@ -58,6 +59,40 @@ function smtpError(reply: SmtpReply): Error {
 function refusal(outcome: Outcome, reply: SmtpReply): Error {
   counted(outcome);
   return smtpError(reply);
+}
+
+/**
+ * Where replies to a mail's SMS may be forwarded: its envelope sender (MAIL FROM: what
+ * SMTP_ALLOW_CONFIRMED_SENDERS checks, and where mail about a mail goes), or its From header when the
+ * envelope names none (the null sender `<>`).
+ */
+function senderAddressOf(session: SMTPServerSession, parsed: ParsedMail): string | undefined {
+  const envelope = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+  return envelope || parsed.from?.value[0]?.address || undefined;
+}
+
+function keyOf(recipient: MailRecipient): string {
+  return `${recipient.to} ${recipient.from ?? ''}`;
+}
+
+function addressesOf(field: AddressObject | AddressObject[] | undefined): string[] {
+  const flat = (entries: EmailAddress[]): string[] =>
+    entries.flatMap((entry) => [...(entry.address ? [entry.address] : []), ...flat(entry.group ?? [])]);
+  return (Array.isArray(field) ? field : field ? [field] : []).flatMap((object) => flat(object.value));
+}
+
+/**
+ * The SMS recipients a mail's To and Cc headers name at `domains` (groups included), as `keyOf`
+ * keys: the recipients of the mail, of whom this delivery serves those that are also its envelope
+ * recipients (a relay that splits a mail per recipient sends each SMS once).
+ */
+function headerRecipients(parsed: ParsedMail, domains: readonly string[]): Set<string> {
+  const keys = new Set<string>();
+  for (const address of [...addressesOf(parsed.to), ...addressesOf(parsed.cc)]) {
+    const recipient = recipientOf(address, domains);
+    if (typeof recipient === 'object') keys.add(keyOf(recipient));
+  }
+  return keys;
 }
 
 /** Who sends a session's mail: the account its AUTH opened, or (when allowed) its confirmed sender's. */
@@ -147,13 +182,24 @@ export function smtpDoor(options: SmtpDoorOptions): SMTPServer {
     const sender = await senderOf(session);
     if (!sender) throw refusal('unauthenticated', { code: 530, text: '5.7.0 Authentication required.' });
     takeKeyToken(sender.rateKey);
-    const recipients = session.envelope.rcptTo.map((rcpt) => recipientOf(rcpt.address, options.domains));
+    // To and Cc only: an envelope recipient the headers do not name (Bcc) gets no SMS.
+    const named = headerRecipients(parsed, options.domains);
+    const recipients = session.envelope.rcptTo
+      .map((rcpt) => recipientOf(rcpt.address, options.domains))
+      .filter((recipient): recipient is MailRecipient => typeof recipient === 'object' && named.has(keyOf(recipient)));
+    if (recipients.length === 0) {
+      throw refusal('no_recipient', {
+        code: 550,
+        text: '5.1.1 No recipient in To or Cc: a Bcc recipient gets no SMS, nothing was sent.',
+      });
+    }
     const sends = await withQueryOrigin('smtp:email to sms', () =>
       sendMailAsSms(db, sender.accountId, {
         subject: parsed.subject ?? '',
         body: parsed.text ?? '',
         messageId: parsed.messageId,
-        recipients: recipients.filter((recipient): recipient is MailRecipient => typeof recipient === 'object'),
+        sender: senderAddressOf(session, parsed),
+        recipients,
       }),
     );
     const sent = sends.filter((send) => 'id' in send);

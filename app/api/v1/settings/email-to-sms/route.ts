@@ -9,7 +9,7 @@ export const GET = route(
       operationId: 'getEmailSmsSettings',
       summary: 'Read the Email to SMS settings',
       description:
-        'How a mail to `<number>@<domain>` becomes an SMS for this account (docs/doors.md): whether the subject opens the text, and what a text past the limit does; with the instance’s limits and domains, and whether it runs the SMTP server.',
+        'How a mail to `<number>@<domain>` becomes an SMS for this account (docs/doors.md): whether the subject opens the text, what a text past the limit does, and whether replies are forwarded to the mail’s sender; with the instance’s limits and domains, and whether it runs the SMTP server.',
       tags: ['Email to SMS'],
       response: { description: 'The settings.', schema: emailSmsSettingsSchema },
     },
