@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
@@ -30,6 +31,18 @@ const installed = fs.existsSync(BEARERBOX) && fs.existsSync(SMSBOX);
 const { db } = withTestDatabase();
 
 type Hit = { path: string; query: URLSearchParams };
+
+/** Whether a TCP connection to the port on 127.0.0.1 is accepted. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 describe.skipIf(!installed)('Kannel (bearerbox + smsbox) against the SMPP server', { timeout: 150_000 }, () => {
   let server: Awaited<ReturnType<typeof testSmppServer>>;
@@ -104,11 +117,12 @@ max-messages = 0
 get-url = "http://127.0.0.1:${receiverPort}/mo?from=%p&to=%P&text=%a"
 `,
     );
-    for (const box of [BEARERBOX, SMSBOX]) {
-      const child = spawn(box, [conf], { cwd: dir, stdio: 'ignore' });
-      boxes.push(child);
-    }
+    // smsbox gives up at once when bearerbox is not listening yet: start it once bearerbox has bound and
+    // its box port answers.
+    boxes.push(spawn(BEARERBOX, [conf], { cwd: dir, stdio: 'ignore' }));
     await until(() => server.binds() >= 1, { timeoutMs: 60_000, intervalMs: 100 });
+    await until(() => accepts(smsboxPort), { timeoutMs: 60_000, intervalMs: 100 });
+    boxes.push(spawn(SMSBOX, [conf], { cwd: dir, stdio: 'ignore' }));
     await until(
       async () => {
         try {
