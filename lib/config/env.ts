@@ -230,6 +230,8 @@ export const envSchema = z.object({
   SMTP_URL: variable(smtpUrl),
   MAIL_FROM: variable(text).default('Simgate <no-reply@simgate.local>'),
   DEV_INBOX: variable(flag).default(false),
+  /** The MCP server at /mcp (docs/doors.md): off unless set; off, /mcp answers 404. */
+  MCP_ENABLED: variable(flag).default(false),
   /** Email to SMS (docs/doors.md): the port its SMTP server listens on (on HOST); unset, it is off. */
   SMTP_PORT: variable(port),
   /** PEM files of the certificate and key the SMTP server offers with STARTTLS; unset, no STARTTLS. */

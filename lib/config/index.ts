@@ -96,6 +96,9 @@ export const config = {
   get autoSmsAccountHourlyLimit() {
     return readSetting('AUTO_SMS_ACCOUNT_HOURLY_LIMIT');
   },
+  get mcpEnabled() {
+    return readSetting('MCP_ENABLED');
+  },
   get autoSmsPremiumRate() {
     return readSetting('AUTO_SMS_PREMIUM_RATE');
   },

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
 import { POST as mcpPost } from '@/app/mcp/route';
 import { metrics } from '@/lib/metrics/registry';
@@ -11,6 +11,14 @@ import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
+
+// The door is off unless the operator turns it on (MCP_ENABLED).
+beforeEach(() => {
+  vi.stubEnv('MCP_ENABLED', '1');
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 /** The MCP endpoint served in-process: POST to the route, and 405 for the GET stream it does not offer. */
 async function serve(input: string | URL | Request, init?: RequestInit): Promise<Response> {
@@ -191,5 +199,19 @@ describe('the MCP server, driven by the SDK’s client', () => {
     });
     expect(stale.status).toBe(401);
     await expect(connect(revoked)).rejects.toThrow();
+  });
+});
+
+describe('MCP_ENABLED', () => {
+  it('off, /mcp answers 404 and runs no tool', async () => {
+    vi.stubEnv('MCP_ENABLED', '0');
+    const account = await createTestAccount(db());
+    const res = await call(mcpPost, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.apiKey}` },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'NOT_FOUND' });
   });
 });

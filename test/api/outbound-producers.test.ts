@@ -3,7 +3,7 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { eq } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as integratorMessages from '@/app/api/3rdparty/v1/messages/route';
 import { POST as sendBulk } from '@/app/api/v1/bulk-messages/route';
 import { POST as sendMessage } from '@/app/api/v1/messages/route';
@@ -178,6 +178,8 @@ const PRODUCERS: Record<string, Producer> = {
   'MCP tool send_sms (mcp)': {
     screens: screensOf('mcp'),
     async produce(account, to) {
+      // The door is off unless the operator turns it on.
+      vi.stubEnv('MCP_ENABLED', '1');
       const client = new McpClient({ name: 'producers-walk', version: '1.0.0' });
       await client.connect(
         new StreamableHTTPClientTransport(new URL('http://localhost:3000/mcp'), {
