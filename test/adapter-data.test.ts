@@ -137,7 +137,11 @@ describe('the SMSGate integrator API’s records', () => {
 
   it('stores the settings document and applies its pacing and window to the account', async () => {
     const account = await createTestAccount(db());
-    expect(await storedSmsgateSettings(db(), account.accountId)).toEqual({ stored: {}, window: null });
+    expect(await storedSmsgateSettings(db(), account.accountId)).toEqual({
+      stored: {},
+      window: null,
+      pacing: { messagesPerMinute: 10, hourlyCap: null, dailyCap: null },
+    });
     const window = { time_zone: 'UTC', days: ['mon'], start: '09:00', end: '17:00' };
     const phones = await writeSmsgateSettings(db(), account.accountId, {
       dailyCap: 50,
@@ -148,6 +152,7 @@ describe('the SMSGate integrator API’s records', () => {
     expect(await storedSmsgateSettings(db(), account.accountId)).toEqual({
       stored: { gateway: { name: 'x' } },
       window,
+      pacing: { messagesPerMinute: 10, hourlyCap: null, dailyCap: 50 },
     });
   });
 
