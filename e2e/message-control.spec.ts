@@ -17,8 +17,8 @@ test('message control: quiet hours, retries and allowed countries set in Setting
   await page.getByLabel(/Hand normal-priority messages/).check();
   await page.getByLabel('Time zone (IANA name)').fill('UTC');
   const start = (new Date().getUTCHours() + 2) % 24;
-  await page.getByLabel('From').fill(`${String(start).padStart(2, '0')}:00`);
-  await page.getByLabel('until').fill(`${String(start).padStart(2, '0')}:30`);
+  await page.getByLabel('From', { exact: true }).fill(`${String(start).padStart(2, '0')}:00`);
+  await page.getByLabel('until', { exact: true }).fill(`${String(start).padStart(2, '0')}:30`);
   for (const day of ['sat', 'sun']) await page.getByLabel(day, { exact: true }).check();
   await page.getByLabel(/Tries per message/).fill('3');
   await page.getByRole('button', { name: 'Only my phones’ countries' }).click();

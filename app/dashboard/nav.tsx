@@ -41,17 +41,14 @@ export function DashboardNav() {
 }
 
 function NavSection({ group, current }: { group: (typeof NAV_GROUPS)[number]; current: string | undefined }) {
-  const headingId = useId();
   // A group of one link named as the group needs no heading of its own.
   const titled = group.links.length > 1 || group.links[0]?.label !== group.label;
   return (
     <div>
       {titled && (
-        <p id={headingId} className="px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">
-          {group.label}
-        </p>
+        <p className="px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">{group.label}</p>
       )}
-      <ul aria-labelledby={titled ? headingId : undefined}>
+      <ul>
         {group.links.map((link) => {
           const here = link.href === current;
           return (
