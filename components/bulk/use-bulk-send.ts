@@ -87,7 +87,7 @@ export function useBulkSend({
   const send = useMutation({
     mutationFn: () => api<Created>('/api/v1/bulk-messages', { body: body(preview?.rows ?? [], false) }),
     onSuccess: async (created) => {
-      await refresh('messages', 'balance', 'ledger', 'groups');
+      await refresh('messages', 'balance', 'ledger', 'groups', 'phones');
       onSent(created.id);
     },
   });

@@ -60,7 +60,7 @@ export function ComposeForm({ encrypt, setEncrypt }: { encrypt: boolean; setEncr
       }),
     onSuccess: () => {
       setForm({ ...form, to: '', content: '' });
-      return refresh('messages', 'balance', 'ledger', 'groups');
+      return refresh('messages', 'balance', 'ledger', 'groups', 'phones');
     },
   });
   const problem = send.error instanceof ApiProblem ? send.error : undefined;
