@@ -16,6 +16,7 @@ export * from './email';
 export * from './events';
 export * from './fleet';
 export * from './keys';
+export * from './members';
 export * from './messages';
 export * from './opt-outs';
 export * from './rate-limits';

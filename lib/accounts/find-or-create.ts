@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { accounts, phoneGroups } from '@/db/schema';
+import { accounts, members, phoneGroups } from '@/db/schema';
 import { config } from '@/lib/config';
 import { moveCredits } from '@/lib/credits/ledger';
 import { withTransaction } from '@/lib/transactions';
@@ -14,7 +14,7 @@ export function normaliseEmail(email: string): string {
 export type AccountRow = typeof accounts.$inferSelect;
 
 /**
- * The account of an email, created on first sight with its default group, its starter credits
+ * The account of an email, created on first sight with its owner (the email), its default group, its starter credits
  * (through the ledger) and the free plan. Two concurrent first binds of one email make one account:
  * the unique index on email decides, not a read-then-write.
  */
@@ -34,6 +34,8 @@ export async function findOrCreateAccount(
       if (!existing) throw new Error('findOrCreateAccount: account vanished');
       return { account: existing, created: false };
     }
+    // The activating email is the account's first owner.
+    await tx.insert(members).values({ accountId: inserted.id, email, role: 'owner' });
     const [group] = await tx
       .insert(phoneGroups)
       .values({

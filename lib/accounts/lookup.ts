@@ -7,9 +7,3 @@ export async function findAccountById(executor: Executor, accountId: string): Pr
   const [row] = await executor.select().from(accounts).where(eq(accounts.id, accountId));
   return row;
 }
-
-/** The account of an email (already normalised), if there is one. */
-export async function findAccountByEmail(executor: Executor, email: string): Promise<AccountRow | undefined> {
-  const [row] = await executor.select().from(accounts).where(eq(accounts.email, email));
-  return row;
-}

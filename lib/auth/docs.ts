@@ -39,7 +39,8 @@ export const REVOKE_API_KEY =
   'session opened with the key ends too. Revoking a revoked key answers 204 again.';
 
 export const END_ALL_SESSIONS =
-  'Ends every dashboard session of the account at once, on every browser, the calling one included: a ' +
+  'Ends every dashboard session of the signed-in member at once, on every browser, the calling one included: a ' +
   'session cookie issued before this call answers 401 `UNAUTHENTICATED` from then on, copies of it too. ' +
-  'The dashboard’s sign-out calls it, so signing out in one browser signs out the others. API keys are not ' +
-  'affected. Takes an account key or the session.';
+  'The dashboard’s sign-out calls it, so signing out in one browser signs out the others; other members stay ' +
+  'signed in. Called with an account key (or a session a key opened), it ends every session of the account. ' +
+  'API keys are not affected. Takes an account key or the session.';

@@ -93,13 +93,16 @@ function lookupDeviceKey(db: Database, hash: string): Promise<Principal | null> 
 
 async function lookupAccountKeys(db: Database, hashes: string[]): Promise<Array<AccountPrincipal | null>> {
   const rows = await db
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId, keyHash: apiKeys.keyHash })
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId, keyHash: apiKeys.keyHash, role: apiKeys.role })
     .from(apiKeys)
     .where(and(inArray(apiKeys.keyHash, hashes), isNull(apiKeys.revokedAt)));
   const byHash = new Map(rows.map((row) => [row.keyHash, row]));
   return hashes.map((hash) => {
     const row = byHash.get(hash);
-    return row ? { kind: 'account', accountId: row.accountId, keyId: row.id, via: 'api_key' } : null;
+    if (!row) return null;
+    const principal: AccountPrincipal = { kind: 'account', accountId: row.accountId, keyId: row.id, via: 'api_key' };
+    if (row.role) principal.role = row.role;
+    return principal;
   });
 }
 

@@ -2,6 +2,7 @@ import type { NextAuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db';
 import { appSecret, config } from '@/lib/config';
+import { memberSessionVersion } from '@/lib/members/lookup';
 import { clientIp } from '@/lib/rate-limit/client-ip';
 import { logAuthEvent } from './auth-log';
 import { currentSessionVersion } from './session-version';
@@ -48,8 +49,11 @@ export function authOptions(): NextAuthOptions {
           const signedIn = user as SignedInUser;
           token.accountId = signedIn.id;
           token.keyId = signedIn.keyId;
-          // The account's version now: this session lives until the account's next sign-out.
-          token.sessionVersion = await currentSessionVersion(await getDb(), signedIn.id);
+          token.memberId = signedIn.memberId;
+          const db = await getDb();
+          // The versions now: this session lives until the account's or the member's next sign-out.
+          token.sessionVersion = await currentSessionVersion(db, signedIn.id);
+          token.memberVersion = signedIn.memberId ? await memberSessionVersion(db, signedIn.memberId) : null;
         }
         return token;
       },

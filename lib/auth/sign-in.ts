@@ -1,10 +1,11 @@
 import type { Database, Executor } from '@/db';
-import { findAccountByEmail, findAccountById } from '@/lib/accounts/lookup';
+import { findAccountById } from '@/lib/accounts/lookup';
 import { emailAddress } from '@/lib/accounts/schemas';
 import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
 import { signInCodeEmail } from '@/lib/email/messages';
 import { sendAfterCommit } from '@/lib/email/send';
+import { membershipsOf } from '@/lib/members/lookup';
 import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { withTransaction } from '@/lib/transactions';
@@ -16,8 +17,8 @@ import { isPlausibleKey, KEY_PREFIX_LENGTH } from './keys';
 const SIGN_IN_IP_WINDOW_SECONDS = 3600;
 
 /**
- * Emails a one-time sign-in code when the email has an account, without telling whether it has
- * one: both cases count against the same limits, do the same database work (a code is issued
+ * Emails a one-time sign-in code when the email is a member of an account, without telling whether it
+ * is: both cases count against the same limits, do the same database work (a code is issued
  * either way; one for an email without an account is never sent, and opens nothing) and get the
  * same answer at the same speed, since the email goes out after the commit, off the request's
  * path, and a failure to send it is only logged.
@@ -38,19 +39,22 @@ export async function requestSignInCode(db: Database, email: string, context: { 
         what: 'sign-in codes from this address',
       },
     ]);
-    const account = await findAccountByEmail(tx, email);
+    const [membership] = await membershipsOf(tx, email);
     const { code, expiresAt } = await issueCode(tx, { purpose: 'sign_in', email });
     return {
       answer: { status: 'code_sent' as const, expires_at: iso(expiresAt) ?? '' },
-      mail: account ? signInCodeEmail(email, code, CODE_LIFETIME_SECONDS) : undefined,
+      mail: membership ? signInCodeEmail(email, code, CODE_LIFETIME_SECONDS) : undefined,
     };
   });
   if (mail) sendAfterCommit(db, mail);
   return answer;
 }
 
-/** What a browser session is made of: the account, and the key it was opened with, if any. */
-export type SignedInUser = { id: string; email: string; keyId: string | null };
+/**
+ * What a browser session is made of: the account, and the member an email code signed in or the key
+ * the session was opened with.
+ */
+export type SignedInUser = { id: string; email: string; keyId: string | null; memberId: string | null };
 
 /** Thrown to the sign-in page (next-auth passes the message on as `error`). */
 export const CODE_EXPIRED_ERROR = 'CodeExpired';
@@ -69,24 +73,27 @@ export async function authorizeEmailCode(
   if (!email.success || !/^\d{6}$/.test(code)) return null;
   const outcome = await withTransaction(executor, async (tx) => {
     const check = await consumeCode(tx, { purpose: 'sign_in', email: email.data }, code);
-    const account = await findAccountByEmail(tx, email.data);
+    // The account signed in to first (lib/members/lookup.ts); the header switches to the others.
+    const [membership] = await membershipsOf(tx, email.data);
     // Entries for accounts only: an unknown email leaves no trace (and has nobody to show it to).
-    if (account) {
+    if (membership) {
       await recordAudit(tx, {
-        accountId: account.id,
+        accountId: membership.accountId,
         action: check.ok ? 'session.signed_in' : 'session.sign_in_failed',
         details: { method: 'email_code', ...(check.ok ? {} : { reason: check.failure }) },
-        actor: { kind: check.ok ? 'session' : 'anonymous', label: account.email, ip: context.ip },
+        actor: { kind: check.ok ? 'session' : 'anonymous', label: membership.email, ip: context.ip },
       });
     }
-    return { check, account };
+    return { check, membership };
   });
   if (!outcome.check.ok) {
     if (outcome.check.failure === 'CODE_EXPIRED') throw new Error(CODE_EXPIRED_ERROR);
     return null;
   }
-  const { account } = outcome;
-  return account ? { id: account.id, email: account.email, keyId: null } : null;
+  const { membership } = outcome;
+  return membership
+    ? { id: membership.accountId, email: membership.email, keyId: null, memberId: membership.memberId }
+    : null;
 }
 
 /** Where a browser sign-in comes from, for the audit log. */
@@ -110,5 +117,5 @@ export async function authorizeApiKey(
     details: { method: 'api_key', key_prefix: key.slice(0, KEY_PREFIX_LENGTH) },
     actor: { kind: 'session', label: account.email, ip: context.ip },
   });
-  return { id: account.id, email: account.email, keyId: principal.keyId };
+  return { id: account.id, email: account.email, keyId: principal.keyId, memberId: null };
 }

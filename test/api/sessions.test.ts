@@ -55,7 +55,12 @@ describe('signing out', () => {
     const cookie = await emailCodeSession(account);
     const captured = cookie;
     expect(await phonesStatus(captured)).toBe(200);
-    expect(await signedInAccount(captured)).toEqual({ accountId: account.accountId, email: account.email });
+    expect(await signedInAccount(captured)).toEqual({
+      accountId: account.accountId,
+      email: account.email,
+      memberId: expect.any(String),
+      role: 'owner',
+    });
 
     expect((await signOut(cookie)).status).toBe(204);
 
@@ -99,7 +104,12 @@ describe('DELETE /api/v1/auth/sessions (sign out everywhere)', () => {
     const fresh = await emailCodeSession(account);
     const freshByKey = await apiKeySession(account.apiKey);
     expect([await phonesStatus(fresh), await phonesStatus(freshByKey)]).toEqual([200, 200]);
-    expect(await signedInAccount(fresh)).toEqual({ accountId: account.accountId, email: account.email });
+    expect(await signedInAccount(fresh)).toEqual({
+      accountId: account.accountId,
+      email: account.email,
+      memberId: expect.any(String),
+      role: 'owner',
+    });
     expect(await phonesStatus(before)).toBe(401);
   });
 

@@ -136,7 +136,7 @@ describe('the email-code provider', () => {
   it('signs in with the emailed code, once', async () => {
     const code = await emailedCode(account.email);
     const user = await provider('email-code').options.authorize!({ email: account.email, code }, {} as never);
-    expect(user).toEqual({ id: account.accountId, email: account.email, keyId: null });
+    expect(user).toEqual({ id: account.accountId, email: account.email, keyId: null, memberId: expect.any(String) });
     expect(await authorizeEmailCode(db(), { email: account.email, code })).toBeNull();
   });
 
@@ -174,7 +174,7 @@ describe('the email-code provider', () => {
 describe('the api-key provider', () => {
   it('signs in with an account key, remembering the key', async () => {
     const user = await provider('api-key').options.authorize!({ key: ` ${account.apiKey} ` }, {} as never);
-    expect(user).toEqual({ id: account.accountId, email: account.email, keyId: account.apiKeyId });
+    expect(user).toEqual({ id: account.accountId, email: account.email, keyId: account.apiKeyId, memberId: null });
   });
 
   it('refuses a device key, a revoked key, an unknown key and garbage', async () => {
@@ -214,6 +214,8 @@ describe('the session', () => {
       keyId: null,
       via: 'session',
       email: account.email,
+      memberId: user!.memberId,
+      role: 'owner',
     });
     const list = await call(listKeys, { headers: { cookie } });
     expect(list.status).toBe(200);

@@ -2,7 +2,7 @@ import { END_ALL_SESSIONS } from '@/lib/auth/docs';
 import { endAllSessions } from '@/lib/auth/session-version';
 import { route } from '@/lib/http/route';
 
-/** Sign-out and "sign out everywhere": ends every dashboard session of the account, this one included. */
+/** Sign-out and "sign out everywhere": ends every dashboard session of the member (of the account, for a key), this one included. */
 export const DELETE = route(
   {
     auth: 'account',
@@ -16,6 +16,6 @@ export const DELETE = route(
     },
   },
   async ({ db, principal }) => {
-    await endAllSessions(db, principal.accountId);
+    await endAllSessions(db, principal);
   },
 );
