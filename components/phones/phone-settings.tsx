@@ -20,18 +20,68 @@ import { Section } from '../ui/section';
 import { ErrorState } from '../ui/states';
 import { useRefresh } from '../use-refresh';
 
-type Form = {
-  label: string;
-  group_id: string;
-  messages_per_minute: string;
-  daily_cap: string;
-  hourly_cap: string;
-  monthly_recipient_cap: string;
-  jitter_seconds: string;
-};
+type Form = { label: string; group_id: string } & Record<NumberKey, string>;
 
-/** The caps a form clears with an empty field (null: no cap). */
-const CAPS = ['daily_cap', 'hourly_cap', 'monthly_recipient_cap'] as const;
+type NumberKey = 'messages_per_minute' | 'daily_cap' | 'hourly_cap' | 'monthly_recipient_cap' | 'jitter_seconds';
+
+/**
+ * The phone's pacing and quotas, one row each: what an empty field means (a cap: none, sent as null;
+ * the delay: 0), the bounds lib/phones/limits.ts sets, and the hint.
+ */
+const NUMBER_FIELDS: ReadonlyArray<{
+  key: NumberKey;
+  label: string;
+  min: number;
+  max: number;
+  emptyIs?: 'no cap' | 'zero';
+  hint: string;
+}> = [
+  {
+    key: 'messages_per_minute',
+    label: 'Messages per minute',
+    min: 1,
+    max: MAX_MESSAGES_PER_MINUTE,
+    hint: `How fast the phone is handed messages, 1 to ${MAX_MESSAGES_PER_MINUTE}.`,
+  },
+  {
+    key: 'daily_cap',
+    label: 'Daily cap',
+    min: 1,
+    max: MAX_DAILY_CAP,
+    emptyIs: 'no cap',
+    hint: 'Most messages it sends per day (UTC); empty for no cap.',
+  },
+  {
+    key: 'hourly_cap',
+    label: 'Hourly cap',
+    min: 1,
+    max: MAX_HOURLY_CAP,
+    emptyIs: 'no cap',
+    hint: 'Most messages in any 60 minutes; past it messages wait, queued. Empty for no cap.',
+  },
+  {
+    key: 'monthly_recipient_cap',
+    label: 'Monthly recipient cap',
+    min: 1,
+    max: MAX_MONTHLY_RECIPIENT_CAP,
+    emptyIs: 'no cap',
+    hint: 'Most distinct numbers it texts a calendar month (UTC); new numbers past it are refused. Empty for no cap.',
+  },
+  {
+    key: 'jitter_seconds',
+    label: 'Random delay (seconds)',
+    min: 0,
+    max: MAX_JITTER_SECONDS,
+    emptyIs: 'zero',
+    hint: `Up to this long between two of its messages, 0 to ${MAX_JITTER_SECONDS}; 0 for none.`,
+  },
+];
+
+/** What a number field's text is sent as. */
+function numberOf(text: string, emptyIs: 'no cap' | 'zero' | undefined): number | null {
+  if (text !== '') return Number(text);
+  return emptyIs === 'no cap' ? null : 0;
+}
 
 const capText = (cap: number | null) => (cap === null ? '' : String(cap));
 
@@ -62,9 +112,9 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
       const body: Record<string, unknown> = {};
       if (changed.includes('label')) body.label = form.label.trim() || null;
       if (changed.includes('group_id')) body.group_id = Number(form.group_id);
-      if (changed.includes('messages_per_minute')) body.messages_per_minute = Number(form.messages_per_minute);
-      for (const cap of CAPS) if (changed.includes(cap)) body[cap] = form[cap] === '' ? null : Number(form[cap]);
-      if (changed.includes('jitter_seconds')) body.jitter_seconds = Number(form.jitter_seconds || '0');
+      for (const field of NUMBER_FIELDS) {
+        if (changed.includes(field.key)) body[field.key] = numberOf(form[field.key], field.emptyIs);
+      }
       return api<Phone>(`/api/v1/phones/${phone.id}`, { method: 'PATCH', body });
     },
     onSuccess: (updated) => {
@@ -128,75 +178,24 @@ export function PhoneSettings({ phone }: { phone: Phone }) {
             </p>
           )}
         </div>
-        <Field
-          id={`${ids}-rate`}
-          label="Messages per minute"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={MAX_MESSAGES_PER_MINUTE}
-          step={1}
-          required
-          value={form.messages_per_minute}
-          onChange={(e) => setForm({ ...form, messages_per_minute: e.target.value })}
-          hint={`How fast the phone is handed messages, 1 to ${MAX_MESSAGES_PER_MINUTE}.`}
-          error={fieldError('messages_per_minute')}
-        />
-        <Field
-          id={`${ids}-cap`}
-          label="Daily cap"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={MAX_DAILY_CAP}
-          step={1}
-          placeholder="No cap"
-          value={form.daily_cap}
-          onChange={(e) => setForm({ ...form, daily_cap: e.target.value })}
-          hint="Most messages it sends per day (UTC); empty for no cap."
-          error={fieldError('daily_cap')}
-        />
-        <Field
-          id={`${ids}-hourly`}
-          label="Hourly cap"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={MAX_HOURLY_CAP}
-          step={1}
-          placeholder="No cap"
-          value={form.hourly_cap}
-          onChange={(e) => setForm({ ...form, hourly_cap: e.target.value })}
-          hint="Most messages in any 60 minutes; past it messages wait, queued. Empty for no cap."
-          error={fieldError('hourly_cap')}
-        />
-        <Field
-          id={`${ids}-monthly`}
-          label="Monthly recipient cap"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={MAX_MONTHLY_RECIPIENT_CAP}
-          step={1}
-          placeholder="No cap"
-          value={form.monthly_recipient_cap}
-          onChange={(e) => setForm({ ...form, monthly_recipient_cap: e.target.value })}
-          hint="Most distinct numbers it texts a calendar month (UTC); new numbers past it are refused. Empty for no cap."
-          error={fieldError('monthly_recipient_cap')}
-        />
-        <Field
-          id={`${ids}-jitter`}
-          label="Random delay (seconds)"
-          type="number"
-          inputMode="numeric"
-          min={0}
-          max={MAX_JITTER_SECONDS}
-          step={1}
-          value={form.jitter_seconds}
-          onChange={(e) => setForm({ ...form, jitter_seconds: e.target.value })}
-          hint={`Up to this long between two of its messages, 0 to ${MAX_JITTER_SECONDS}; 0 for none.`}
-          error={fieldError('jitter_seconds')}
-        />
+        {NUMBER_FIELDS.map((field) => (
+          <Field
+            key={field.key}
+            id={`${ids}-${field.key}`}
+            label={field.label}
+            type="number"
+            inputMode="numeric"
+            min={field.min}
+            max={field.max}
+            step={1}
+            required={!field.emptyIs}
+            {...(field.emptyIs === 'no cap' ? { placeholder: 'No cap' } : {})}
+            value={form[field.key]}
+            onChange={(e) => setForm({ ...form, [field.key]: e.target.value })}
+            hint={field.hint}
+            error={fieldError(field.key)}
+          />
+        ))}
         {save.error && (!problem || unplaced) && (
           <div className="sm:col-span-2">
             <ErrorState error={save.error} />
