@@ -22,6 +22,8 @@ export function benchServerEnv(): Record<string, string> {
     API_KEY_RATE_LIMIT: '0',
     REGISTER_IP_RATE_LIMIT: '1000000',
     STARTER_CREDITS: '100000000',
+    // One web process unless BENCH_WEB_CONCURRENCY says otherwise: figures comparable run to run.
+    WEB_CONCURRENCY: process.env.BENCH_WEB_CONCURRENCY ?? '1',
     ...(dbUrl ? { DATABASE_URL: dbUrl, APP_SECRET: 'bench-secret-bench-secret-bench-secret-0', DEV_INBOX: '1' } : {}),
   };
 }

@@ -5,11 +5,13 @@
 // The app learns each request's socket address, which Next's route handlers cannot see: it is passed
 // on in the x-simgate-peer header with a token only this process knows (a client cannot forge it).
 // The dev inbox and /metrics use it to answer clients on this machine only (none behind a proxy).
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 
@@ -270,9 +272,12 @@ export async function serve(root, distDir) {
     server.off('error', cannotListen);
     // "ready" once the app has started too: a configuration it cannot run with ends the process
     // (exit 1, every problem listed) without it.
-    void appStarted.then(() =>
-      console.log(`Simgate ready on http://${host.includes(':') ? `[${host}]` : host}:${port}`),
-    );
+    void appStarted.then(() => {
+      const ready = `Simgate ready on http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      // One of several web processes: the primary says "ready" once every one is (serveAll).
+      if (cluster.isWorker) process.send?.({ type: READY, ready });
+      else console.log(ready);
+    });
   });
 
   /**
@@ -309,5 +314,142 @@ export async function serve(root, distDir) {
     }
     process.exit(0);
   }
-  for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => void shutDown(signal));
+  // Repeated signals (the terminal's and the primary's, in cluster mode) start one shutdown.
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => void shutDown(signal));
+  // A web process whose primary is gone, however it ended, shuts down as on SIGTERM.
+  if (cluster.isWorker) process.once('disconnect', () => void shutDown('disconnect'));
+}
+
+const READY = 'simgate:ready';
+/** Most web processes WEB_CONCURRENCY may ask for. */
+const MAX_WEB_PROCESSES = 64;
+
+/**
+ * How many web processes to run: WEB_CONCURRENCY, by default one per core with PostgreSQL; always one
+ * with the embedded database (PGlite), which only one process can open. Throws with the reason on a
+ * value it cannot run with.
+ */
+export function webConcurrency(env = process.env) {
+  const raw = env.WEB_CONCURRENCY?.trim();
+  const postgres = Boolean(env.DATABASE_URL?.trim());
+  if (!raw) return postgres ? Math.min(os.availableParallelism(), MAX_WEB_PROCESSES) : 1;
+  const processes = Number(raw);
+  if (!Number.isInteger(processes) || processes < 1 || processes > MAX_WEB_PROCESSES) {
+    throw new Error(`WEB_CONCURRENCY must be a whole number from 1 to ${MAX_WEB_PROCESSES}, not "${raw}"`);
+  }
+  if (processes > 1 && !postgres) {
+    throw new Error('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded database is one process’s own');
+  }
+  return processes;
+}
+
+/**
+ * `npm start`: `webConcurrency()` web processes on one port (Node's cluster: the primary accepts and
+ * hands connections out in turn), each an instance as several machines' instances are (ADR 0011: the
+ * database carries wake-ups, key revocations and stream caps between them). The primary serves
+ * nothing itself: it starts the processes, starts another when one dies, passes SIGTERM and SIGINT
+ * on and exits once they have all shut down, and sums their metrics for /metrics (lib/metrics/scrape.ts).
+ * With one process, that process serves, as before.
+ */
+export async function serveAll(root, distDir) {
+  if (cluster.isWorker) return serve(root, distDir);
+  let processes;
+  try {
+    processes = webConcurrency();
+  } catch (error) {
+    console.error(`Simgate cannot start: ${error.message}`);
+    process.exit(1);
+  }
+  if (processes === 1) return serve(root, distDir);
+
+  const requireFromRoot = createRequire(path.join(root, 'package.json'));
+  const { AggregatorRegistry } = requireFromRoot('prom-client');
+  let stopping = false;
+  let readyCount = 0;
+  let announced = false;
+  const started = new Map();
+  const fork = () => {
+    const worker = cluster.fork();
+    started.set(worker.id, Date.now());
+  };
+  cluster.on('message', (worker, message) => {
+    if (message?.type === READY && !announced && ++readyCount === processes) {
+      announced = true;
+      console.log(`${message.ready} (${processes} web processes)`);
+    } else if (message?.type === METRICS_ASK) {
+      void clusterMetrics(AggregatorRegistry, worker).then(
+        (answer) => worker.isConnected() && worker.send({ type: METRICS_ANSWER, id: message.id, ...answer }),
+      );
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    const livedMs = Date.now() - (started.get(worker.id) ?? 0);
+    started.delete(worker.id);
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    // One that dies at once (a configuration it cannot run with) would die again: stop everything.
+    if (livedMs < 5_000 && !announced) {
+      console.error(`web process ${worker.process.pid} exited at start (${signal ?? code}): stopping`);
+      stopping = true;
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
+      process.exitCode = typeof code === 'number' && code !== 0 ? code : 1;
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
+      return;
+    }
+    console.error(`web process ${worker.process.pid} exited (${signal ?? code}): starting another`);
+    fork();
+  });
+  const stop = (signal) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down ${processes} web processes`);
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    // Each process drains for 10 s at most, then closes the database: past a minute, end them.
+    setTimeout(() => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, 60_000).unref();
+  };
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => stop(signal));
+  for (let i = 0; i < processes; i++) fork();
+}
+
+const METRICS_ASK = 'simgate:metrics';
+const METRICS_ANSWER = 'simgate:metrics-answer';
+const METRICS_JSON_ASK = 'simgate:metrics-json';
+const METRICS_JSON_ANSWER = 'simgate:metrics-json-answer';
+let metricsAsks = 0;
+
+/**
+ * Every web process's metrics, summed as prom-client's cluster support sums them (a counter's series
+ * added up; a gauge by the aggregator its definition names, `first` for the global ones: the asker's,
+ * whose reading is fresh): the processes that have not answered within 3 s are left out.
+ */
+async function clusterMetrics(AggregatorRegistry, asker) {
+  const id = ++metricsAsks;
+  // The asking process first: its global gauges were read for this scrape (aggregator 'first').
+  const others = Object.values(cluster.workers ?? {}).filter((worker) => worker !== asker && worker?.isConnected());
+  const workers = [asker, ...others];
+  const answers = await Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise((resolve) => {
+          const timer = setTimeout(() => done(undefined), 3_000);
+          const onMessage = (message) => {
+            if (message?.type === METRICS_JSON_ANSWER && message.id === id) done(message.metrics);
+          };
+          const done = (metrics) => {
+            clearTimeout(timer);
+            worker.off('message', onMessage);
+            resolve(metrics);
+          };
+          worker.on('message', onMessage);
+          worker.send({ type: METRICS_JSON_ASK, id });
+        }),
+    ),
+  );
+  const registry = AggregatorRegistry.aggregate(answers.filter(Boolean));
+  return { body: await registry.metrics(), contentType: registry.contentType };
 }

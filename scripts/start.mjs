@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { serve } from './serve.mjs';
+import { serveAll } from './serve.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const nextBin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
@@ -14,4 +14,4 @@ if (!fs.existsSync(path.join(root, distDir, 'BUILD_ID'))) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-await serve(root, distDir);
+await serveAll(root, distDir);

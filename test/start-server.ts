@@ -41,6 +41,9 @@ export function spawnStart(env: Record<string, string>, echo = false) {
       ...process.env,
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      // One web process unless the test asks for more (test/web-concurrency-server.test.ts): a test
+      // reads one process's output and state.
+      WEB_CONCURRENCY: '1',
       ...env,
       DATA_DIR: env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-start-')),
     },

@@ -157,6 +157,9 @@ export const envSchema = z.object({
   // The same shell's `--max-semi-space-size`, V8's young generation: 64 MB with DATABASE_URL in the
   // environment, else 8 MB (docs/performance.md: the embedded database's memory matters more there).
   SEMI_SPACE_MB: variable(wholeNumber(1)),
+  // Web processes of `npm start` (scripts/serve.mjs webConcurrency, which reads it there first: one
+  // per core with DATABASE_URL, one with the embedded database); checked here with the others.
+  WEB_CONCURRENCY: variable(wholeNumber(1)),
   TRUST_PROXY: variable(trustProxy),
   ALLOWED_HOSTS: variable(text),
   /** Set by scripts/start.mjs for its own process. */
@@ -326,6 +329,9 @@ export function readSetting<K extends SettingName>(name: K, env: Env = frozen ??
 function crossProblems(env: Env): string[] {
   const isSet = (name: SettingName) => rawValue(env, name) !== undefined;
   const problems: string[] = [];
+  if (!isSet('DATABASE_URL') && Number(rawValue(env, 'WEB_CONCURRENCY') ?? 1) > 1) {
+    problems.push('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded database is one process’s own.');
+  }
   if (isSet('DATABASE_URL')) {
     if (!isSet('APP_SECRET')) problems.push('APP_SECRET is required when DATABASE_URL is set (server mode).');
     if (!isSet('APP_URL') && !isSet('NEXTAUTH_URL')) {

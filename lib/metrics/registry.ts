@@ -58,11 +58,13 @@ function define(registry: Registry) {
       registers,
     }),
     queued: new Gauge({
+      aggregator: 'first',
       name: 'simgate_messages_queued',
       help: 'Outbound messages queued, in the whole database (global: do not sum across instances).',
       registers,
     }),
     accountsQueueFull: new Gauge({
+      aggregator: 'first',
       name: 'simgate_accounts_queue_full',
       help: 'Accounts whose queue count has reached their max_queued_messages: their sends answer 429 QUEUE_FULL until phones take messages (global).',
       registers,
@@ -73,11 +75,13 @@ function define(registry: Registry) {
       registers,
     }),
     dispatched: new Gauge({
+      aggregator: 'first',
       name: 'simgate_messages_dispatched',
       help: 'Outbound messages handed to a phone and not yet reported, in the whole database (global).',
       registers,
     }),
     oldestQueuedAge: new Gauge({
+      aggregator: 'first',
       name: 'simgate_oldest_queued_message_age_seconds',
       help: 'Age of the oldest queued message due now whose phone is online (global); 0 when there is none.',
       registers,
@@ -95,6 +99,7 @@ function define(registry: Registry) {
       registers,
     }),
     phones: new Gauge({
+      aggregator: 'first',
       name: 'simgate_phones',
       help: 'Phones by status, in the whole database (global).',
       labelNames: ['status'] as const,
@@ -124,11 +129,13 @@ function define(registry: Registry) {
       registers,
     }),
     webhooksPending: new Gauge({
+      aggregator: 'first',
       name: 'simgate_webhook_deliveries_pending',
       help: 'Webhook deliveries waiting to be posted (due now or later), in the whole database (global).',
       registers,
     }),
     oldestPendingWebhookAge: new Gauge({
+      aggregator: 'first',
       name: 'simgate_oldest_pending_webhook_age_seconds',
       help: 'Age of the oldest webhook delivery due now and not yet delivered (global); 0 when there is none.',
       registers,
@@ -195,6 +202,7 @@ function define(registry: Registry) {
       registers,
     }),
     buildInfo: new Gauge({
+      aggregator: 'first',
       name: 'simgate_build_info',
       help: 'Always 1: the running version, Node.js version and database kind.',
       labelNames: ['version', 'node', 'database'] as const,

@@ -73,6 +73,9 @@ export async function startServer(): Promise<void> {
   const { watchHeap } = await import('./heap-watch');
   const stopHeapWatch = watchHeap();
   onShutdown(async () => stopHeapWatch());
+  // One of several web processes (WEB_CONCURRENCY): a scrape of any process sums them all.
+  const { answerClusterScrapes } = await import('@/lib/metrics/scrape');
+  answerClusterScrapes();
   const { startBackgroundWork } = await import('./background');
   await startBackgroundWork();
   // The SMPP server, where SMPP_PORT or SMPP_TLS_PORT is set (docs/smpp.md).

@@ -32,6 +32,6 @@ if (!process.execArgv.some((flag) => flag.startsWith('--max-old-space-size'))) {
   // Started by the branch above: its end (even by SIGKILL) ends this server too, gracefully.
   process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   const { distDir } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).simgate;
-  const { serve } = await import('./serve.mjs');
-  await serve(root, distDir);
+  const { serveAll } = await import('./serve.mjs');
+  await serveAll(root, distDir);
 }
