@@ -4,7 +4,17 @@ const nextConfig: NextConfig = {
   // PGlite loads its WASM and data files by path: bundling it breaks the first database open.
   // The doors' servers (lib/protocols/email, lib/protocols/smpp) load their protocol libraries from node_modules:
   // CommonJS with dynamic requires (iconv-lite's encodings), which bundling gains nothing from.
-  serverExternalPackages: ['@electric-sql/pglite', 'pino', 'postgres', 'smtp-server', 'mailparser', 'smpp'],
+  // prom-client: the primary of several web processes (scripts/serve.mjs) sums their metrics with it,
+  // so a release must hold it in its node_modules.
+  serverExternalPackages: [
+    '@electric-sql/pglite',
+    'pino',
+    'postgres',
+    'smtp-server',
+    'mailparser',
+    'smpp',
+    'prom-client',
+  ],
   // The server with only the files it needs (.next/standalone): `npm run package` builds the release from it.
   output: 'standalone',
   // sharp serves next/image, which the app does not use: about 20 MB less in a release.
