@@ -14,6 +14,7 @@ export const POST = route(
   {
     auth: 'account',
     query: importQuery,
+    status: 201,
     doc: {
       operationId: 'importContacts',
       summary: 'Import contacts from CSV',
@@ -29,6 +30,6 @@ export const POST = route(
   async ({ db, principal, query, req }) => {
     const text = await readCsvBody(req);
     if (query.dry_run) return json(await previewImport(db, principal.accountId, text));
-    return importContacts(db, principal.accountId, text);
+    return json(await importContacts(db, principal.accountId, text), 201);
   },
 );
