@@ -47,18 +47,13 @@ export function checkFile(text: string): CheckedFile {
     const name = unguardedCell(cell(columns.name));
     const notes = unguardedCell(cell(columns.notes));
     const tags = columns.tags >= 0 ? tagsOfCell(cell(columns.tags)) : [];
-    const problem =
-      name.length > CONTACT_LIMITS.name
-        ? `name longer than ${CONTACT_LIMITS.name} characters`
-        : notes.length > CONTACT_LIMITS.notes
-          ? `notes longer than ${CONTACT_LIMITS.notes} characters`
-          : typeof tags === 'string'
-            ? tags
-            : firstRowOf.has(number)
-              ? `repeats the number of row ${firstRowOf.get(number)}`
-              : null;
-    if (problem || typeof tags === 'string') {
-      refuse(row, written, problem ?? String(tags));
+    if (typeof tags === 'string') {
+      refuse(row, written, tags);
+      continue;
+    }
+    const problem = fieldProblem(name, notes) ?? repeated(firstRowOf.get(number));
+    if (problem) {
+      refuse(row, written, problem);
       continue;
     }
     firstRowOf.set(number, row);
@@ -70,6 +65,16 @@ export function checkFile(text: string): CheckedFile {
     });
   }
   return { rows, invalid, invalidCount, columns };
+}
+
+function fieldProblem(name: string, notes: string): string | null {
+  if (name.length > CONTACT_LIMITS.name) return `name longer than ${CONTACT_LIMITS.name} characters`;
+  if (notes.length > CONTACT_LIMITS.notes) return `notes longer than ${CONTACT_LIMITS.notes} characters`;
+  return null;
+}
+
+function repeated(firstRow: number | undefined): string | null {
+  return firstRow === undefined ? null : `repeats the number of row ${firstRow}`;
 }
 
 function batches<T>(items: T[]): T[][] {
