@@ -47,7 +47,7 @@ test('contacts: a CSV import shows its bad rows first, then names the numbers in
   await expect(contacts.getByRole('row', { name: /Bob Example/ })).toBeVisible();
   await check(page, 'contacts-list');
 
-  await aliceRow.getByRole('button', { name: 'Alice Example' }).click();
+  await aliceRow.getByRole('button', { name: 'Alice Example', exact: true }).click();
   const details = page.getByRole('dialog', { name: 'Alice Example' });
   await expect(details).toContainText('Not opted out');
   await details.getByRole('link', { name: 'Open the conversation' }).click();
