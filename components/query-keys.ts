@@ -49,6 +49,11 @@ export const queryKeys = {
   smpp: { root: ['smpp'], list: () => ['smpp', 'list'] },
   auditLog: { root: ['audit-log'], list: (action: string) => ['audit-log', 'list', action] },
   optOuts: { root: ['opt-outs'], list: () => ['opt-outs', 'list'] },
+  contacts: {
+    root: ['contacts'],
+    list: (search: string) => ['contacts', 'list', search],
+    suggestions: (search: string) => ['contacts', 'suggestions', search],
+  },
   optOutSettings: { root: ['opt-out-settings'] },
   inboundRules: {
     root: ['inbound-rules'],

@@ -11,6 +11,7 @@ import type {
   ruleSchema,
   testRuleAnswerSchema,
 } from '@/lib/automation/schemas';
+import type { contactSchema, importPreviewSchema, importResultSchema } from '@/lib/contacts/schemas';
 import type {
   balanceHistorySchema,
   balancesSchema,
@@ -44,6 +45,9 @@ export type CatalogueEntry = z.output<typeof catalogueEntrySchema>;
 export type Group = z.output<typeof groupSchema>;
 export type Heartbeat = z.output<typeof heartbeatEntrySchema>;
 export type Message = z.output<typeof messageSchema>;
+export type Contact = z.output<typeof contactSchema>;
+export type ContactImportPreview = z.output<typeof importPreviewSchema>;
+export type ContactImportResult = z.output<typeof importResultSchema>;
 export type MessageStats = z.output<typeof messageStatsSchema>;
 export type Bulk = z.output<typeof bulkSchema>;
 /** A phone as read, listed and updated: with its usage under its caps. */

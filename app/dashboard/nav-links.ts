@@ -24,6 +24,7 @@ export const NAV_GROUPS: NavGroup[] = [
       { href: '/dashboard/groups', label: 'Groups' },
     ],
   },
+  { label: 'Contacts', links: [{ href: '/dashboard/contacts', label: 'Contacts' }] },
   { label: 'Credits', links: [{ href: '/dashboard/credits', label: 'Credits' }] },
   {
     label: 'Automation',

@@ -2,7 +2,8 @@
 
 import Papa from 'papaparse';
 import { useMemo, useState } from 'react';
-import { guessNumberColumn, parsePasted, rowsFromCsv } from './recipients';
+import { guessNumberColumn } from '@/lib/csv-columns';
+import { parsePasted, rowsFromCsv } from './recipients';
 
 export const MAX_RECIPIENTS = 1000;
 

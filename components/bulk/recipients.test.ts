@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { guessNumberColumn, parsePasted, rowsFromCsv, variableName } from './recipients';
+import { guessNumberColumn } from '@/lib/csv-columns';
+import { parsePasted, rowsFromCsv, variableName } from './recipients';
 
 describe('bulk recipients from the dashboard', () => {
   it('splits pasted numbers on lines, commas and semicolons, dropping spaces and punctuation', () => {

@@ -40,9 +40,3 @@ export function rowsFromCsv(table: string[][], numberColumn: number): RecipientR
     })
     .filter((row) => row.to !== '' || Object.values(row.vars).some(Boolean));
 }
-
-/** The column that most likely holds numbers: its header says so, else the first. */
-export function guessNumberColumn(header: string[]): number {
-  const index = header.findIndex((cell) => /phone|number|mobile|msisdn|^to$/i.test(cell.trim()));
-  return index === -1 ? 0 : index;
-}

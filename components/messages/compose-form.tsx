@@ -3,6 +3,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { ApiProblem, api } from '@/components/api';
+import { ContactSuggestions } from '@/components/contacts/suggestions';
 import { usePassphrase } from '@/components/crypto/passphrase';
 import { encryptSmsGate } from '@/components/crypto/smsgate-encryption';
 import { usePhones } from '@/components/lists';
@@ -114,7 +115,10 @@ export function ComposeForm({ encrypt, setEncrypt }: { encrypt: boolean; setEncr
           value={form.to}
           onChange={(e) => setForm({ ...form, to: e.target.value })}
           error={problem?.fieldError('to')}
+          list={encrypting ? undefined : `${ids}-contacts`}
+          autoComplete="off"
         />
+        {!encrypting && <ContactSuggestions id={`${ids}-contacts`} text={form.to} />}
       </div>
       <div className="flex flex-col gap-1">
         <label htmlFor={`${ids}-content`} className="text-sm font-medium text-slate-800">

@@ -27,8 +27,21 @@ export function counterpartOf(message: Pick<Message, 'direction' | 'from' | 'to'
   return message.direction === 'outbound' ? message.to : message.from;
 }
 
-/** A number of a message, decrypted when it is the counterpart of an encrypted message. */
+/**
+ * A number of a message, decrypted when it is the counterpart of an encrypted message; the
+ * counterpart's contact name goes before it when it has one.
+ */
 export function MessageNumber({ message, number }: { message: Message; number: string }) {
-  if (message.encrypted && number === counterpartOf(message)) return <EncryptedValue value={number} kind="number" />;
-  return <>{number}</>;
+  const counterpart = number === counterpartOf(message);
+  if (message.encrypted && counterpart) return <EncryptedValue value={number} kind="number" />;
+  const name = counterpart ? message.contact?.name : undefined;
+  if (!name) return <>{number}</>;
+  return (
+    <>
+      <span className="font-sans font-medium" data-testid="contact-name">
+        {name}
+      </span>{' '}
+      <span className="font-mono">{number}</span>
+    </>
+  );
 }

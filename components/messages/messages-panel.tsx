@@ -1,6 +1,7 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
+import { useSearchParams } from 'next/navigation';
 import { useState } from 'react';
 import { PassphraseField, usePassphrase } from '@/components/crypto/passphrase';
 import { ComposeForm } from '@/components/messages/compose-form';
@@ -20,7 +21,9 @@ import { MessagesTable } from './messages-table';
 export function MessagesPanel() {
   const filterState = useMessageFilters();
   const { filters, query } = filterState;
-  const [view, setView] = useState<View>('list');
+  // `?view=conversations` opens the conversations (a contact's link to its conversation).
+  const params = useSearchParams();
+  const [view, setView] = useState<View>(() => (params.get('view') === 'conversations' ? 'conversations' : 'list'));
   const [cancelling, setCancelling] = useState<Message | null>(null);
   const [encrypt, setEncrypt] = useState(false);
   const { passphrase } = usePassphrase();

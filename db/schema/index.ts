@@ -9,6 +9,7 @@ export type {
   MessageOriginKind,
   RuleActionType,
 } from './automation-record';
+export * from './contacts';
 export * from './credits';
 export * from './dev-inbox';
 export * from './devices';

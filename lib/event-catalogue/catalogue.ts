@@ -1,5 +1,6 @@
 import { EVENT_TYPES, type EventType, PHONE_STATUSES } from '@/db/schema';
 import { alertSchema } from '@/lib/alerts/schemas';
+import { contactRefSchema } from '@/lib/contacts/schemas';
 import { messageSchema } from '@/lib/messages/schemas';
 import { optOutEventData } from '@/lib/opt-outs/schemas';
 import { z } from '@/lib/zod';
@@ -14,9 +15,17 @@ import { z } from '@/lib/zod';
 const timestamp = z.iso.datetime({ offset: true }).openapi({ example: '2025-01-15T10:30:00.000Z' });
 const nullableTimestamp = timestamp.nullable();
 
-export const messageEventData = messageSchema.omit({ history: true }).openapi('MessageEventData', {
-  description: 'The message as GET /api/v1/messages/{id} shows it (without its history), at the time of the event.',
-});
+export const messageEventData = messageSchema
+  .omit({ history: true })
+  .extend({
+    contact: contactRefSchema.nullable().openapi({
+      description:
+        'The contact saved for the counterpart number (`to` of an outbound message, `from` of an inbound one) when the event happened, or null.',
+    }),
+  })
+  .openapi('MessageEventData', {
+    description: 'The message as GET /api/v1/messages/{id} shows it (without its history), at the time of the event.',
+  });
 
 export const reroutedEventData = messageEventData
   .extend({
@@ -105,6 +114,7 @@ function sampleMessage(overrides: Partial<z.output<typeof messageSchema>>): z.ou
     encrypted: false,
     created_at: SAMPLE_TIME,
     updated_at: SAMPLE_TIME,
+    contact: { id: '9b2f4c1e-3d5a-4e6f-8a7b-0c1d2e3f4a5b', name: 'Ada Lovelace' },
     ...overrides,
   };
 }

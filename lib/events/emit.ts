@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type EventType, events } from '@/db/schema';
+import { contactJsonSql } from '@/lib/contacts/names';
 import { smppDeliveriesOf, smppDeliveriesQueued } from '@/lib/smpp/deliveries';
 
 /** Channel that wakes webhook workers: NOTIFY goes out when (and only if) the emitting transaction commits. */
@@ -14,7 +15,16 @@ export type EmittedEvent = {
   data: Record<string, unknown>;
   /** A message's status callback target (its status_callback_url), which gets the event if it takes its type. */
   callbackWebhookId?: string | null;
+  /** A message event's counterpart number: the payload gains `contact`, its contact (or null), read by the insert. */
+  contactNumber?: string;
 };
+
+/** The payload as stored: `data`, with the counterpart's contact for a message event. */
+function payloadOf(event: EmittedEvent): SQL | Record<string, unknown> {
+  if (event.contactNumber === undefined) return event.data;
+  const contact = contactJsonSql(sql`${event.accountId}::uuid`, sql`${event.contactNumber}::text`);
+  return sql`${JSON.stringify(event.data)}::jsonb || jsonb_build_object('contact', ${contact})`;
+}
 
 /**
  * Records an event in the caller's transaction and queues one delivery per matching enabled
@@ -24,7 +34,7 @@ export type EmittedEvent = {
 export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<string> {
   const [row] = await tx
     .insert(events)
-    .values({ accountId: event.accountId, type: event.type, phone: event.phone ?? null, payload: event.data })
+    .values({ accountId: event.accountId, type: event.type, phone: event.phone ?? null, payload: payloadOf(event) })
     .returning({ id: events.id });
   if (!row) throw new Error('emitEvent: insert returned no row');
   const hooks = sql`

@@ -1,10 +1,17 @@
 import { and, eq, ne, or, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { messages } from '@/db/schema';
+import { contactsByNumber } from '@/lib/contacts/names';
+import type { ContactRef } from '@/lib/contacts/schemas';
 import { decodeCursor, encodeCursor, keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { type MessageWire, messageColumns, messageRowOf, presentMessage } from './present';
 
-export type ConversationWire = { number: string; message_count: number; last_message: MessageWire };
+export type ConversationWire = {
+  number: string;
+  contact: ContactRef | null;
+  message_count: number;
+  last_message: MessageWire;
+};
 
 /** The other party of a message: the recipient of an outbound one, the sender of an inbound one. */
 const counterpart = (alias: string) =>
@@ -46,12 +53,21 @@ export async function listConversations(
   const more = conversations.length > query.limit;
   const page = more ? conversations.slice(0, query.limit) : conversations;
   const last = page[page.length - 1];
+  const contacts = await contactsByNumber(
+    executor,
+    accountId,
+    page.map(({ raw }) => raw.number),
+  );
   return {
-    data: page.map(({ raw, message }) => ({
-      number: raw.number,
-      message_count: Number(raw.message_count),
-      last_message: presentMessage(message),
-    })),
+    data: page.map(({ raw, message }) => {
+      const contact = contacts.get(raw.number) ?? null;
+      return {
+        number: raw.number,
+        contact,
+        message_count: Number(raw.message_count),
+        last_message: { ...presentMessage(message), contact },
+      };
+    }),
     next_cursor: more && last ? encodeCursor({ createdAt: last.message.createdAt, id: last.raw.number }) : null,
   };
 }
@@ -74,5 +90,6 @@ export async function getConversation(
     .where(and(eq(messages.accountId, accountId), withNumber, ne(messages.kind, 'sim_check'), keyset.after))
     .orderBy(...keyset.orderBy)
     .limit(keyset.limit);
-  return toPage(rows, query.limit, (row) => presentMessage(row));
+  const contact = (await contactsByNumber(executor, accountId, [number])).get(number) ?? null;
+  return toPage(rows, query.limit, (row) => ({ ...presentMessage(row), contact }));
 }

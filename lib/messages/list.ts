@@ -1,10 +1,11 @@
 import { and, asc, desc, eq, gte, ilike, like, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessagePriority, type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
+import { contactsByNumber } from '@/lib/contacts/names';
 import { keysetPage, type Page, toPage } from '@/lib/pagination';
 import { withTransaction } from '@/lib/transactions';
 import { ownedMessage } from './owned';
-import { type MessageRow, type MessageWire, presentMessage } from './present';
+import { counterpartOf, type MessageRow, type MessageWire, presentMessage } from './present';
 
 export type MessageListQuery = {
   limit: number;
@@ -95,7 +96,12 @@ export async function listMessages(
     );
     const { statement } = await messagePageQuery(tx, accountId, query);
     if (!statement) return { data: [], next_cursor: null };
-    return toPage(await statement, query.limit, (row) => presentMessage(row));
+    const rows = await statement;
+    const contacts = await contactsByNumber(tx, accountId, rows.slice(0, query.limit).map(counterpartOf));
+    return toPage(rows, query.limit, (row) => ({
+      ...presentMessage(row),
+      contact: contacts.get(counterpartOf(row)) ?? null,
+    }));
   });
 }
 
@@ -113,7 +119,8 @@ export async function getMessage(executor: Executor, accountId: string, messageI
     .from(messageStatusHistory)
     .where(and(eq(messageStatusHistory.accountId, accountId), eq(messageStatusHistory.messageId, message.id)))
     .orderBy(asc(messageStatusHistory.id));
-  return presentMessage(message, history);
+  const contacts = await contactsByNumber(executor, accountId, [counterpartOf(message)]);
+  return { ...presentMessage(message, history), contact: contacts.get(counterpartOf(message)) ?? null };
 }
 
 /** Filters of messageRowsNewestFirst: exact counterpart numbers, a creation period, a keyset position. */

@@ -83,6 +83,11 @@ export function presentMessage(row: MessageRow, history?: HistoryEntry[]): Messa
   return wire;
 }
 
+/** The other party of a message: the recipient of an outbound one, the sender of an inbound one. */
+export function counterpartOf(row: Pick<MessageRow, 'direction' | 'from' | 'to'>): string {
+  return row.direction === 'outbound' ? row.to : row.from;
+}
+
 /** A message as its own phone is handed it: the text to send, SIM check codes included. */
 export function presentForDevice(row: MessageRow): MessageWire {
   return { ...presentMessage(row), content: row.content };

@@ -9,6 +9,7 @@ import {
   SIM_SLOTS,
 } from '@/db/schema';
 import { AUTOMATION_ACTIONS, AUTOMATION_SKIP_REASONS, MESSAGE_ORIGIN_KINDS } from '@/db/schema/automation-record';
+import { CONTACT_LIMITS, contactRefSchema, contactTag } from '@/lib/contacts/schemas';
 import { isSmsGateEncrypted } from '@/lib/crypto/smsgate-format';
 import { pageQuery } from '@/lib/pagination';
 import { e164 } from '@/lib/phone-number';
@@ -223,8 +224,17 @@ export const sendBulkBody = z
       .array(bulkRecipient)
       .min(1)
       .max(MAX_BULK_RECIPIENTS)
+      .optional()
       .openapi({
-        description: `1 to ${MAX_BULK_RECIPIENTS} recipients: E.164 numbers, or \`{ to, vars }\` objects whose vars fill \`{{name}}\` placeholders in content. Repeats are sent once. With \`encrypted: true\`: numbers encrypted in the SMSGate app's format, one credit each.`,
+        description: `1 to ${MAX_BULK_RECIPIENTS} recipients: E.164 numbers, or \`{ to, vars }\` objects whose vars fill \`{{name}}\` placeholders in content. Repeats are sent once. With \`encrypted: true\`: numbers encrypted in the SMSGate app's format, one credit each. Required unless \`contact_tags\` is given.`,
+      }),
+    contact_tags: z
+      .array(contactTag)
+      .min(1)
+      .max(CONTACT_LIMITS.tags)
+      .optional()
+      .openapi({
+        description: `Also send to every contact carrying any of these tags (GET /api/v1/contacts), after \`recipients\` in the order the contacts were added (\`rejected\`'s \`index\` counts on from \`recipients\`); a contact's name fills \`{{name}}\`. Together with \`recipients\`, at most ${MAX_BULK_RECIPIENTS}: more answers 400 naming \`contact_tags\`, and so do tags no contact carries. Not with \`encrypted: true\`.`,
       }),
     content: content.openapi({
       description: `Message text, 1 to ${MAX_CONTENT_LENGTH} characters; may hold \`{{name}}\` placeholders filled from each recipient's vars. With \`encrypted: true\`: the encrypted text (up to ${MAX_ENCRYPTED_LENGTH} characters), sent to every recipient as it is.`,
@@ -238,13 +248,19 @@ export const sendBulkBody = z
     smart_encoding: smartEncoding,
     dry_run: dryRun,
   })
-  .superRefine((body, ctx) =>
+  .superRefine((body, ctx) => {
+    if (!body.recipients && !body.contact_tags) {
+      ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'required unless contact_tags is given' });
+    }
+    if (body.contact_tags && body.encrypted) {
+      ctx.addIssue({ code: 'custom', path: ['contact_tags'], message: 'not available with encrypted: true' });
+    }
     checkEncryption(
       body,
-      body.recipients.map((value, index) => ({ path: ['recipients', index], value })),
+      (body.recipients ?? []).map((value, index) => ({ path: ['recipients', index], value })),
       ctx,
-    ),
-  )
+    );
+  })
   .openapi('SendBulkMessage');
 
 export const rejectedRecipientSchema = z
@@ -483,6 +499,10 @@ export const messageSchema = z
     }),
     created_at: z.string().openapi({ format: 'date-time' }),
     updated_at: z.string().openapi({ format: 'date-time' }),
+    contact: contactRefSchema.nullable().optional().openapi({
+      description:
+        'The contact saved for the counterpart number (`to` of an outbound message, `from` of an inbound one), or null when it is none. Shown by the messages list, a message read by id, conversations and webhook payloads.',
+    }),
     history: z.array(historyEntry).optional().openapi({ description: 'Every state with its time (read by id).' }),
   })
   .openapi('Message');
@@ -566,6 +586,7 @@ export const bulkCancelledSchema = z
 export const conversationSchema = z
   .object({
     number: z.string().openapi({ example: '+14155550123', description: 'The other party’s number.' }),
+    contact: contactRefSchema.nullable().openapi({ description: 'The contact saved for the number, or null.' }),
     message_count: z.number().int().openapi({ description: 'Messages exchanged with the number, both directions.' }),
     last_message: messageSchema.openapi({ description: 'The newest of them.' }),
   })

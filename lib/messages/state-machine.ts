@@ -6,7 +6,7 @@ import { DomainError } from '@/lib/errors';
 import { emitEvent } from '@/lib/events/emit';
 import { messagesMoved } from '@/lib/metrics/record';
 import { notifyOutbox } from '@/lib/notify/outbox';
-import { type MessageRow, presentMessage } from './present';
+import { counterpartOf, type MessageRow, presentMessage } from './present';
 
 /**
  * The delivery states (docs/adr/0008-state-machine.md), the one place that says which
@@ -148,6 +148,7 @@ export async function afterTransition(
         type,
         phone: accountPhoneOf(row),
         data: presentMessage(row),
+        contactNumber: counterpartOf(row),
         callbackWebhookId: row.callbackWebhookId,
       });
       eventIds.set(row.id, eventId);
@@ -245,6 +246,7 @@ export async function requeueMessage(
         ...presentMessage(requeued),
         rerouted: { from: message.from, to: change.to.phone, reason: change.reason },
       },
+      contactNumber: counterpartOf(requeued),
     });
   }
   // A phone long-polling now learns of the message (or when its retry falls due).

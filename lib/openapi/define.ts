@@ -37,7 +37,11 @@ export type OperationDoc = {
    * The success answer; its status is the route's `status` (200 with a schema, 204 without).
    * Absent for a route that never succeeds (a retired one, which must then be `deprecated`).
    */
-  response?: { description: string; schema?: z.ZodType; mediaType?: 'application/json' | 'text/event-stream' };
+  response?: {
+    description: string;
+    schema?: z.ZodType;
+    mediaType?: 'application/json' | 'text/event-stream' | 'text/csv';
+  };
   /** Other success answers, with their own status (a dry run's 200 beside a send's 201). */
   otherResponses?: Array<{ status: number; description: string; schema: z.ZodType }>;
   /** The route's own error codes; authentication, validation and body errors are added from its options. */
@@ -45,6 +49,8 @@ export type OperationDoc = {
   deprecated?: boolean;
   /** A body the handler reads itself (its raw bytes are signed), so the wrapper does not parse it. */
   rawBody?: z.ZodType;
+  /** The media type of `rawBody` (default application/json). */
+  rawBodyMediaType?: 'application/json' | 'text/csv';
   /** A query the handler validates itself, after a check that must answer first (the dev inbox's 404). */
   rawQuery?: z.ZodType;
   /** Named schemas that a schema of this operation refers to by `$ref` only. */
@@ -144,7 +150,9 @@ function requestOf(spec: DocumentedSpec): RouteConfig['request'] {
           body: {
             required: !body.safeParse(undefined).success,
             content: {
-              [spec.bodyFormat === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: body },
+              [spec.bodyFormat === 'form'
+                ? 'application/x-www-form-urlencoded'
+                : (spec.doc.rawBodyMediaType ?? 'application/json')]: { schema: body },
             },
           },
         }

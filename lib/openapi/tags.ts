@@ -13,6 +13,8 @@ export const TAGS = {
     'How long message content, the webhook delivery log, heartbeats and the audit log are kept, and the account’s own shorter limits for message content.',
   'Opt-outs':
     'Numbers that texted STOP (or were added by hand): sends to them answer 422 RECIPIENT_OPTED_OUT, charged nothing.',
+  Contacts:
+    'The account’s address book: names, tags and notes for numbers, imported and exported as CSV. Messages, conversations and webhook payloads name the contact of their counterpart; a bulk message may target contacts by tag.',
   'Inbound automation':
     'Rules that answer, forward or hand on inbound SMS with no code of yours, the HELP responder, and replies straight from a webhook’s response.',
   'Email to SMS':

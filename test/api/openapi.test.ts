@@ -109,7 +109,10 @@ describe('GET /api/v1/openapi.json', () => {
       });
       const where = `${method.toUpperCase()} ${urlPath}`;
       expect(resolved(op.parameters ?? [], doc), where).toEqual(expected.parameters);
-      const bodyType = spec.bodyFormat === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+      const bodyType =
+        spec.bodyFormat === 'form'
+          ? 'application/x-www-form-urlencoded'
+          : (spec.doc.rawBodyMediaType ?? 'application/json');
       expect(resolved(op.requestBody?.content[bodyType].schema, doc), where).toEqual(expected.body);
       expect(op.operationId, where).toBe(spec.doc.operationId);
     }

@@ -1,5 +1,7 @@
+import { withTaggedContacts } from '@/lib/contacts/recipients';
 import { json, route } from '@/lib/http/route';
 import { SEND_BULK } from '@/lib/messages/docs';
+import { MAX_BULK_RECIPIENTS } from '@/lib/messages/limits';
 import { dryRun, submitBulk } from '@/lib/messages/pipeline';
 import { bulkCreatedSchema, dryRunSchema, sendBulkBody } from '@/lib/messages/schemas';
 
@@ -34,7 +36,13 @@ export const POST = route(
       fromGroup: body.from_group,
       requireOnline: body.require_online,
       sim: body.sim,
-      recipients: body.recipients,
+      recipients: await withTaggedContacts(
+        db,
+        principal.accountId,
+        body.recipients,
+        body.contact_tags,
+        MAX_BULK_RECIPIENTS,
+      ),
       content: body.content,
       sendAt: body.send_at,
       ttlSeconds: body.ttl_s,
