@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
@@ -35,5 +36,43 @@ export const members = pgTable(
     // Sign-in by email finds the person's accounts.
     index('members_email_idx').on(t.email),
     checkIn('members_role_check', t.role, MEMBER_ROLES),
+  ],
+);
+
+/**
+ * An invitation to join an account with a role, sent by email as a link holding a random token (only its
+ * SHA-256 is stored). It lives 7 days; the invitee signs in with an email code sent to the invited email
+ * and becomes a member (lib/members/invitations.ts). An email has at most one live invitation per
+ * account: inviting it again refreshes that one (role, link, expiry), and the old link stops working.
+ */
+export const memberInvitations = pgTable(
+  'member_invitations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    // Stored lower-cased and trimmed, as members.email.
+    email: text('email').notNull(),
+    role: text('role', { enum: MEMBER_ROLES }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedByMemberId: uuid('invited_by_member_id').references(() => members.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true, precision: 3 }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    // The link finds its invitation by the token's hash.
+    uniqueIndex('member_invitations_token_hash_key').on(t.tokenHash),
+    // One live invitation per email and account; it also serves the account's list of live ones.
+    uniqueIndex('member_invitations_live_key')
+      .on(t.accountId, t.email)
+      .where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
+    // A sign-in code is mailed to an email with a live invitation, before any account is known.
+    index('member_invitations_live_email_idx')
+      .on(t.email)
+      .where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
+    checkIn('member_invitations_role_check', t.role, MEMBER_ROLES),
   ],
 );
