@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import type { Database, Executor, Transaction } from '@/db';
+import { type Database, type Executor, getDb, type Transaction } from '@/db';
 import { accounts, type MemberRole, memberInvitations, members } from '@/db/schema';
 import { type AuditActor, currentActor } from '@/lib/audit/actor';
 import { recordAudit } from '@/lib/audit/record';
@@ -204,6 +204,11 @@ export async function invitationForToken(executor: Executor, token: string): Pro
     status: statusOf(invitation),
     expiresAt: iso(invitation.expiresAt) ?? '',
   };
+}
+
+/** The invitation a link names, for the invitation page (app/invite). */
+export async function invitationOfLink(token: string): Promise<InvitationView | null> {
+  return invitationForToken(await getDb(), token);
 }
 
 /** Whether an email has a pending invitation to some account: a sign-in code is then worth mailing. */
