@@ -56,24 +56,30 @@ function InviteForm() {
         onChange={(e) => setEmail(e.target.value)}
         error={emailError}
       />
-      <label className="flex flex-col gap-1 text-sm font-medium text-slate-800" htmlFor="invite-role">
-        Role
+      <div className="flex min-w-0 flex-col gap-1">
+        <label className="text-sm font-medium text-slate-800" htmlFor="invite-role">
+          Role
+        </label>
         <select
           id="invite-role"
-          className="rounded-md border border-slate-300 px-2 py-1.5 font-normal"
+          aria-describedby="invite-role-hint"
+          className="w-full min-w-0 rounded-md border border-slate-300 px-2 py-1.5 text-sm"
           value={role}
           onChange={(event) => setRole(event.target.value as MemberRole)}
         >
           {MEMBER_ROLES.map((name) => (
             <option key={name} value={name}>
-              {name}: {ROLE_HINTS[name]}
+              {name}
             </option>
           ))}
         </select>
-      </label>
+      </div>
       <Button type="submit" disabled={create.isPending || !email}>
         {create.isPending ? 'Inviting…' : 'Invite'}
       </Button>
+      <p id="invite-role-hint" className="text-xs text-slate-500 sm:col-span-3">
+        The {role} role: {ROLE_HINTS[role]}.
+      </p>
       {problem && !emailError && (
         <div className="sm:col-span-3">
           <ErrorState error={problem} />

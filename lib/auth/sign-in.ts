@@ -19,11 +19,11 @@ import { isPlausibleKey, KEY_PREFIX_LENGTH } from './keys';
 const SIGN_IN_IP_WINDOW_SECONDS = 3600;
 
 /**
- * Emails a one-time sign-in code when the email is a member of an account or has a pending invitation to
- * one, without telling whether it is: both cases count against the same limits, do the same database work (a code is issued
- * either way; one for an email without an account is never sent, and opens nothing) and get the
- * same answer at the same speed, since the email goes out after the commit, off the request's
- * path, and a failure to send it is only logged.
+ * Emails a one-time sign-in code when the email is a member of an account or has a pending invitation
+ * to one, without telling whether it is: both cases count against the same limits, do the same
+ * database work (a code is issued either way; one for an email without an account is never sent, and
+ * opens nothing) and get the same answer at the same speed, since the email goes out after the
+ * commit, off the request's path, and a failure to send it is only logged.
  */
 export async function requestSignInCode(db: Database, email: string, context: { clientIp: string }) {
   const { answer, mail } = await db.transaction(async (tx) => {
@@ -83,7 +83,8 @@ export async function authorizeEmailCode(
   if (!email.success || !/^\d{6}$/.test(code)) return null;
   const outcome = await withTransaction(executor, async (tx) => {
     const check = await consumeCode(tx, { purpose: 'sign_in', email: email.data }, code);
-    // The invited account, or the one signed in to first (lib/members/lookup.ts); the header switches to the others.
+    // The invited account, or the one signed in to first (lib/members/lookup.ts); the header switches
+    // to the others.
     const [membership]: Array<Membership | undefined> =
       check.ok && invitation
         ? [await joinByInvitation(tx, invitation, email.data, context)]
