@@ -9,7 +9,7 @@ import { GET as getInvitation, DELETE as revokeInvitation } from '@/app/api/v1/m
 import { POST as acceptInvitation } from '@/app/api/v1/members/invitations/accept/route';
 import { POST as invite, GET as listInvitations } from '@/app/api/v1/members/invitations/route';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
-import { memberInvitations, members } from '@/db/schema';
+import { memberInvitations, members, rateLimitHits } from '@/db/schema';
 import { issueCode } from '@/lib/auth/codes';
 import { authOptions } from '@/lib/auth/next-auth';
 import { sessionPrincipal } from '@/lib/auth/session';
@@ -17,6 +17,7 @@ import { authorizeEmailCode, INVITATION_REFUSED_ERROR, type SignedInUser } from 
 import { appSecret } from '@/lib/config';
 import { type InboxEntry, listDevInbox } from '@/lib/dev-inbox/store';
 import { invitationForToken } from '@/lib/members/invitations';
+import { INVITATIONS_PER_HOUR } from '@/lib/members/schemas';
 import { createTestAccount, type TestAccount } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -226,6 +227,21 @@ describe('inviting a member', () => {
     expect((await call(getInvitation, { params: { id: pending.body.id }, apiKey: owner.apiKey })).body.status).toBe(
       'pending',
     );
+  });
+
+  it('limits invitations per account: past the hour’s allowance, 429 with Retry-After and nothing sent', async () => {
+    const [owner, bystander] = [await createTestAccount(db()), await createTestAccount(db())];
+    await db()
+      .insert(rateLimitHits)
+      .values(Array.from({ length: INVITATIONS_PER_HOUR }, () => ({ bucket: `invitations:${owner.accountId}` })));
+    const email = newEmail('one-too-many');
+    const limited = await call(invite, { body: { email, role: 'viewer' }, apiKey: owner.apiKey });
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe('RATE_LIMITED');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await call(listInvitations, { apiKey: owner.apiKey })).body.data).toEqual([]);
+    // Another account's allowance is its own.
+    expect((await call(invite, { body: { email, role: 'viewer' }, apiKey: bystander.apiKey })).status).toBe(201);
   });
 
   it('another account’s invitation is 404 to read and to revoke', async () => {
