@@ -19,7 +19,7 @@ import { type InboxEntry, listDevInbox } from '@/lib/dev-inbox/store';
 import { invitationForToken } from '@/lib/members/invitations';
 import { INVITATIONS_PER_HOUR } from '@/lib/members/schemas';
 import { createTestAccount, type TestAccount } from '../fixtures';
-import { call } from '../http';
+import { type CallResult, call } from '../http';
 import { withTestDatabase } from '../setup-db';
 
 // Sessions are encrypted with the app secret: a fixed one, so no secret file is written.
@@ -92,7 +92,7 @@ function principalOf(cookie: string) {
 
 /** Invites by session, as Settings → Members does: the invitation and the link's token emailed to the invitee. */
 async function inviteBy(cookie: string, email: string, role = 'operator') {
-  let answer: Awaited<ReturnType<typeof call>> | undefined;
+  let answer: CallResult | undefined;
   const mail = await nextMail(email, async () => {
     answer = await call(invite, { body: { email, role }, headers: { cookie, origin: APP_ORIGIN } });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
