@@ -45,6 +45,8 @@ export const queryKeys = {
     one: (deliveryId: string) => ['deliveries', 'one', deliveryId],
   },
   apiKeys: { root: ['api-keys'], list: () => ['api-keys', 'list'] },
+  invitations: { root: ['invitations'], list: () => ['invitations', 'list'] },
+  memberships: { root: ['memberships'] },
   twilio: { root: ['twilio'] },
   smpp: { root: ['smpp'], list: () => ['smpp', 'list'] },
   auditLog: { root: ['audit-log'], list: (action: string) => ['audit-log', 'list', action] },

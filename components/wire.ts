@@ -22,6 +22,7 @@ import type { pairingCodeResponse, phoneDeviceSchema, simCardSchema } from '@/li
 import type { catalogueEntrySchema } from '@/lib/event-catalogue/catalogue';
 import type { groupSchema } from '@/lib/groups/schemas';
 import type { heartbeatEntrySchema } from '@/lib/heartbeats/schemas';
+import type { invitationSchema, membershipSchema } from '@/lib/members/schemas';
 import type { bulkSchema, messageSchema } from '@/lib/messages/schemas';
 import type { phoneSchema, phoneWithUsageSchema } from '@/lib/phones/schemas';
 import type { inboxExportSchema } from '@/lib/protocols/smsgate-app/schemas';
@@ -62,5 +63,7 @@ export type InboundRule = z.output<typeof ruleSchema>;
 export type RuleAction = z.output<typeof ruleActionSchema>;
 export type RulesTestResult = z.output<typeof testRuleAnswerSchema>;
 export type AutomationSettings = z.output<typeof automationSettingsSchema>;
+export type Invitation = z.output<typeof invitationSchema>;
+export type Membership = z.output<typeof membershipSchema>;
 
 export type InboxExport = z.output<typeof inboxExportSchema>;

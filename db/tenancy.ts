@@ -13,6 +13,8 @@ export const GLOBAL_TABLES: Readonly<Record<string, string>> = {
     'the device directory: a device key is found by its hash before the account is known, and a device registers before it has one',
   members:
     "the member directory: sign-in by email finds a person's accounts before any account, and so any shard, is known",
+  member_invitations:
+    'the invitation directory: an invitation link names only its token, found (and accepted at sign-in) before the account is known',
   api_keys: 'the key directory: an API key is found by its hash before the account is known',
   smpp_credentials: 'the SMPP login directory: a bind names only its system_id, found before the account is known',
   pairing_codes:

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   DUPLICATE_PHONE: { status: 409, title: 'Duplicate phone' },
   DUPLICATE_NAME: { status: 409, title: 'Duplicate name' },
   CONFLICT: { status: 409, title: 'Conflict' },
+  ALREADY_A_MEMBER: { status: 409, title: 'Already a member' },
   INVALID_TRANSITION: { status: 409, title: 'Invalid transition' },
   NO_ONLINE_PHONE: { status: 409, title: 'No online phone in the group' },
   MESSAGE_NOT_CANCELLABLE: { status: 409, title: 'Message not cancellable' },

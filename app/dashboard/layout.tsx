@@ -3,6 +3,7 @@ import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { Providers } from '@/components/providers';
 import { signedInAccount } from '@/lib/auth/current-account';
+import { AccountSwitcher } from './account-switcher';
 import { DashboardNav } from './nav';
 import { SignOutButton } from './sign-out-button';
 
@@ -19,9 +20,18 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             <p className="text-xl font-bold tracking-tight">Simgate</p>
             <p className="text-sm text-slate-600">
               Signed in as <strong data-testid="account-email">{account.email}</strong>
+              {account.role && (
+                <>
+                  {' · '}
+                  <span data-testid="account-role">{account.role}</span>
+                </>
+              )}
             </p>
           </div>
-          <SignOutButton />
+          <div className="flex flex-wrap items-end gap-3">
+            <AccountSwitcher />
+            <SignOutButton />
+          </div>
         </header>
         <div className="lg:mt-6 lg:grid lg:grid-cols-[12rem_minmax(0,1fr)] lg:gap-8">
           <DashboardNav />

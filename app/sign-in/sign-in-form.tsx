@@ -7,25 +7,26 @@ import { ApiProblem, api } from '@/components/api';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 
-type Status = { kind: 'idle' } | { kind: 'busy'; label: string } | { kind: 'error'; message: string };
+export type Status = { kind: 'idle' } | { kind: 'busy'; label: string } | { kind: 'error'; message: string };
 
 const SIGN_IN_ERRORS: Record<string, string> = {
   CodeExpired: 'That code has expired or was tried too many times. Send a new code.',
   CredentialsSignin: 'That did not work. Check it and try again.',
+  InvitationRefused: 'This invitation can no longer be used: ask whoever invited you for a new one.',
 };
 
-function signInError(error: string | null | undefined, fallback: string): string {
+export function signInError(error: string | null | undefined, fallback: string): string {
   if (error === 'CredentialsSignin') return fallback;
   return (error && SIGN_IN_ERRORS[error]) ?? 'Signing in failed. Try again.';
 }
 
 /** The API's reason (the first field error, else the detail); a network failure has none. */
-function problemDetail(error: unknown): string {
+export function problemDetail(error: unknown): string {
   if (error instanceof ApiProblem) return error.errors[0]?.message ?? error.message;
   return 'The server could not be reached. Try again.';
 }
 
-function StatusLine({ status }: { status: Status }) {
+export function StatusLine({ status }: { status: Status }) {
   if (status.kind === 'busy') {
     return (
       <p role="status" aria-live="polite" className="text-sm text-slate-600">

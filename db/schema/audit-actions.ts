@@ -41,9 +41,13 @@ export const AUDIT_ACTIONS = [
   'twilio_auth_token.rotated',
   'smpp_credential.created',
   'smpp_credential.revoked',
+  'invitation.created',
+  'invitation.revoked',
+  'invitation.accepted',
   'session.signed_in',
   'session.sign_in_failed',
   'session.ended_all',
+  'session.switched_account',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

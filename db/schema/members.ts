@@ -1,15 +1,10 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
+import { MEMBER_ROLES } from './member-roles';
 
-/**
- * What a member may do (lib/members/roles.ts holds the table of permissions): `owner` everything, including
- * members and deleting the account (an account always keeps one); `admin` everything but ownership;
- * `developer` keys, webhooks, automation, sending settings and messages; `operator` phones, groups,
- * messages, opt-outs and contacts; `viewer` reads only. Ordered from most to least.
- */
-export const MEMBER_ROLES = ['owner', 'admin', 'developer', 'operator', 'viewer'] as const;
-export type MemberRole = (typeof MEMBER_ROLES)[number];
+export * from './member-roles';
 
 /**
  * The people of an account, by email: the email that activated the account is its first owner. A person
@@ -35,5 +30,43 @@ export const members = pgTable(
     // Sign-in by email finds the person's accounts.
     index('members_email_idx').on(t.email),
     checkIn('members_role_check', t.role, MEMBER_ROLES),
+  ],
+);
+
+/**
+ * An invitation to join an account with a role, sent by email as a link holding a random token (only its
+ * SHA-256 is stored). It lives 7 days; the invitee signs in with an email code sent to the invited email
+ * and becomes a member (lib/members/invitations.ts). An email has at most one live invitation per
+ * account: inviting it again refreshes that one (role, link, expiry), and the old link stops working.
+ */
+export const memberInvitations = pgTable(
+  'member_invitations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    // Stored lower-cased and trimmed, as members.email.
+    email: text('email').notNull(),
+    role: text('role', { enum: MEMBER_ROLES }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedByMemberId: uuid('invited_by_member_id').references(() => members.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true, precision: 3 }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    // The link finds its invitation by the token's hash.
+    uniqueIndex('member_invitations_token_hash_key').on(t.tokenHash),
+    // One live invitation per email and account; it also serves the account's list of live ones.
+    uniqueIndex('member_invitations_live_key')
+      .on(t.accountId, t.email)
+      .where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
+    // A sign-in code is mailed to an email with a live invitation, before any account is known.
+    index('member_invitations_live_email_idx')
+      .on(t.email)
+      .where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
+    checkIn('member_invitations_role_check', t.role, MEMBER_ROLES),
   ],
 );

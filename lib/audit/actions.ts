@@ -39,7 +39,11 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'twilio_auth_token.rotated': 'Twilio Auth Token rotated',
   'smpp_credential.created': 'SMPP login created',
   'smpp_credential.revoked': 'SMPP login revoked',
+  'invitation.created': 'Member invited',
+  'invitation.revoked': 'Invitation revoked',
+  'invitation.accepted': 'Invitation accepted',
   'session.signed_in': 'Signed in',
   'session.sign_in_failed': 'Sign-in failed',
   'session.ended_all': 'Signed out everywhere',
+  'session.switched_account': 'Switched to this account',
 };

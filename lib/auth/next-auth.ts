@@ -33,6 +33,8 @@ export function authOptions(): NextAuthOptions {
         credentials: {
           email: { label: 'Email', type: 'email' },
           code: { label: 'Code', type: 'text' },
+          // The token of an invitation link: the email joins that account as it signs in (lib/auth/sign-in.ts).
+          invitation: { label: 'Invitation', type: 'text' },
         },
         authorize: async (credentials, req) => authorizeEmailCode(await getDb(), credentials ?? {}, signInContext(req)),
       }),

@@ -1,11 +1,13 @@
-import type { Database, Executor } from '@/db';
+import type { Database, Executor, Transaction } from '@/db';
 import { findAccountById } from '@/lib/accounts/lookup';
 import { emailAddress } from '@/lib/accounts/schemas';
 import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
 import { signInCodeEmail } from '@/lib/email/messages';
 import { sendAfterCommit } from '@/lib/email/send';
-import { membershipsOf } from '@/lib/members/lookup';
+import { DomainError } from '@/lib/errors';
+import { acceptInvitation, hasPendingInvitation } from '@/lib/members/invitations';
+import { type Membership, membershipsOf } from '@/lib/members/lookup';
 import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { withTransaction } from '@/lib/transactions';
@@ -17,11 +19,11 @@ import { isPlausibleKey, KEY_PREFIX_LENGTH } from './keys';
 const SIGN_IN_IP_WINDOW_SECONDS = 3600;
 
 /**
- * Emails a one-time sign-in code when the email is a member of an account, without telling whether it
- * is: both cases count against the same limits, do the same database work (a code is issued
- * either way; one for an email without an account is never sent, and opens nothing) and get the
- * same answer at the same speed, since the email goes out after the commit, off the request's
- * path, and a failure to send it is only logged.
+ * Emails a one-time sign-in code when the email is a member of an account or has a pending invitation
+ * to one, without telling whether it is: both cases count against the same limits, do the same
+ * database work (a code is issued either way; one for an email without an account is never sent, and
+ * opens nothing) and get the same answer at the same speed, since the email goes out after the
+ * commit, off the request's path, and a failure to send it is only logged.
  */
 export async function requestSignInCode(db: Database, email: string, context: { clientIp: string }) {
   const { answer, mail } = await db.transaction(async (tx) => {
@@ -40,10 +42,11 @@ export async function requestSignInCode(db: Database, email: string, context: { 
       },
     ]);
     const [membership] = await membershipsOf(tx, email);
+    const invited = !membership && (await hasPendingInvitation(tx, email));
     const { code, expiresAt } = await issueCode(tx, { purpose: 'sign_in', email });
     return {
       answer: { status: 'code_sent' as const, expires_at: iso(expiresAt) ?? '' },
-      mail: membership ? signInCodeEmail(email, code, CODE_LIFETIME_SECONDS) : undefined,
+      mail: membership || invited ? signInCodeEmail(email, code, CODE_LIFETIME_SECONDS) : undefined,
     };
   });
   if (mail) sendAfterCommit(db, mail);
@@ -58,23 +61,34 @@ export type SignedInUser = { id: string; email: string; keyId: string | null; me
 
 /** Thrown to the sign-in page (next-auth passes the message on as `error`). */
 export const CODE_EXPIRED_ERROR = 'CodeExpired';
+/** Thrown when the code is right but the invitation signed in with cannot be accepted. */
+export const INVITATION_REFUSED_ERROR = 'InvitationRefused';
 
 /**
  * The `email-code` provider: the account of an email whose newest sign-in code matches. A wrong
  * code is null (next-auth's CredentialsSignin); an expired or burnt one throws CodeExpired.
+ * With `invitation` (the token of an invitation link), the email joins that account in the transaction
+ * that consumes the code, and the session opens on it: a person with no account anywhere joins this way.
+ * An invitation that cannot be accepted (another email's, expired, revoked, used) throws
+ * InvitationRefused and leaves the code unused.
  */
 export async function authorizeEmailCode(
   executor: Executor,
-  credentials: { email?: unknown; code?: unknown },
+  credentials: { email?: unknown; code?: unknown; invitation?: unknown },
   context: SignInContext = { ip: null },
 ): Promise<SignedInUser | null> {
   const email = emailAddress.safeParse(credentials.email);
   const code = typeof credentials.code === 'string' ? credentials.code.trim() : '';
+  const invitation = typeof credentials.invitation === 'string' ? credentials.invitation.trim() : '';
   if (!email.success || !/^\d{6}$/.test(code)) return null;
   const outcome = await withTransaction(executor, async (tx) => {
     const check = await consumeCode(tx, { purpose: 'sign_in', email: email.data }, code);
-    // The account signed in to first (lib/members/lookup.ts); the header switches to the others.
-    const [membership] = await membershipsOf(tx, email.data);
+    // The invited account, or the one signed in to first (lib/members/lookup.ts); the header switches
+    // to the others.
+    const [membership]: Array<Membership | undefined> =
+      check.ok && invitation
+        ? [await joinByInvitation(tx, invitation, email.data, context)]
+        : await membershipsOf(tx, email.data);
     // Entries for accounts only: an unknown email leaves no trace (and has nobody to show it to).
     if (membership) {
       await recordAudit(tx, {
@@ -94,6 +108,20 @@ export async function authorizeEmailCode(
   return membership
     ? { id: membership.accountId, email: membership.email, keyId: null, memberId: membership.memberId }
     : null;
+}
+
+async function joinByInvitation(
+  tx: Transaction,
+  token: string,
+  email: string,
+  context: SignInContext,
+): Promise<Membership> {
+  try {
+    return await acceptInvitation(tx, token, email, { kind: 'session', label: email, ip: context.ip });
+  } catch (error) {
+    if (error instanceof DomainError) throw new Error(INVITATION_REFUSED_ERROR);
+    throw error;
+  }
 }
 
 /** Where a browser sign-in comes from, for the audit log. */

@@ -43,3 +43,18 @@ export function addressConfirmationEmail(to: string, link: string, hours: number
     ].join('\n'),
   };
 }
+
+export function invitationEmail(to: string, link: string, accountEmail: string, role: string, days: number): Email {
+  return {
+    to,
+    subject: `You are invited to the Simgate account ${accountEmail}`,
+    text: [
+      `You are invited to join the Simgate account ${accountEmail} as ${role === 'admin' || role === 'owner' ? 'an' : 'a'} ${role}.`,
+      '',
+      `To join, open this link within ${days} days and sign in with the code we email you:`,
+      link,
+      '',
+      'If you did not expect this, ignore this email: nobody joins without the link and the code.',
+    ].join('\n'),
+  };
+}

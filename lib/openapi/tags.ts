@@ -2,6 +2,7 @@
 export const TAGS = {
   'Device activation': 'Register a phone by its number, prove its SIM, bind an email: the path to an account.',
   Authentication: 'Dashboard sign-in codes, sessions and the retired password endpoints.',
+  Members: 'The people of an account and their roles, and invitations to join it (emailed links, valid 7 days).',
   'API keys': 'Account-wide keys (`sk_…`) for integrations. The key is shown once; the service keeps its hash.',
   Phones: 'The numbers of the account, their devices, pacing and SIM checks.',
   'Phone groups': 'Groups of phones; each holds its own credits.',
