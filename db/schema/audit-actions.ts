@@ -44,6 +44,11 @@ export const AUDIT_ACTIONS = [
   'session.signed_in',
   'session.sign_in_failed',
   'session.ended_all',
+  'two_factor.enabled',
+  'two_factor.disabled',
+  'two_factor.check_failed',
+  'two_factor.recovery_code_used',
+  'security_settings.updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
