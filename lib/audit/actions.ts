@@ -42,4 +42,9 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'session.signed_in': 'Signed in',
   'session.sign_in_failed': 'Sign-in failed',
   'session.ended_all': 'Signed out everywhere',
+  'two_factor.enabled': 'Two-factor sign-in turned on',
+  'two_factor.disabled': 'Two-factor sign-in turned off',
+  'two_factor.check_failed': 'Two-factor code refused',
+  'two_factor.recovery_code_used': 'Recovery code used',
+  'security_settings.updated': 'Security settings changed',
 };

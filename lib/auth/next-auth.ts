@@ -33,6 +33,8 @@ export function authOptions(): NextAuthOptions {
         credentials: {
           email: { label: 'Email', type: 'email' },
           code: { label: 'Code', type: 'text' },
+          // A member with two-factor sign-in on: a code of their authenticator, or a recovery code.
+          totp: { label: 'Authenticator code', type: 'text' },
         },
         authorize: async (credentials, req) => authorizeEmailCode(await getDb(), credentials ?? {}, signInContext(req)),
       }),

@@ -1,16 +1,18 @@
-import type { Database, Executor } from '@/db';
+import type { Database, Executor, Transaction } from '@/db';
 import { findAccountById } from '@/lib/accounts/lookup';
 import { emailAddress } from '@/lib/accounts/schemas';
 import { recordAudit } from '@/lib/audit/record';
 import { config } from '@/lib/config';
 import { signInCodeEmail } from '@/lib/email/messages';
 import { sendAfterCommit } from '@/lib/email/send';
-import { membershipsOf } from '@/lib/members/lookup';
+import { DomainError } from '@/lib/errors';
+import { type Membership, membershipsOf } from '@/lib/members/lookup';
+import { type SecondFactorUsed, signInNeedsSecondFactor, signInSecondFactor } from '@/lib/members/two-factor';
 import { ipBucket } from '@/lib/rate-limit/client-ip';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
 import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
-import { CODE_LIFETIME_SECONDS, consumeCode, issueCode } from './codes';
+import { CODE_LIFETIME_SECONDS, consumeCode, issueCode, spendCode } from './codes';
 import { principalForKey } from './key-lookup';
 import { isPlausibleKey, KEY_PREFIX_LENGTH } from './keys';
 
@@ -58,42 +60,100 @@ export type SignedInUser = { id: string; email: string; keyId: string | null; me
 
 /** Thrown to the sign-in page (next-auth passes the message on as `error`). */
 export const CODE_EXPIRED_ERROR = 'CodeExpired';
+/** The email code is right, and the member signs in with a second factor too: the page asks for it. */
+export const TWO_FACTOR_REQUIRED_ERROR = 'TwoFactorRequired';
+/** The second factor given is neither a current code of the member's app nor an unused recovery code. */
+export const TWO_FACTOR_INVALID_ERROR = 'TwoFactorInvalid';
+/** The member's second-factor attempts are spent for now (lib/members/two-factor.ts). */
+export const TWO_FACTOR_RATE_LIMITED_ERROR = 'TwoFactorRateLimited';
+
+type EmailCodeOutcome = { ok: true; membership: Membership | undefined } | { ok: false; error: string | null };
 
 /**
  * The `email-code` provider: the account of an email whose newest sign-in code matches. A wrong
  * code is null (next-auth's CredentialsSignin); an expired or burnt one throws CodeExpired.
+ *
+ * A member with two-factor sign-in on also gives `totp`: a code of their authenticator or a recovery
+ * code. Without it, a right email code throws TwoFactorRequired and stays unused, so the same code
+ * signs in once the second factor comes; a wrong second factor throws TwoFactorInvalid (each attempt
+ * counts against the member's limit: TwoFactorRateLimited) and leaves the email code unused too.
  */
 export async function authorizeEmailCode(
   executor: Executor,
-  credentials: { email?: unknown; code?: unknown },
+  credentials: { email?: unknown; code?: unknown; totp?: unknown },
   context: SignInContext = { ip: null },
 ): Promise<SignedInUser | null> {
   const email = emailAddress.safeParse(credentials.email);
   const code = typeof credentials.code === 'string' ? credentials.code.trim() : '';
+  const secondFactor = typeof credentials.totp === 'string' ? credentials.totp.trim().slice(0, 64) : '';
   if (!email.success || !/^\d{6}$/.test(code)) return null;
-  const outcome = await withTransaction(executor, async (tx) => {
-    const check = await consumeCode(tx, { purpose: 'sign_in', email: email.data }, code);
+  const outcome = await withTransaction(executor, async (tx): Promise<EmailCodeOutcome> => {
     // The account signed in to first (lib/members/lookup.ts); the header switches to the others.
     const [membership] = await membershipsOf(tx, email.data);
+    const needsSecondFactor = membership ? await signInNeedsSecondFactor(tx, membership.memberId) : false;
+    const check = await consumeCode(tx, { purpose: 'sign_in', email: email.data }, code, { keep: needsSecondFactor });
     // Entries for accounts only: an unknown email leaves no trace (and has nobody to show it to).
-    if (membership) {
-      await recordAudit(tx, {
-        accountId: membership.accountId,
-        action: check.ok ? 'session.signed_in' : 'session.sign_in_failed',
-        details: { method: 'email_code', ...(check.ok ? {} : { reason: check.failure }) },
-        actor: { kind: check.ok ? 'session' : 'anonymous', label: membership.email, ip: context.ip },
-      });
+    const audit = (action: 'session.signed_in' | 'session.sign_in_failed', details: Record<string, unknown>) =>
+      membership
+        ? recordAudit(tx, {
+            accountId: membership.accountId,
+            action,
+            details: { method: 'email_code', ...details },
+            actor: {
+              kind: action === 'session.signed_in' ? 'session' : 'anonymous',
+              label: membership.email,
+              ip: context.ip,
+            },
+          })
+        : undefined;
+    if (!check.ok) {
+      await audit('session.sign_in_failed', { reason: check.failure });
+      return { ok: false, error: check.failure === 'CODE_EXPIRED' ? CODE_EXPIRED_ERROR : null };
     }
-    return { check, membership };
+    if (membership && needsSecondFactor) {
+      if (!secondFactor) return { ok: false, error: TWO_FACTOR_REQUIRED_ERROR };
+      const used = await secondFactorOrLimited(tx, membership.memberId, secondFactor);
+      if (used === 'limited' || used === null) {
+        await audit('session.sign_in_failed', { reason: used === null ? 'INVALID_SECOND_FACTOR' : 'RATE_LIMITED' });
+        return { ok: false, error: used === null ? TWO_FACTOR_INVALID_ERROR : TWO_FACTOR_RATE_LIMITED_ERROR };
+      }
+      await spendCode(tx, check.id);
+      await audit('session.signed_in', { second_factor: used });
+      if (used === 'recovery_code') {
+        await recordAudit(tx, {
+          accountId: membership.accountId,
+          action: 'two_factor.recovery_code_used',
+          target: membership.memberId,
+          actor: { kind: 'session', label: membership.email, ip: context.ip },
+        });
+      }
+      return { ok: true, membership };
+    }
+    await audit('session.signed_in', {});
+    return { ok: true, membership };
   });
-  if (!outcome.check.ok) {
-    if (outcome.check.failure === 'CODE_EXPIRED') throw new Error(CODE_EXPIRED_ERROR);
+  if (!outcome.ok) {
+    if (outcome.error) throw new Error(outcome.error);
     return null;
   }
   const { membership } = outcome;
   return membership
     ? { id: membership.accountId, email: membership.email, keyId: null, memberId: membership.memberId }
     : null;
+}
+
+/** The second factor used, null when it is wrong, `limited` when the member's attempts are spent. */
+async function secondFactorOrLimited(
+  tx: Transaction,
+  memberId: string,
+  given: string,
+): Promise<SecondFactorUsed | null | 'limited'> {
+  try {
+    return await signInSecondFactor(tx, memberId, given);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'RATE_LIMITED') return 'limited';
+    throw error;
+  }
 }
 
 /** Where a browser sign-in comes from, for the audit log. */
