@@ -2,7 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
-import type { Database, Executor } from '@/db';
+import type { Database, Executor, Transaction } from '@/db';
 import { accounts, members } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import type { AccountPrincipal } from '@/lib/auth/principal';
@@ -171,19 +171,23 @@ export async function signInSecondFactor(
   memberId: string,
   given: string,
 ): Promise<SecondFactorUsed | null> {
-  await consumeRateLimits(executor, [secondFactorLimit(memberId)]);
-  const [member] = await executor
-    .select({
-      email: members.email,
-      secretSealed: members.totpSecretEncrypted,
-      lastStep: members.totpLastStep,
-      recoveryHashes: members.totpRecoveryCodeHashes,
-      enabledAt: members.totpEnabledAt,
-    })
-    .from(members)
-    .where(eq(members.id, memberId));
-  if (!member?.enabledAt) return null;
-  return spendSecondFactor(executor, memberId, member, given, { recoveryCodes: true });
+  return withTransaction(executor, async (tx) => {
+    // The member's row, then the limit's lock: the order every second-factor check takes them in.
+    const [member] = await tx
+      .select({
+        email: members.email,
+        secretSealed: members.totpSecretEncrypted,
+        lastStep: members.totpLastStep,
+        recoveryHashes: members.totpRecoveryCodeHashes,
+        enabledAt: members.totpEnabledAt,
+      })
+      .from(members)
+      .where(eq(members.id, memberId))
+      .for('update');
+    await consumeRateLimits(tx, [secondFactorLimit(memberId)]);
+    if (!member?.enabledAt) return null;
+    return spendSecondFactor(tx, memberId, member, given, { recoveryCodes: true });
+  });
 }
 
 export type TwoFactorStatus = { enabled: boolean; pending: boolean; required: boolean; recovery_codes_left: number };
@@ -225,19 +229,19 @@ export async function startEnrolment(db: Database, principal: AccountPrincipal) 
 }
 
 /**
- * Counts an attempt, checks the code in a transaction that commits, and when it is wrong records the
- * failure (committed too) before answering 400 INVALID_CODE: a throw inside would roll both back.
+ * Checks a code in a transaction that commits, and when it is wrong records the failure (committed
+ * too) before answering 400 INVALID_CODE: a throw inside would roll both back. `attempt` refuses what
+ * no code could change first, then counts the attempt (`countAttempt`), then checks the code.
  */
 async function checkedAttempt<T>(
   db: Database,
   principal: AccountPrincipal,
   during: 'confirm' | 'disable',
-  attempt: (tx: Executor, memberId: string) => Promise<T | null>,
+  attempt: (tx: Transaction, memberId: string, countAttempt: () => Promise<void>) => Promise<T | null>,
 ): Promise<T> {
   const memberId = signedInMember(principal);
-  await consumeRateLimits(db, [secondFactorLimit(memberId)]);
   const outcome = await withTransaction(db, async (tx) => {
-    const result = await attempt(tx, memberId);
+    const result = await attempt(tx, memberId, () => consumeRateLimits(tx, [secondFactorLimit(memberId)]));
     if (result === null) {
       await recordAudit(tx, {
         accountId: principal.accountId,
@@ -254,7 +258,7 @@ async function checkedAttempt<T>(
 
 /** Turns two-factor on with the first code of the pending secret; answers the 10 recovery codes, shown once. */
 export async function confirmEnrolment(db: Database, principal: AccountPrincipal, code: string) {
-  return checkedAttempt(db, principal, 'confirm', async (tx, memberId) => {
+  return checkedAttempt(db, principal, 'confirm', async (tx, memberId, countAttempt) => {
     const member = await memberTwoFactor(tx, principal.accountId, memberId, true);
     if (member.enabledAt) throw new DomainError('CONFLICT', 'Two-factor sign-in is already on.');
     if (!member.secretSealed) {
@@ -263,6 +267,7 @@ export async function confirmEnrolment(db: Database, principal: AccountPrincipal
         'No authenticator is being added: start with POST /api/v1/auth/two-factor/enrol.',
       );
     }
+    await countAttempt();
     if (!(await spendSecondFactor(tx, memberId, member, code, { recoveryCodes: false }))) return null;
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     await tx
@@ -279,12 +284,13 @@ export async function confirmEnrolment(db: Database, principal: AccountPrincipal
 
 /** Turns two-factor off, with a code of the app or a recovery code; refused while the account requires it. */
 export async function disableTwoFactor(db: Database, principal: AccountPrincipal, code: string): Promise<void> {
-  await checkedAttempt(db, principal, 'disable', async (tx, memberId) => {
+  await checkedAttempt(db, principal, 'disable', async (tx, memberId, countAttempt) => {
     const member = await memberTwoFactor(tx, principal.accountId, memberId, true);
     if (!member.enabledAt) throw new DomainError('CONFLICT', 'Two-factor sign-in is not on.');
     if (member.required) {
       throw new DomainError('CONFLICT', 'The account requires two-factor sign-in: an owner must lift that first.');
     }
+    await countAttempt();
     const used = await spendSecondFactor(tx, memberId, member, code, { recoveryCodes: true });
     if (!used) return null;
     await tx
