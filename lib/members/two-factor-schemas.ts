@@ -50,3 +50,8 @@ export const securitySettingsSchema = z
 export const securitySettingsBody = z
   .strictObject({ require_two_factor: z.boolean() })
   .openapi('SecuritySettingsChange');
+
+export type TwoFactorStatus = z.output<typeof twoFactorStatusSchema>;
+export type TwoFactorEnrolment = z.output<typeof twoFactorEnrolmentSchema>;
+export type RecoveryCodes = z.output<typeof recoveryCodesSchema>;
+export type SecuritySettings = z.output<typeof securitySettingsSchema>;

@@ -10,6 +10,7 @@ import { decryptSecret, encryptSecret } from '@/lib/crypto/secret-box';
 import { DomainError } from '@/lib/errors';
 import { consumeRateLimits, type RateLimit } from '@/lib/rate-limit/consume';
 import { withTransaction } from '@/lib/transactions';
+import type { TwoFactorStatus } from './two-factor-schemas';
 
 /**
  * Two-factor sign-in: a member may add a TOTP authenticator (RFC 6238: SHA-1, 6 digits, 30 s), and
@@ -189,8 +190,6 @@ export async function signInSecondFactor(
     return spendSecondFactor(tx, memberId, member, given, { recoveryCodes: true });
   });
 }
-
-export type TwoFactorStatus = { enabled: boolean; pending: boolean; required: boolean; recovery_codes_left: number };
 
 export async function twoFactorStatus(executor: Executor, principal: AccountPrincipal): Promise<TwoFactorStatus> {
   const member = await memberTwoFactor(executor, principal.accountId, signedInMember(principal));
