@@ -70,7 +70,7 @@ test('two-factor: add an authenticator in Settings → Security, then sign in wi
 
   await appCode.fill('000000' === nextCode(secret) ? '111111' : '000000');
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('alert')).toContainText('authenticator code is not right');
+  await expect(page.getByText('That authenticator code is not right')).toBeVisible();
 
   // The same email code, now with the app's code.
   await appCode.fill(nextCode(secret));
