@@ -11,6 +11,7 @@ import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { PATCH as patchSecurity, GET as readSecurity } from '@/app/api/v1/settings/security/route';
 import { type AuditAction, auditLog, type MemberRole, members } from '@/db/schema';
 import { issueCode } from '@/lib/auth/codes';
+import { signedInAccount } from '@/lib/auth/current-account';
 import { authOptions } from '@/lib/auth/next-auth';
 import {
   authorizeEmailCode,
@@ -318,11 +319,14 @@ describe('required by the owner', () => {
     expect(refused.body.detail).toMatch(/^two-factor required/);
     expect((await call(readSecurity, asSession(cookie))).status).toBe(403);
     expect((await call(status, asSession(cookie))).body).toMatchObject({ enabled: false, required: true });
+    // The dashboard's layout reads this and shows only the enrolment.
+    expect((await signedInAccount(cookie))?.twoFactorPending).toBe(true);
     // API keys are not members: the requirement does not bind them.
     expect((await call(listPhones, { apiKey: account.apiKey })).status).toBe(200);
 
     await turnOn(cookie);
     expect((await call(listPhones, asSession(cookie))).status).toBe(200);
+    expect((await signedInAccount(cookie))?.twoFactorPending).toBe(false);
     const off = await call(disable, { method: 'DELETE', body: { code: '123456' }, ...asSession(cookie) });
     expect(off.status).toBe(409);
     expect(off.body.detail).toMatch(/requires two-factor/);
