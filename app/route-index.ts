@@ -46,72 +46,76 @@ import * as route42 from '@/app/api/v1/auth/memberships/switch/route';
 import * as route43 from '@/app/api/v1/auth/register/route';
 import * as route44 from '@/app/api/v1/auth/sessions/route';
 import * as route45 from '@/app/api/v1/auth/sign-in/request-code/route';
-import * as route46 from '@/app/api/v1/bulk-messages/[id]/cancel/route';
-import * as route47 from '@/app/api/v1/bulk-messages/[id]/route';
-import * as route48 from '@/app/api/v1/bulk-messages/route';
-import * as route49 from '@/app/api/v1/contacts/[id]/route';
-import * as route50 from '@/app/api/v1/contacts/export/route';
-import * as route51 from '@/app/api/v1/contacts/import/route';
-import * as route52 from '@/app/api/v1/contacts/route';
-import * as route53 from '@/app/api/v1/conversations/[number]/route';
-import * as route54 from '@/app/api/v1/conversations/route';
-import * as route55 from '@/app/api/v1/credits/balance/route';
-import * as route56 from '@/app/api/v1/credits/balance-history/route';
-import * as route57 from '@/app/api/v1/credits/ledger/route';
-import * as route58 from '@/app/api/v1/credits/transfer/route';
-import * as route59 from '@/app/api/v1/device/messages/[id]/status/route';
-import * as route60 from '@/app/api/v1/device/messages/received/route';
-import * as route61 from '@/app/api/v1/device/outbox/claim/route';
-import * as route62 from '@/app/api/v1/email-addresses/[id]/route';
-import * as route63 from '@/app/api/v1/email-addresses/confirm/route';
-import * as route64 from '@/app/api/v1/email-addresses/route';
-import * as route65 from '@/app/api/v1/heartbeats/route';
-import * as route66 from '@/app/api/v1/inbound-rules/[id]/route';
-import * as route67 from '@/app/api/v1/inbound-rules/route';
-import * as route68 from '@/app/api/v1/inbound-rules/settings/route';
-import * as route69 from '@/app/api/v1/inbound-rules/test/route';
-import * as route70 from '@/app/api/v1/members/invitations/[id]/route';
-import * as route71 from '@/app/api/v1/members/invitations/accept/route';
-import * as route72 from '@/app/api/v1/members/invitations/route';
-import * as route73 from '@/app/api/v1/messages/[id]/cancel/route';
-import * as route74 from '@/app/api/v1/messages/[id]/route';
-import * as route75 from '@/app/api/v1/messages/route';
-import * as route76 from '@/app/api/v1/openapi.json/route';
-import * as route77 from '@/app/api/v1/opt-outs/[phone]/route';
-import * as route78 from '@/app/api/v1/opt-outs/route';
-import * as route79 from '@/app/api/v1/opt-outs/settings/route';
-import * as route80 from '@/app/api/v1/phone-groups/[id]/route';
-import * as route81 from '@/app/api/v1/phone-groups/route';
-import * as route82 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
-import * as route83 from '@/app/api/v1/phones/[id]/devices/route';
-import * as route84 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route85 from '@/app/api/v1/phones/[id]/inbox-export/route';
-import * as route86 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route87 from '@/app/api/v1/phones/[id]/route';
-import * as route88 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route89 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route90 from '@/app/api/v1/phones/register-device/route';
-import * as route91 from '@/app/api/v1/phones/route';
-import * as route92 from '@/app/api/v1/phones/verify-sim/route';
-import * as route93 from '@/app/api/v1/settings/alerts/route';
-import * as route94 from '@/app/api/v1/settings/data/route';
-import * as route95 from '@/app/api/v1/settings/email-to-sms/route';
-import * as route96 from '@/app/api/v1/settings/sending/route';
-import * as route97 from '@/app/api/v1/smpp/credentials/[system_id]/route';
-import * as route98 from '@/app/api/v1/smpp/credentials/route';
-import * as route99 from '@/app/api/v1/stats/messages/route';
-import * as route100 from '@/app/api/v1/twilio/auth-token/route';
-import * as route101 from '@/app/api/v1/twilio/route';
-import * as route102 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route103 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route104 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route105 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route106 from '@/app/api/v1/webhooks/[id]/route';
-import * as route107 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route108 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route109 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route110 from '@/app/api/v1/webhooks/events/route';
-import * as route111 from '@/app/api/v1/webhooks/route';
+import * as route46 from '@/app/api/v1/auth/two-factor/confirm/route';
+import * as route47 from '@/app/api/v1/auth/two-factor/enrol/route';
+import * as route48 from '@/app/api/v1/auth/two-factor/route';
+import * as route49 from '@/app/api/v1/bulk-messages/[id]/cancel/route';
+import * as route50 from '@/app/api/v1/bulk-messages/[id]/route';
+import * as route51 from '@/app/api/v1/bulk-messages/route';
+import * as route52 from '@/app/api/v1/contacts/[id]/route';
+import * as route53 from '@/app/api/v1/contacts/export/route';
+import * as route54 from '@/app/api/v1/contacts/import/route';
+import * as route55 from '@/app/api/v1/contacts/route';
+import * as route56 from '@/app/api/v1/conversations/[number]/route';
+import * as route57 from '@/app/api/v1/conversations/route';
+import * as route58 from '@/app/api/v1/credits/balance/route';
+import * as route59 from '@/app/api/v1/credits/balance-history/route';
+import * as route60 from '@/app/api/v1/credits/ledger/route';
+import * as route61 from '@/app/api/v1/credits/transfer/route';
+import * as route62 from '@/app/api/v1/device/messages/[id]/status/route';
+import * as route63 from '@/app/api/v1/device/messages/received/route';
+import * as route64 from '@/app/api/v1/device/outbox/claim/route';
+import * as route65 from '@/app/api/v1/email-addresses/[id]/route';
+import * as route66 from '@/app/api/v1/email-addresses/confirm/route';
+import * as route67 from '@/app/api/v1/email-addresses/route';
+import * as route68 from '@/app/api/v1/heartbeats/route';
+import * as route69 from '@/app/api/v1/inbound-rules/[id]/route';
+import * as route70 from '@/app/api/v1/inbound-rules/route';
+import * as route71 from '@/app/api/v1/inbound-rules/settings/route';
+import * as route72 from '@/app/api/v1/inbound-rules/test/route';
+import * as route73 from '@/app/api/v1/members/invitations/[id]/route';
+import * as route74 from '@/app/api/v1/members/invitations/accept/route';
+import * as route75 from '@/app/api/v1/members/invitations/route';
+import * as route76 from '@/app/api/v1/messages/[id]/cancel/route';
+import * as route77 from '@/app/api/v1/messages/[id]/route';
+import * as route78 from '@/app/api/v1/messages/route';
+import * as route79 from '@/app/api/v1/openapi.json/route';
+import * as route80 from '@/app/api/v1/opt-outs/[phone]/route';
+import * as route81 from '@/app/api/v1/opt-outs/route';
+import * as route82 from '@/app/api/v1/opt-outs/settings/route';
+import * as route83 from '@/app/api/v1/phone-groups/[id]/route';
+import * as route84 from '@/app/api/v1/phone-groups/route';
+import * as route85 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as route86 from '@/app/api/v1/phones/[id]/devices/route';
+import * as route87 from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as route88 from '@/app/api/v1/phones/[id]/inbox-export/route';
+import * as route89 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route90 from '@/app/api/v1/phones/[id]/route';
+import * as route91 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route92 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route93 from '@/app/api/v1/phones/register-device/route';
+import * as route94 from '@/app/api/v1/phones/route';
+import * as route95 from '@/app/api/v1/phones/verify-sim/route';
+import * as route96 from '@/app/api/v1/settings/alerts/route';
+import * as route97 from '@/app/api/v1/settings/data/route';
+import * as route98 from '@/app/api/v1/settings/email-to-sms/route';
+import * as route99 from '@/app/api/v1/settings/security/route';
+import * as route100 from '@/app/api/v1/settings/sending/route';
+import * as route101 from '@/app/api/v1/smpp/credentials/[system_id]/route';
+import * as route102 from '@/app/api/v1/smpp/credentials/route';
+import * as route103 from '@/app/api/v1/stats/messages/route';
+import * as route104 from '@/app/api/v1/twilio/auth-token/route';
+import * as route105 from '@/app/api/v1/twilio/route';
+import * as route106 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route107 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route108 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route109 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route110 from '@/app/api/v1/webhooks/[id]/route';
+import * as route111 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route112 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route113 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route114 from '@/app/api/v1/webhooks/events/route';
+import * as route115 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -161,70 +165,74 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/auth/register', module: route43 },
   { path: '/api/v1/auth/sessions', module: route44 },
   { path: '/api/v1/auth/sign-in/request-code', module: route45 },
-  { path: '/api/v1/bulk-messages/{id}/cancel', module: route46 },
-  { path: '/api/v1/bulk-messages/{id}', module: route47 },
-  { path: '/api/v1/bulk-messages', module: route48 },
-  { path: '/api/v1/contacts/{id}', module: route49 },
-  { path: '/api/v1/contacts/export', module: route50 },
-  { path: '/api/v1/contacts/import', module: route51 },
-  { path: '/api/v1/contacts', module: route52 },
-  { path: '/api/v1/conversations/{number}', module: route53 },
-  { path: '/api/v1/conversations', module: route54 },
-  { path: '/api/v1/credits/balance', module: route55 },
-  { path: '/api/v1/credits/balance-history', module: route56 },
-  { path: '/api/v1/credits/ledger', module: route57 },
-  { path: '/api/v1/credits/transfer', module: route58 },
-  { path: '/api/v1/device/messages/{id}/status', module: route59 },
-  { path: '/api/v1/device/messages/received', module: route60 },
-  { path: '/api/v1/device/outbox/claim', module: route61 },
-  { path: '/api/v1/email-addresses/{id}', module: route62 },
-  { path: '/api/v1/email-addresses/confirm', module: route63 },
-  { path: '/api/v1/email-addresses', module: route64 },
-  { path: '/api/v1/heartbeats', module: route65 },
-  { path: '/api/v1/inbound-rules/{id}', module: route66 },
-  { path: '/api/v1/inbound-rules', module: route67 },
-  { path: '/api/v1/inbound-rules/settings', module: route68 },
-  { path: '/api/v1/inbound-rules/test', module: route69 },
-  { path: '/api/v1/members/invitations/{id}', module: route70 },
-  { path: '/api/v1/members/invitations/accept', module: route71 },
-  { path: '/api/v1/members/invitations', module: route72 },
-  { path: '/api/v1/messages/{id}/cancel', module: route73 },
-  { path: '/api/v1/messages/{id}', module: route74 },
-  { path: '/api/v1/messages', module: route75 },
-  { path: '/api/v1/openapi.json', module: route76 },
-  { path: '/api/v1/opt-outs/{phone}', module: route77 },
-  { path: '/api/v1/opt-outs', module: route78 },
-  { path: '/api/v1/opt-outs/settings', module: route79 },
-  { path: '/api/v1/phone-groups/{id}', module: route80 },
-  { path: '/api/v1/phone-groups', module: route81 },
-  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route82 },
-  { path: '/api/v1/phones/{id}/devices', module: route83 },
-  { path: '/api/v1/phones/{id}/heartbeats', module: route84 },
-  { path: '/api/v1/phones/{id}/inbox-export', module: route85 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route86 },
-  { path: '/api/v1/phones/{id}', module: route87 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route88 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route89 },
-  { path: '/api/v1/phones/register-device', module: route90 },
-  { path: '/api/v1/phones', module: route91 },
-  { path: '/api/v1/phones/verify-sim', module: route92 },
-  { path: '/api/v1/settings/alerts', module: route93 },
-  { path: '/api/v1/settings/data', module: route94 },
-  { path: '/api/v1/settings/email-to-sms', module: route95 },
-  { path: '/api/v1/settings/sending', module: route96 },
-  { path: '/api/v1/smpp/credentials/{system_id}', module: route97 },
-  { path: '/api/v1/smpp/credentials', module: route98 },
-  { path: '/api/v1/stats/messages', module: route99 },
-  { path: '/api/v1/twilio/auth-token', module: route100 },
-  { path: '/api/v1/twilio', module: route101 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route102 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route103 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route104 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route105 },
-  { path: '/api/v1/webhooks/{id}', module: route106 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route107 },
-  { path: '/api/v1/webhooks/{id}/test', module: route108 },
-  { path: '/api/v1/webhooks/callback-secret', module: route109 },
-  { path: '/api/v1/webhooks/events', module: route110 },
-  { path: '/api/v1/webhooks', module: route111 },
+  { path: '/api/v1/auth/two-factor/confirm', module: route46 },
+  { path: '/api/v1/auth/two-factor/enrol', module: route47 },
+  { path: '/api/v1/auth/two-factor', module: route48 },
+  { path: '/api/v1/bulk-messages/{id}/cancel', module: route49 },
+  { path: '/api/v1/bulk-messages/{id}', module: route50 },
+  { path: '/api/v1/bulk-messages', module: route51 },
+  { path: '/api/v1/contacts/{id}', module: route52 },
+  { path: '/api/v1/contacts/export', module: route53 },
+  { path: '/api/v1/contacts/import', module: route54 },
+  { path: '/api/v1/contacts', module: route55 },
+  { path: '/api/v1/conversations/{number}', module: route56 },
+  { path: '/api/v1/conversations', module: route57 },
+  { path: '/api/v1/credits/balance', module: route58 },
+  { path: '/api/v1/credits/balance-history', module: route59 },
+  { path: '/api/v1/credits/ledger', module: route60 },
+  { path: '/api/v1/credits/transfer', module: route61 },
+  { path: '/api/v1/device/messages/{id}/status', module: route62 },
+  { path: '/api/v1/device/messages/received', module: route63 },
+  { path: '/api/v1/device/outbox/claim', module: route64 },
+  { path: '/api/v1/email-addresses/{id}', module: route65 },
+  { path: '/api/v1/email-addresses/confirm', module: route66 },
+  { path: '/api/v1/email-addresses', module: route67 },
+  { path: '/api/v1/heartbeats', module: route68 },
+  { path: '/api/v1/inbound-rules/{id}', module: route69 },
+  { path: '/api/v1/inbound-rules', module: route70 },
+  { path: '/api/v1/inbound-rules/settings', module: route71 },
+  { path: '/api/v1/inbound-rules/test', module: route72 },
+  { path: '/api/v1/members/invitations/{id}', module: route73 },
+  { path: '/api/v1/members/invitations/accept', module: route74 },
+  { path: '/api/v1/members/invitations', module: route75 },
+  { path: '/api/v1/messages/{id}/cancel', module: route76 },
+  { path: '/api/v1/messages/{id}', module: route77 },
+  { path: '/api/v1/messages', module: route78 },
+  { path: '/api/v1/openapi.json', module: route79 },
+  { path: '/api/v1/opt-outs/{phone}', module: route80 },
+  { path: '/api/v1/opt-outs', module: route81 },
+  { path: '/api/v1/opt-outs/settings', module: route82 },
+  { path: '/api/v1/phone-groups/{id}', module: route83 },
+  { path: '/api/v1/phone-groups', module: route84 },
+  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route85 },
+  { path: '/api/v1/phones/{id}/devices', module: route86 },
+  { path: '/api/v1/phones/{id}/heartbeats', module: route87 },
+  { path: '/api/v1/phones/{id}/inbox-export', module: route88 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route89 },
+  { path: '/api/v1/phones/{id}', module: route90 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route91 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route92 },
+  { path: '/api/v1/phones/register-device', module: route93 },
+  { path: '/api/v1/phones', module: route94 },
+  { path: '/api/v1/phones/verify-sim', module: route95 },
+  { path: '/api/v1/settings/alerts', module: route96 },
+  { path: '/api/v1/settings/data', module: route97 },
+  { path: '/api/v1/settings/email-to-sms', module: route98 },
+  { path: '/api/v1/settings/security', module: route99 },
+  { path: '/api/v1/settings/sending', module: route100 },
+  { path: '/api/v1/smpp/credentials/{system_id}', module: route101 },
+  { path: '/api/v1/smpp/credentials', module: route102 },
+  { path: '/api/v1/stats/messages', module: route103 },
+  { path: '/api/v1/twilio/auth-token', module: route104 },
+  { path: '/api/v1/twilio', module: route105 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route106 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route107 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route108 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route109 },
+  { path: '/api/v1/webhooks/{id}', module: route110 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route111 },
+  { path: '/api/v1/webhooks/{id}/test', module: route112 },
+  { path: '/api/v1/webhooks/callback-secret', module: route113 },
+  { path: '/api/v1/webhooks/events', module: route114 },
+  { path: '/api/v1/webhooks', module: route115 },
 ];

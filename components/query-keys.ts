@@ -68,6 +68,8 @@ export const queryKeys = {
   dataSettings: { root: ['data-settings'] },
   alertSettings: { root: ['alert-settings'] },
   emailSmsSettings: { root: ['email-sms-settings'] },
+  twoFactor: { root: ['two-factor'] },
+  securitySettings: { root: ['security-settings'] },
   alerts: { root: ['alerts'], open: () => ['alerts', 'open'] },
   stats: { root: ['messages', 'stats'] },
 } as const;

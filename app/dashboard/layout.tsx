@@ -6,6 +6,7 @@ import { signedInAccount } from '@/lib/auth/current-account';
 import { AccountSwitcher } from './account-switcher';
 import { DashboardNav } from './nav';
 import { SignOutButton } from './sign-out-button';
+import { TwoFactorRequired } from './two-factor-required';
 
 export const dynamic = 'force-dynamic';
 
@@ -33,10 +34,14 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             <SignOutButton />
           </div>
         </header>
-        <div className="lg:mt-6 lg:grid lg:grid-cols-[12rem_minmax(0,1fr)] lg:gap-8">
-          <DashboardNav />
-          <main className="min-w-0 space-y-6">{children}</main>
-        </div>
+        {account.twoFactorPending ? (
+          <TwoFactorRequired />
+        ) : (
+          <div className="lg:mt-6 lg:grid lg:grid-cols-[12rem_minmax(0,1fr)] lg:gap-8">
+            <DashboardNav />
+            <main className="min-w-0 space-y-6">{children}</main>
+          </div>
+        )}
       </div>
     </Providers>
   );

@@ -13,7 +13,12 @@ const SIGN_IN_ERRORS: Record<string, string> = {
   CodeExpired: 'That code has expired or was tried too many times. Send a new code.',
   CredentialsSignin: 'That did not work. Check it and try again.',
   InvitationRefused: 'This invitation can no longer be used: ask whoever invited you for a new one.',
+  TwoFactorInvalid: 'That authenticator code is not right (or was used already). Check the app and try again.',
+  TwoFactorRateLimited: 'Too many authenticator codes were tried. Wait a few minutes and try again.',
 };
+
+/** The email code was right and the member signs in with a second factor too: the form asks for it. */
+const TWO_FACTOR_REQUIRED = 'TwoFactorRequired';
 
 export function signInError(error: string | null | undefined, fallback: string): string {
   if (error === 'CredentialsSignin') return fallback;
@@ -57,6 +62,7 @@ function EmailCodeForm() {
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
   const [sentTo, setSentTo] = useState<string | null>(null);
+  const [secondFactor, setSecondFactor] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>({ kind: 'idle' });
   const busy = status.kind === 'busy';
 
@@ -67,6 +73,7 @@ function EmailCodeForm() {
       await api('/api/v1/auth/sign-in/request-code', { body: { email } });
       setSentTo(email.trim().toLowerCase());
       setCode('');
+      setSecondFactor(null);
       setStatus({ kind: 'idle' });
     } catch (error) {
       setStatus({ kind: 'error', message: problemDetail(error) });
@@ -76,8 +83,18 @@ function EmailCodeForm() {
   async function submitCode(event: FormEvent) {
     event.preventDefault();
     setStatus({ kind: 'busy', label: 'Signing in…' });
-    const result = await signIn('email-code', { email: sentTo, code: code.trim(), redirect: false });
+    const credentials = {
+      email: sentTo,
+      code: code.trim(),
+      ...(secondFactor === null ? {} : { totp: secondFactor.trim() }),
+    };
+    const result = await signIn('email-code', { ...credentials, redirect: false });
     if (result?.ok && !result.error) return done();
+    if (result?.error === TWO_FACTOR_REQUIRED) {
+      setSecondFactor('');
+      setStatus({ kind: 'idle' });
+      return;
+    }
     setStatus({ kind: 'error', message: signInError(result?.error, 'That code is not right. Check the email.') });
   }
 
@@ -117,10 +134,26 @@ function EmailCodeForm() {
         value={code}
         onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))}
         hint="The 6 digits from the email."
+        readOnly={secondFactor !== null}
       />
+      {secondFactor !== null && (
+        <Field
+          id="sign-in-totp"
+          label="Authenticator code"
+          autoComplete="one-time-code"
+          required
+          autoFocus
+          value={secondFactor}
+          onChange={(e) => setSecondFactor(e.target.value)}
+          hint="Two-factor sign-in is on: the 6 digits your authenticator app shows now, or one of your recovery codes."
+        />
+      )}
       <StatusLine status={status} />
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={busy || code.length !== 6}>
+        <Button
+          type="submit"
+          disabled={busy || code.length !== 6 || (secondFactor !== null && secondFactor.trim().length < 6)}
+        >
           Sign in
         </Button>
         <Button variant="secondary" disabled={busy} onClick={() => sendCode()}>
@@ -131,6 +164,7 @@ function EmailCodeForm() {
           disabled={busy}
           onClick={() => {
             setSentTo(null);
+            setSecondFactor(null);
             setStatus({ kind: 'idle' });
           }}
         >

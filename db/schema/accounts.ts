@@ -80,6 +80,8 @@ export const accounts = pgTable(
     emailSmsOverLength: text('email_sms_over_length', { enum: EMAIL_SMS_OVER_LENGTH }).notNull().default('refuse'),
     // Whether an SMS answering an SMS sent by email is forwarded to the mail's sender (email_sms_senders).
     emailSmsForwardReplies: boolean('email_sms_forward_replies').notNull().default(false),
+    // Every member must sign in with a second factor (PATCH /api/v1/settings/security, owners only).
+    requireTwoFactor: boolean('require_two_factor').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => {

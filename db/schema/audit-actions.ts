@@ -48,6 +48,11 @@ export const AUDIT_ACTIONS = [
   'session.sign_in_failed',
   'session.ended_all',
   'session.switched_account',
+  'two_factor.enabled',
+  'two_factor.disabled',
+  'two_factor.check_failed',
+  'two_factor.recovery_code_used',
+  'security_settings.updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

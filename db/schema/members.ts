@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
 import { MEMBER_ROLES } from './member-roles';
@@ -24,6 +24,14 @@ export const members = pgTable(
     joinedAt: timestamp('joined_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     // Every session of this member carries the version it was opened at; signing out bumps it.
     sessionVersion: integer('session_version').notNull().default(0),
+    // Two-factor sign-in (lib/members/two-factor.ts): the TOTP secret, sealed like webhook secrets. It is
+    // pending (asked for at sign-in only once confirmed) while `totp_enabled_at` is null.
+    totpSecretEncrypted: text('totp_secret_encrypted'),
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true, precision: 3 }),
+    // The 30-second step of the last TOTP code accepted: a code is accepted once, and none older after it.
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    // SHA-256 of the recovery codes not used yet (each opens one sign-in, then leaves the array).
+    totpRecoveryCodeHashes: text('totp_recovery_code_hashes').array(),
   },
   (t) => [
     uniqueIndex('members_account_email_key').on(t.accountId, t.email),

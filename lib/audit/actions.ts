@@ -46,4 +46,9 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'session.sign_in_failed': 'Sign-in failed',
   'session.ended_all': 'Signed out everywhere',
   'session.switched_account': 'Switched to this account',
+  'two_factor.enabled': 'Two-factor sign-in turned on',
+  'two_factor.disabled': 'Two-factor sign-in turned off',
+  'two_factor.check_failed': 'Two-factor code refused',
+  'two_factor.recovery_code_used': 'Recovery code used',
+  'security_settings.updated': 'Security settings changed',
 };

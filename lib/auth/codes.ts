@@ -45,7 +45,7 @@ export async function issueCode(tx: Transaction, subject: CodeSubject): Promise<
 }
 
 export type CodeFailure = 'INVALID_CODE' | 'CODE_EXPIRED';
-export type CodeCheck = { ok: true; email: string | null } | { ok: false; failure: CodeFailure };
+export type CodeCheck = { ok: true; id: string; email: string | null } | { ok: false; failure: CodeFailure };
 
 /**
  * Checks a code against the subject's newest one and uses it up when it matches. A wrong code
@@ -54,8 +54,14 @@ export type CodeCheck = { ok: true; email: string | null } | { ok: false; failur
  *
  * It returns a failure instead of throwing, so the caller can commit the counted attempt before
  * it answers the error (a throw would roll the count back and allow unlimited guesses).
+ * `keep`: a right code is left unused (a sign-in that still needs its second factor), for `spendCode`.
  */
-export async function consumeCode(tx: Transaction, subject: CodeSubject, code: string): Promise<CodeCheck> {
+export async function consumeCode(
+  tx: Transaction,
+  subject: CodeSubject,
+  code: string,
+  { keep = false }: { keep?: boolean } = {},
+): Promise<CodeCheck> {
   const [row] = await tx
     .select({
       id: verificationCodes.id,
@@ -87,8 +93,13 @@ export async function consumeCode(tx: Transaction, subject: CodeSubject, code: s
       .where(eq(verificationCodes.id, row.id));
     return { ok: false, failure: 'INVALID_CODE' };
   }
-  await tx.update(verificationCodes).set({ consumedAt: sql`now()` }).where(eq(verificationCodes.id, row.id));
-  return { ok: true, email: row.email };
+  if (!keep) await spendCode(tx, row.id);
+  return { ok: true, id: row.id, email: row.email };
+}
+
+/** Uses up a code that `consumeCode` checked and kept. */
+export async function spendCode(tx: Transaction, id: string): Promise<void> {
+  await tx.update(verificationCodes).set({ consumedAt: sql`now()` }).where(eq(verificationCodes.id, id));
 }
 
 export function codeError(failure: CodeFailure): DomainError {

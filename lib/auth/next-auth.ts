@@ -35,6 +35,8 @@ export function authOptions(): NextAuthOptions {
           code: { label: 'Code', type: 'text' },
           // The token of an invitation link: the email joins that account as it signs in (lib/auth/sign-in.ts).
           invitation: { label: 'Invitation', type: 'text' },
+          // A member with two-factor sign-in on: a code of their authenticator, or a recovery code.
+          totp: { label: 'Authenticator code', type: 'text' },
         },
         authorize: async (credentials, req) => authorizeEmailCode(await getDb(), credentials ?? {}, signInContext(req)),
       }),

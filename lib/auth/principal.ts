@@ -17,6 +17,11 @@ export type AccountPrincipal = {
    */
   role?: MemberRole;
   /**
+   * A session of a member who has no second factor in an account that requires one: routes refuse it
+   * (403 FORBIDDEN) but those that declare `allowPendingTwoFactor` (enrolling, signing out).
+   */
+  twoFactorPending?: true;
+  /**
    * A JWT of SMSGate's integrator API (lib/protocols/smsgate-api/jwt.ts), issued under `keyId`:
    * its id, the scopes it grants and when it expires (Unix seconds). Absent for a key or a session,
    * which hold every scope.

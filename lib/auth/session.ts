@@ -25,7 +25,14 @@ export type SessionClaims = {
  * The account behind a live session, with the signed-in email so the dashboard needs no second query,
  * and the member and role (none for a session a key opened: the key's role bounds it, if it has one).
  */
-export type SessionAccount = { accountId: string; email: string; memberId: string | null; role: MemberRole | null };
+export type SessionAccount = {
+  accountId: string;
+  email: string;
+  memberId: string | null;
+  role: MemberRole | null;
+  /** The account requires two-factor sign-in and this member has none yet: they may only enrol. */
+  twoFactorPending: boolean;
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -92,6 +99,8 @@ async function liveSessionAccount(claims: SessionClaims): Promise<SessionAccount
       memberEmail: members.email,
       memberRole: members.role,
       memberVersion: members.sessionVersion,
+      memberTotpEnabledAt: members.totpEnabledAt,
+      requireTwoFactor: accounts.requireTwoFactor,
     })
     .from(accounts)
     .leftJoin(apiKeys, openingKey)
@@ -99,10 +108,18 @@ async function liveSessionAccount(claims: SessionClaims): Promise<SessionAccount
     .where(eq(accounts.id, claims.accountId));
   if (!row || row.sessionVersion !== claims.sessionVersion) return null;
   if (claims.keyId) {
-    return row.liveKeyId ? { accountId: claims.accountId, email: row.email, memberId: null, role: row.keyRole } : null;
+    return row.liveKeyId
+      ? { accountId: claims.accountId, email: row.email, memberId: null, role: row.keyRole, twoFactorPending: false }
+      : null;
   }
   if (!row.memberId || !row.memberEmail || !row.memberRole || row.memberVersion !== claims.memberVersion) return null;
-  return { accountId: claims.accountId, email: row.memberEmail, memberId: row.memberId, role: row.memberRole };
+  return {
+    accountId: claims.accountId,
+    email: row.memberEmail,
+    memberId: row.memberId,
+    role: row.memberRole,
+    twoFactorPending: row.requireTwoFactor && !row.memberTotpEnabledAt,
+  };
 }
 
 /** The account signed in by a Cookie header's dashboard session, or null when there is none or it has ended. */
@@ -127,6 +144,7 @@ export async function sessionFromCookieHeader(header: string | null): Promise<Ac
   };
   if (account.memberId) principal.memberId = account.memberId;
   if (account.role) principal.role = account.role;
+  if (account.twoFactorPending) principal.twoFactorPending = true;
   return principal;
 }
 

@@ -1,9 +1,10 @@
 import { isNotNull } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from '@/db';
-import { accounts, devices, webhooks } from '@/db/schema';
+import { accounts, devices, members, webhooks } from '@/db/schema';
 import { decryptSecret } from '@/lib/crypto/secret-box';
 import { DEVICE_SIGNING_KEY_PURPOSE } from '@/lib/devices/pairing';
+import { unsealTotpSecret } from '@/lib/members/two-factor';
 import { registry } from '@/lib/registry';
 import { unsealWebhookSecret } from '@/lib/webhooks/signing';
 
@@ -61,6 +62,12 @@ export const SEALED_COLUMNS: Array<{
     column: devices.signingKeyEncrypted,
     what: 'device signing keys',
     open: (sealed) => decryptSecret(sealed, DEVICE_SIGNING_KEY_PURPOSE),
+  },
+  {
+    table: members,
+    column: members.totpSecretEncrypted,
+    what: 'two-factor authenticator secrets',
+    open: unsealTotpSecret,
   },
 ];
 

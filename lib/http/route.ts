@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { type Database, getDb, isStaleCachedPlan, queryLogging, withQueryOrigin, withRequestDeadline } from '@/db';
 import { actingAs } from '@/lib/audit/actor';
+import type { AccountPrincipal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
@@ -26,6 +27,11 @@ export type RouteOptions<M extends AuthMode, B extends Schema, Q extends Schema,
   bodyFormat?: 'json' | 'form';
   /** Status of a successful answer that is not a Response (default 200; 204 when nothing is returned). */
   status?: number;
+  /**
+   * The route serves a session that owes its second factor (lib/auth/principal.ts `twoFactorPending`):
+   * the two-factor routes and sign-out. Every other route refuses it.
+   */
+  allowPendingTwoFactor?: true;
   /**
    * The operation's documentation: the OpenAPI document is generated from the routes themselves. Optional
    * only for handlers built in tests; the document refuses a route of app/api without it.
@@ -91,6 +97,7 @@ export function route<
       const work = async () => {
         const db = await getDb();
         const principal = await authenticate(db, req, options.auth);
+        if (!options.allowPendingTwoFactor) refusePendingTwoFactor(principal);
         const params = options.params ? validate(options.params, rawParams, 'path') : undefined;
         const query = options.query ? validate(options.query, queryObject(url), 'query') : undefined;
         const body = options.body
@@ -136,6 +143,16 @@ export function route<
     return response;
   };
   return attachSpec(run, options);
+}
+
+/** A session whose account requires two-factor sign-in, of a member with none yet, may only enrol. */
+function refusePendingTwoFactor(principal: unknown): void {
+  if ((principal as AccountPrincipal | null)?.twoFactorPending) {
+    throw new DomainError(
+      'FORBIDDEN',
+      'two-factor required: this account requires two-factor sign-in. Turn it on in Settings → Security first.',
+    );
+  }
 }
 
 function elapsed(started: number): number {

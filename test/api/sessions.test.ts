@@ -60,6 +60,7 @@ describe('signing out', () => {
       email: account.email,
       memberId: expect.any(String),
       role: 'owner',
+      twoFactorPending: false,
     });
 
     expect((await signOut(cookie)).status).toBe(204);
@@ -109,6 +110,7 @@ describe('DELETE /api/v1/auth/sessions (sign out everywhere)', () => {
       email: account.email,
       memberId: expect.any(String),
       role: 'owner',
+      twoFactorPending: false,
     });
     expect(await phonesStatus(before)).toBe(401);
   });

@@ -7,6 +7,11 @@ export type SettingsSection = { href: string; label: string; summary: string };
 export const SETTINGS_SECTIONS: SettingsSection[] = [
   { href: '/dashboard/settings/members', label: 'Members', summary: 'who shares this account, and invitations' },
   { href: '/dashboard/settings/api-keys', label: 'API keys', summary: 'keys for your integrations' },
+  {
+    href: '/dashboard/settings/security',
+    label: 'Security',
+    summary: 'two-factor sign-in, and requiring it of every member',
+  },
   { href: '/dashboard/settings/webhooks', label: 'Webhooks', summary: 'where events are delivered' },
   {
     href: '/dashboard/settings/sending',

@@ -6,6 +6,7 @@ import { route } from '@/lib/http/route';
 export const DELETE = route(
   {
     auth: 'account',
+    allowPendingTwoFactor: true,
     doc: {
       operationId: 'endAllSessions',
       summary: 'Sign out everywhere',
