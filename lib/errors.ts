@@ -29,7 +29,6 @@ export const ERROR_CODES = {
   DUPLICATE_REQUEST: { status: 409, title: 'Duplicate request' },
   DUPLICATE_PHONE: { status: 409, title: 'Duplicate phone' },
   DUPLICATE_NAME: { status: 409, title: 'Duplicate name' },
-  CONFLICT: { status: 409, title: 'Conflict' },
   ALREADY_A_MEMBER: { status: 409, title: 'Already a member' },
   INVALID_TRANSITION: { status: 409, title: 'Invalid transition' },
   NO_ONLINE_PHONE: { status: 409, title: 'No online phone in the group' },

@@ -4,6 +4,7 @@ import { DomainError, notFound } from '@/lib/errors';
 import { acceptInvitation, presentMembership } from '@/lib/members/invitations';
 import { type AccountMembership, memberSessionVersion, membershipsOf } from '@/lib/members/lookup';
 import type { MembershipWire } from '@/lib/members/schemas';
+import { signInNeedsSecondFactor, signInSecondFactor } from '@/lib/members/two-factor';
 import type { AccountPrincipal } from './principal';
 import { sessionCookieHeaders } from './session-cookie';
 import { currentSessionVersion } from './session-version';
@@ -57,17 +58,39 @@ function personOrRefuse(principal: AccountPrincipal, what: string): { email: str
 
 /**
  * POST /api/v1/auth/memberships/switch: the session moves to another account of the signed-in email
- * (404 for an account the email is not a member of). Audited in the account switched to.
+ * (404 for an account the email is not a member of). Audited in the account switched to. A membership
+ * with two-factor sign-in on is entered as sign-in enters it: with `totp`, a code of its authenticator
+ * or a recovery code (403 FORBIDDEN with `second_factor_required` without one or with a wrong one;
+ * the attempts count against the member's limit, 429 past it).
  */
 export async function switchAccount(
   db: Database,
   principal: AccountPrincipal,
   accountId: string,
   req: Request,
+  totp?: string,
 ): Promise<SwitchedSession> {
   const person = personOrRefuse(principal, 'Switching accounts');
   const membership = (await membershipsOf(db, person.email)).find((m) => m.accountId === accountId);
   if (!membership) throw notFound('Membership');
+  if (accountId !== principal.accountId && (await signInNeedsSecondFactor(db, membership.memberId))) {
+    const refused = (detail: string) =>
+      new DomainError('FORBIDDEN', detail, { extra: { second_factor_required: true } });
+    if (!totp) {
+      throw refused(
+        'Your membership of that account signs in with a second factor: send a code of its authenticator as totp.',
+      );
+    }
+    if (!(await signInSecondFactor(db, membership.memberId, totp))) {
+      await recordAudit(db, {
+        accountId,
+        action: 'two_factor.check_failed',
+        target: membership.memberId,
+        details: { during: 'switch_account' },
+      });
+      throw refused('That authenticator code is not right (or was used already).');
+    }
+  }
   const cookies = await sessionFor(db, req, membership);
   if (accountId !== principal.accountId) {
     await recordAudit(db, {

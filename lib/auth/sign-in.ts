@@ -101,7 +101,8 @@ export async function authorizeEmailCode(
     // The account signed in to first (lib/members/lookup.ts; the header switches to the others), or,
     // with an invitation, the invited one, joined once the code is right.
     let [membership]: Array<Membership | undefined> = await membershipsOf(tx, email.data);
-    const needsSecondFactor = membership && !invitation ? await signInNeedsSecondFactor(tx, membership.memberId) : false;
+    const needsSecondFactor =
+      membership && !invitation ? await signInNeedsSecondFactor(tx, membership.memberId) : false;
     const check = await consumeCode(tx, { purpose: 'sign_in', email: email.data }, code, { keep: needsSecondFactor });
     if (check.ok && invitation) membership = await joinByInvitation(tx, invitation, email.data, context);
     // Entries for accounts only: an unknown email leaves no trace (and has nobody to show it to).

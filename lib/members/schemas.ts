@@ -61,4 +61,16 @@ export type MembershipWire = z.infer<typeof membershipSchema>;
 
 export const membershipListSchema = z.object({ data: z.array(membershipSchema) }).openapi('Memberships');
 
-export const switchAccountBody = z.strictObject({ account_id: z.uuid() }).openapi('SwitchAccountRequest');
+export const switchAccountBody = z
+  .strictObject({
+    account_id: z.uuid(),
+    totp: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        'A code of the authenticator of your membership of that account, or one of its recovery codes: required when that membership signs in with a second factor.',
+      ),
+  })
+  .openapi('SwitchAccountRequest');
