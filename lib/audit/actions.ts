@@ -42,4 +42,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'session.signed_in': 'Signed in',
   'session.sign_in_failed': 'Sign-in failed',
   'session.ended_all': 'Signed out everywhere',
+  'member.role_changed': 'Member role changed',
+  'member.removed': 'Member removed',
+  'member.left': 'Member left the account',
 };

@@ -81,7 +81,9 @@ export async function authorizeEmailCode(
         accountId: membership.accountId,
         action: check.ok ? 'session.signed_in' : 'session.sign_in_failed',
         details: { method: 'email_code', ...(check.ok ? {} : { reason: check.failure }) },
-        actor: { kind: check.ok ? 'session' : 'anonymous', label: membership.email, ip: context.ip },
+        actor: check.ok
+          ? { kind: 'session', label: membership.email, ip: context.ip, memberId: membership.memberId }
+          : { kind: 'anonymous', label: membership.email, ip: context.ip },
       });
     }
     return { check, membership };
