@@ -64,45 +64,47 @@ import * as route60 from '@/app/api/v1/inbound-rules/[id]/route';
 import * as route61 from '@/app/api/v1/inbound-rules/route';
 import * as route62 from '@/app/api/v1/inbound-rules/settings/route';
 import * as route63 from '@/app/api/v1/inbound-rules/test/route';
-import * as route64 from '@/app/api/v1/messages/[id]/cancel/route';
-import * as route65 from '@/app/api/v1/messages/[id]/route';
-import * as route66 from '@/app/api/v1/messages/route';
-import * as route67 from '@/app/api/v1/openapi.json/route';
-import * as route68 from '@/app/api/v1/opt-outs/[phone]/route';
-import * as route69 from '@/app/api/v1/opt-outs/route';
-import * as route70 from '@/app/api/v1/opt-outs/settings/route';
-import * as route71 from '@/app/api/v1/phone-groups/[id]/route';
-import * as route72 from '@/app/api/v1/phone-groups/route';
-import * as route73 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
-import * as route74 from '@/app/api/v1/phones/[id]/devices/route';
-import * as route75 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route76 from '@/app/api/v1/phones/[id]/inbox-export/route';
-import * as route77 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route78 from '@/app/api/v1/phones/[id]/route';
-import * as route79 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route80 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route81 from '@/app/api/v1/phones/register-device/route';
-import * as route82 from '@/app/api/v1/phones/route';
-import * as route83 from '@/app/api/v1/phones/verify-sim/route';
-import * as route84 from '@/app/api/v1/settings/alerts/route';
-import * as route85 from '@/app/api/v1/settings/data/route';
-import * as route86 from '@/app/api/v1/settings/email-to-sms/route';
-import * as route87 from '@/app/api/v1/settings/sending/route';
-import * as route88 from '@/app/api/v1/smpp/credentials/[system_id]/route';
-import * as route89 from '@/app/api/v1/smpp/credentials/route';
-import * as route90 from '@/app/api/v1/stats/messages/route';
-import * as route91 from '@/app/api/v1/twilio/auth-token/route';
-import * as route92 from '@/app/api/v1/twilio/route';
-import * as route93 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route94 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route95 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route96 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route97 from '@/app/api/v1/webhooks/[id]/route';
-import * as route98 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route99 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route100 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route101 from '@/app/api/v1/webhooks/events/route';
-import * as route102 from '@/app/api/v1/webhooks/route';
+import * as route64 from '@/app/api/v1/members/[id]/route';
+import * as route65 from '@/app/api/v1/members/route';
+import * as route66 from '@/app/api/v1/messages/[id]/cancel/route';
+import * as route67 from '@/app/api/v1/messages/[id]/route';
+import * as route68 from '@/app/api/v1/messages/route';
+import * as route69 from '@/app/api/v1/openapi.json/route';
+import * as route70 from '@/app/api/v1/opt-outs/[phone]/route';
+import * as route71 from '@/app/api/v1/opt-outs/route';
+import * as route72 from '@/app/api/v1/opt-outs/settings/route';
+import * as route73 from '@/app/api/v1/phone-groups/[id]/route';
+import * as route74 from '@/app/api/v1/phone-groups/route';
+import * as route75 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as route76 from '@/app/api/v1/phones/[id]/devices/route';
+import * as route77 from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as route78 from '@/app/api/v1/phones/[id]/inbox-export/route';
+import * as route79 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route80 from '@/app/api/v1/phones/[id]/route';
+import * as route81 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route82 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route83 from '@/app/api/v1/phones/register-device/route';
+import * as route84 from '@/app/api/v1/phones/route';
+import * as route85 from '@/app/api/v1/phones/verify-sim/route';
+import * as route86 from '@/app/api/v1/settings/alerts/route';
+import * as route87 from '@/app/api/v1/settings/data/route';
+import * as route88 from '@/app/api/v1/settings/email-to-sms/route';
+import * as route89 from '@/app/api/v1/settings/sending/route';
+import * as route90 from '@/app/api/v1/smpp/credentials/[system_id]/route';
+import * as route91 from '@/app/api/v1/smpp/credentials/route';
+import * as route92 from '@/app/api/v1/stats/messages/route';
+import * as route93 from '@/app/api/v1/twilio/auth-token/route';
+import * as route94 from '@/app/api/v1/twilio/route';
+import * as route95 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route96 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route97 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route98 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route99 from '@/app/api/v1/webhooks/[id]/route';
+import * as route100 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route101 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route102 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route103 from '@/app/api/v1/webhooks/events/route';
+import * as route104 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -170,43 +172,45 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/inbound-rules', module: route61 },
   { path: '/api/v1/inbound-rules/settings', module: route62 },
   { path: '/api/v1/inbound-rules/test', module: route63 },
-  { path: '/api/v1/messages/{id}/cancel', module: route64 },
-  { path: '/api/v1/messages/{id}', module: route65 },
-  { path: '/api/v1/messages', module: route66 },
-  { path: '/api/v1/openapi.json', module: route67 },
-  { path: '/api/v1/opt-outs/{phone}', module: route68 },
-  { path: '/api/v1/opt-outs', module: route69 },
-  { path: '/api/v1/opt-outs/settings', module: route70 },
-  { path: '/api/v1/phone-groups/{id}', module: route71 },
-  { path: '/api/v1/phone-groups', module: route72 },
-  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route73 },
-  { path: '/api/v1/phones/{id}/devices', module: route74 },
-  { path: '/api/v1/phones/{id}/heartbeats', module: route75 },
-  { path: '/api/v1/phones/{id}/inbox-export', module: route76 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route77 },
-  { path: '/api/v1/phones/{id}', module: route78 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route79 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route80 },
-  { path: '/api/v1/phones/register-device', module: route81 },
-  { path: '/api/v1/phones', module: route82 },
-  { path: '/api/v1/phones/verify-sim', module: route83 },
-  { path: '/api/v1/settings/alerts', module: route84 },
-  { path: '/api/v1/settings/data', module: route85 },
-  { path: '/api/v1/settings/email-to-sms', module: route86 },
-  { path: '/api/v1/settings/sending', module: route87 },
-  { path: '/api/v1/smpp/credentials/{system_id}', module: route88 },
-  { path: '/api/v1/smpp/credentials', module: route89 },
-  { path: '/api/v1/stats/messages', module: route90 },
-  { path: '/api/v1/twilio/auth-token', module: route91 },
-  { path: '/api/v1/twilio', module: route92 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route93 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route94 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route95 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route96 },
-  { path: '/api/v1/webhooks/{id}', module: route97 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route98 },
-  { path: '/api/v1/webhooks/{id}/test', module: route99 },
-  { path: '/api/v1/webhooks/callback-secret', module: route100 },
-  { path: '/api/v1/webhooks/events', module: route101 },
-  { path: '/api/v1/webhooks', module: route102 },
+  { path: '/api/v1/members/{id}', module: route64 },
+  { path: '/api/v1/members', module: route65 },
+  { path: '/api/v1/messages/{id}/cancel', module: route66 },
+  { path: '/api/v1/messages/{id}', module: route67 },
+  { path: '/api/v1/messages', module: route68 },
+  { path: '/api/v1/openapi.json', module: route69 },
+  { path: '/api/v1/opt-outs/{phone}', module: route70 },
+  { path: '/api/v1/opt-outs', module: route71 },
+  { path: '/api/v1/opt-outs/settings', module: route72 },
+  { path: '/api/v1/phone-groups/{id}', module: route73 },
+  { path: '/api/v1/phone-groups', module: route74 },
+  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route75 },
+  { path: '/api/v1/phones/{id}/devices', module: route76 },
+  { path: '/api/v1/phones/{id}/heartbeats', module: route77 },
+  { path: '/api/v1/phones/{id}/inbox-export', module: route78 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route79 },
+  { path: '/api/v1/phones/{id}', module: route80 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route81 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route82 },
+  { path: '/api/v1/phones/register-device', module: route83 },
+  { path: '/api/v1/phones', module: route84 },
+  { path: '/api/v1/phones/verify-sim', module: route85 },
+  { path: '/api/v1/settings/alerts', module: route86 },
+  { path: '/api/v1/settings/data', module: route87 },
+  { path: '/api/v1/settings/email-to-sms', module: route88 },
+  { path: '/api/v1/settings/sending', module: route89 },
+  { path: '/api/v1/smpp/credentials/{system_id}', module: route90 },
+  { path: '/api/v1/smpp/credentials', module: route91 },
+  { path: '/api/v1/stats/messages', module: route92 },
+  { path: '/api/v1/twilio/auth-token', module: route93 },
+  { path: '/api/v1/twilio', module: route94 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route95 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route96 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route97 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route98 },
+  { path: '/api/v1/webhooks/{id}', module: route99 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route100 },
+  { path: '/api/v1/webhooks/{id}/test', module: route101 },
+  { path: '/api/v1/webhooks/callback-secret', module: route102 },
+  { path: '/api/v1/webhooks/events', module: route103 },
+  { path: '/api/v1/webhooks', module: route104 },
 ];

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, title: 'Not found' },
   GROUP_NOT_FOUND: { status: 404, title: 'Group not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  CONFLICT: { status: 409, title: 'Conflict' },
   DUPLICATE_REQUEST: { status: 409, title: 'Duplicate request' },
   DUPLICATE_PHONE: { status: 409, title: 'Duplicate phone' },
   DUPLICATE_NAME: { status: 409, title: 'Duplicate name' },

@@ -27,7 +27,7 @@ export function ApiKeysPanel() {
     mutationFn: (keyName: string) => api<CreatedApiKey>('/api/v1/auth/api-keys', { body: { name: keyName } }),
     onSuccess: ({ key, ...created }) => {
       setCreated(key);
-      const listed: ApiKey = { ...created, last_used_at: null, revoked_at: null };
+      const listed: ApiKey = { ...created, last_used_at: null, revoked_at: null, created_by: null };
       // The answer is the new row: listed at once, whatever the refetch's timing.
       queryClient.setQueryData<InfiniteData<Page<ApiKey>>>(queryKeys.apiKeys.list(), (data) =>
         data
