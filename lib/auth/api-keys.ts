@@ -100,7 +100,7 @@ export async function createApiKey(
       accountId: owner.accountId,
       action: 'api_key.created',
       target: created.id,
-      details: { name: created.name, prefix: created.prefix, role: created.role },
+      details: { name: created.name, prefix: created.prefix, ...(created.role ? { role: created.role } : {}) },
     });
     return created;
   });

@@ -241,6 +241,6 @@ function rolesPhrase(roles: MemberRole[]): string {
  */
 export function refusalDetail(role: MemberRole, area: Area, access: Access, via: 'session' | 'api_key'): string {
   const who = via === 'session' ? `Your role (${role})` : `This API key's role (${role})`;
-  const verb = access === 'write' ? 'change' : 'see';
+  const verb = access === 'read' ? 'see' : area === 'messages' ? 'send or change' : 'change';
   return `${who} may not ${verb} ${AREA_NAMES[area]}; ${rolesPhrase(rolesThatMay(area, access))} may.`;
 }
