@@ -7,7 +7,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Database } from '@/db';
-import type { MemberRole } from '@/db/schema';
+import type { AccountPrincipal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
 import { validate } from '@/lib/http/parse';
 import { errorResponse } from '@/lib/http/route';
@@ -34,7 +34,7 @@ function problemResult(problem: { code: string; detail: string }): CallToolResul
 }
 
 /** A key with a role calls a tool only when it may call the tool's REST operation (403 FORBIDDEN otherwise). */
-function authorizeTool(tool: McpTool, role: MemberRole | undefined): void {
+function authorizeTool(tool: McpTool, role: AccountPrincipal['role']): void {
   const rule = routeRule(tool.operationId);
   if (!role || !rule) return;
   const method = tool.rest.split(' ')[0] ?? 'POST';
@@ -46,7 +46,7 @@ function authorizeTool(tool: McpTool, role: MemberRole | undefined): void {
 async function callTool(
   db: Database,
   accountId: string,
-  role: MemberRole | undefined,
+  role: AccountPrincipal['role'],
   requestId: string,
   name: string,
   args: unknown,
@@ -94,7 +94,7 @@ function checkBatch(body: unknown, rateKey: string): void {
 export async function answerMcp(
   req: Request,
   body: unknown,
-  context: { db: Database; accountId: string; role?: MemberRole; requestId: string; rateKey: string },
+  context: { db: Database; accountId: string; role?: AccountPrincipal['role']; requestId: string; rateKey: string },
 ): Promise<Response> {
   checkBatch(body, context.rateKey);
   const mcp = new McpServer({ name: 'simgate', version: APP_VERSION }, { capabilities: { tools: {} } });
