@@ -45,9 +45,13 @@ export const queryKeys = {
     one: (deliveryId: string) => ['deliveries', 'one', deliveryId],
   },
   apiKeys: { root: ['api-keys'], list: () => ['api-keys', 'list'] },
+  members: { root: ['members'], list: () => ['members', 'list'] },
   twilio: { root: ['twilio'] },
   smpp: { root: ['smpp'], list: () => ['smpp', 'list'] },
-  auditLog: { root: ['audit-log'], list: (action: string) => ['audit-log', 'list', action] },
+  auditLog: {
+    root: ['audit-log'],
+    list: (action: string, memberId = '') => ['audit-log', 'list', action, memberId],
+  },
   optOuts: { root: ['opt-outs'], list: () => ['opt-outs', 'list'] },
   optOutSettings: { root: ['opt-out-settings'] },
   inboundRules: {

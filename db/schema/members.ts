@@ -1,15 +1,9 @@
 import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { checkIn } from './check-in';
+import { MEMBER_ROLES } from './member-roles';
 
-/**
- * What a member may do (lib/members/roles.ts holds the table of permissions): `owner` everything, including
- * members and deleting the account (an account always keeps one); `admin` everything but ownership;
- * `developer` keys, webhooks, automation, sending settings and messages; `operator` phones, groups,
- * messages, opt-outs and contacts; `viewer` reads only. Ordered from most to least.
- */
-export const MEMBER_ROLES = ['owner', 'admin', 'developer', 'operator', 'viewer'] as const;
-export type MemberRole = (typeof MEMBER_ROLES)[number];
+export * from './member-roles';
 
 /**
  * The people of an account, by email: the email that activated the account is its first owner. A person

@@ -5,6 +5,7 @@
 export type SettingsSection = { href: string; label: string; summary: string };
 
 export const SETTINGS_SECTIONS: SettingsSection[] = [
+  { href: '/dashboard/settings/members', label: 'Members', summary: 'who may use the account, and their roles' },
   { href: '/dashboard/settings/api-keys', label: 'API keys', summary: 'keys for your integrations' },
   { href: '/dashboard/settings/webhooks', label: 'Webhooks', summary: 'where events are delivered' },
   {
