@@ -68,7 +68,7 @@ export function ApiKeysPanel() {
           value={role}
           onChange={(event) => setRole(event.target.value as MemberRole | '')}
         >
-          <option value="">default (yours; everything for an owner or admin)</option>
+          <option value="">default</option>
           {MEMBER_ROLES.map((value) => (
             <option key={value} value={value}>
               {value}

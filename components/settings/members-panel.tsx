@@ -140,8 +140,8 @@ const ACCESS_WORDS = { write: 'Change', read: 'Read' } as const;
 export function RoleTable() {
   return (
     <Section title="What each role may do">
-      <div className="overflow-x-auto">
-        <table className="w-full min-w-[36rem] text-left text-sm">
+      <div>
+        <table className="w-full text-left text-xs sm:text-sm">
           <caption className="sr-only">Access of each role to each area: change, read, or none</caption>
           <thead className="text-slate-500">
             <tr>
@@ -149,7 +149,7 @@ export function RoleTable() {
                 Area
               </th>
               {MEMBER_ROLES.map((role) => (
-                <th key={role} scope="col" className="py-2 capitalize">
+                <th key={role} scope="col" className="py-2 pr-1 capitalize">
                   {role}
                 </th>
               ))}
@@ -158,13 +158,13 @@ export function RoleTable() {
           <tbody>
             {AREAS.map((area) => (
               <tr key={area} className="border-t border-slate-100">
-                <th scope="row" className="py-2 pr-4 font-medium">
+                <th scope="row" className="py-2 pr-2 font-medium break-words">
                   {AREA_LABELS[area]}
                 </th>
                 {MEMBER_ROLES.map((role) => {
                   const access = ROLE_ACCESS[role][area];
                   return (
-                    <td key={role} className={`py-2 ${access ? '' : 'text-slate-500'}`}>
+                    <td key={role} className={`py-2 pr-1 ${access ? '' : 'text-slate-500'}`}>
                       {access ? ACCESS_WORDS[access] : '—'}
                     </td>
                   );
