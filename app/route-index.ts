@@ -73,49 +73,51 @@ import * as route69 from '@/app/api/v1/inbound-rules/[id]/route';
 import * as route70 from '@/app/api/v1/inbound-rules/route';
 import * as route71 from '@/app/api/v1/inbound-rules/settings/route';
 import * as route72 from '@/app/api/v1/inbound-rules/test/route';
-import * as route73 from '@/app/api/v1/members/invitations/[id]/route';
-import * as route74 from '@/app/api/v1/members/invitations/accept/route';
-import * as route75 from '@/app/api/v1/members/invitations/route';
-import * as route76 from '@/app/api/v1/messages/[id]/cancel/route';
-import * as route77 from '@/app/api/v1/messages/[id]/route';
-import * as route78 from '@/app/api/v1/messages/route';
-import * as route79 from '@/app/api/v1/openapi.json/route';
-import * as route80 from '@/app/api/v1/opt-outs/[phone]/route';
-import * as route81 from '@/app/api/v1/opt-outs/route';
-import * as route82 from '@/app/api/v1/opt-outs/settings/route';
-import * as route83 from '@/app/api/v1/phone-groups/[id]/route';
-import * as route84 from '@/app/api/v1/phone-groups/route';
-import * as route85 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
-import * as route86 from '@/app/api/v1/phones/[id]/devices/route';
-import * as route87 from '@/app/api/v1/phones/[id]/heartbeats/route';
-import * as route88 from '@/app/api/v1/phones/[id]/inbox-export/route';
-import * as route89 from '@/app/api/v1/phones/[id]/pairing-code/route';
-import * as route90 from '@/app/api/v1/phones/[id]/route';
-import * as route91 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
-import * as route92 from '@/app/api/v1/phones/[id]/sim-check/route';
-import * as route93 from '@/app/api/v1/phones/register-device/route';
-import * as route94 from '@/app/api/v1/phones/route';
-import * as route95 from '@/app/api/v1/phones/verify-sim/route';
-import * as route96 from '@/app/api/v1/settings/alerts/route';
-import * as route97 from '@/app/api/v1/settings/data/route';
-import * as route98 from '@/app/api/v1/settings/email-to-sms/route';
-import * as route99 from '@/app/api/v1/settings/security/route';
-import * as route100 from '@/app/api/v1/settings/sending/route';
-import * as route101 from '@/app/api/v1/smpp/credentials/[system_id]/route';
-import * as route102 from '@/app/api/v1/smpp/credentials/route';
-import * as route103 from '@/app/api/v1/stats/messages/route';
-import * as route104 from '@/app/api/v1/twilio/auth-token/route';
-import * as route105 from '@/app/api/v1/twilio/route';
-import * as route106 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
-import * as route107 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
-import * as route108 from '@/app/api/v1/webhooks/[id]/deliveries/route';
-import * as route109 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
-import * as route110 from '@/app/api/v1/webhooks/[id]/route';
-import * as route111 from '@/app/api/v1/webhooks/[id]/secret/route';
-import * as route112 from '@/app/api/v1/webhooks/[id]/test/route';
-import * as route113 from '@/app/api/v1/webhooks/callback-secret/route';
-import * as route114 from '@/app/api/v1/webhooks/events/route';
-import * as route115 from '@/app/api/v1/webhooks/route';
+import * as route73 from '@/app/api/v1/members/[id]/route';
+import * as route74 from '@/app/api/v1/members/invitations/[id]/route';
+import * as route75 from '@/app/api/v1/members/invitations/accept/route';
+import * as route76 from '@/app/api/v1/members/invitations/route';
+import * as route77 from '@/app/api/v1/members/route';
+import * as route78 from '@/app/api/v1/messages/[id]/cancel/route';
+import * as route79 from '@/app/api/v1/messages/[id]/route';
+import * as route80 from '@/app/api/v1/messages/route';
+import * as route81 from '@/app/api/v1/openapi.json/route';
+import * as route82 from '@/app/api/v1/opt-outs/[phone]/route';
+import * as route83 from '@/app/api/v1/opt-outs/route';
+import * as route84 from '@/app/api/v1/opt-outs/settings/route';
+import * as route85 from '@/app/api/v1/phone-groups/[id]/route';
+import * as route86 from '@/app/api/v1/phone-groups/route';
+import * as route87 from '@/app/api/v1/phones/[id]/devices/[device_id]/route';
+import * as route88 from '@/app/api/v1/phones/[id]/devices/route';
+import * as route89 from '@/app/api/v1/phones/[id]/heartbeats/route';
+import * as route90 from '@/app/api/v1/phones/[id]/inbox-export/route';
+import * as route91 from '@/app/api/v1/phones/[id]/pairing-code/route';
+import * as route92 from '@/app/api/v1/phones/[id]/route';
+import * as route93 from '@/app/api/v1/phones/[id]/sim-check/resend/route';
+import * as route94 from '@/app/api/v1/phones/[id]/sim-check/route';
+import * as route95 from '@/app/api/v1/phones/register-device/route';
+import * as route96 from '@/app/api/v1/phones/route';
+import * as route97 from '@/app/api/v1/phones/verify-sim/route';
+import * as route98 from '@/app/api/v1/settings/alerts/route';
+import * as route99 from '@/app/api/v1/settings/data/route';
+import * as route100 from '@/app/api/v1/settings/email-to-sms/route';
+import * as route101 from '@/app/api/v1/settings/security/route';
+import * as route102 from '@/app/api/v1/settings/sending/route';
+import * as route103 from '@/app/api/v1/smpp/credentials/[system_id]/route';
+import * as route104 from '@/app/api/v1/smpp/credentials/route';
+import * as route105 from '@/app/api/v1/stats/messages/route';
+import * as route106 from '@/app/api/v1/twilio/auth-token/route';
+import * as route107 from '@/app/api/v1/twilio/route';
+import * as route108 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/resend/route';
+import * as route109 from '@/app/api/v1/webhooks/[id]/deliveries/[delivery_id]/route';
+import * as route110 from '@/app/api/v1/webhooks/[id]/deliveries/route';
+import * as route111 from '@/app/api/v1/webhooks/[id]/rotate-secret/route';
+import * as route112 from '@/app/api/v1/webhooks/[id]/route';
+import * as route113 from '@/app/api/v1/webhooks/[id]/secret/route';
+import * as route114 from '@/app/api/v1/webhooks/[id]/test/route';
+import * as route115 from '@/app/api/v1/webhooks/callback-secret/route';
+import * as route116 from '@/app/api/v1/webhooks/events/route';
+import * as route117 from '@/app/api/v1/webhooks/route';
 import type { RouteIndex } from '@/lib/openapi/document';
 
 export const ROUTES: RouteIndex = [
@@ -192,47 +194,49 @@ export const ROUTES: RouteIndex = [
   { path: '/api/v1/inbound-rules', module: route70 },
   { path: '/api/v1/inbound-rules/settings', module: route71 },
   { path: '/api/v1/inbound-rules/test', module: route72 },
-  { path: '/api/v1/members/invitations/{id}', module: route73 },
-  { path: '/api/v1/members/invitations/accept', module: route74 },
-  { path: '/api/v1/members/invitations', module: route75 },
-  { path: '/api/v1/messages/{id}/cancel', module: route76 },
-  { path: '/api/v1/messages/{id}', module: route77 },
-  { path: '/api/v1/messages', module: route78 },
-  { path: '/api/v1/openapi.json', module: route79 },
-  { path: '/api/v1/opt-outs/{phone}', module: route80 },
-  { path: '/api/v1/opt-outs', module: route81 },
-  { path: '/api/v1/opt-outs/settings', module: route82 },
-  { path: '/api/v1/phone-groups/{id}', module: route83 },
-  { path: '/api/v1/phone-groups', module: route84 },
-  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route85 },
-  { path: '/api/v1/phones/{id}/devices', module: route86 },
-  { path: '/api/v1/phones/{id}/heartbeats', module: route87 },
-  { path: '/api/v1/phones/{id}/inbox-export', module: route88 },
-  { path: '/api/v1/phones/{id}/pairing-code', module: route89 },
-  { path: '/api/v1/phones/{id}', module: route90 },
-  { path: '/api/v1/phones/{id}/sim-check/resend', module: route91 },
-  { path: '/api/v1/phones/{id}/sim-check', module: route92 },
-  { path: '/api/v1/phones/register-device', module: route93 },
-  { path: '/api/v1/phones', module: route94 },
-  { path: '/api/v1/phones/verify-sim', module: route95 },
-  { path: '/api/v1/settings/alerts', module: route96 },
-  { path: '/api/v1/settings/data', module: route97 },
-  { path: '/api/v1/settings/email-to-sms', module: route98 },
-  { path: '/api/v1/settings/security', module: route99 },
-  { path: '/api/v1/settings/sending', module: route100 },
-  { path: '/api/v1/smpp/credentials/{system_id}', module: route101 },
-  { path: '/api/v1/smpp/credentials', module: route102 },
-  { path: '/api/v1/stats/messages', module: route103 },
-  { path: '/api/v1/twilio/auth-token', module: route104 },
-  { path: '/api/v1/twilio', module: route105 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route106 },
-  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route107 },
-  { path: '/api/v1/webhooks/{id}/deliveries', module: route108 },
-  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route109 },
-  { path: '/api/v1/webhooks/{id}', module: route110 },
-  { path: '/api/v1/webhooks/{id}/secret', module: route111 },
-  { path: '/api/v1/webhooks/{id}/test', module: route112 },
-  { path: '/api/v1/webhooks/callback-secret', module: route113 },
-  { path: '/api/v1/webhooks/events', module: route114 },
-  { path: '/api/v1/webhooks', module: route115 },
+  { path: '/api/v1/members/{id}', module: route73 },
+  { path: '/api/v1/members/invitations/{id}', module: route74 },
+  { path: '/api/v1/members/invitations/accept', module: route75 },
+  { path: '/api/v1/members/invitations', module: route76 },
+  { path: '/api/v1/members', module: route77 },
+  { path: '/api/v1/messages/{id}/cancel', module: route78 },
+  { path: '/api/v1/messages/{id}', module: route79 },
+  { path: '/api/v1/messages', module: route80 },
+  { path: '/api/v1/openapi.json', module: route81 },
+  { path: '/api/v1/opt-outs/{phone}', module: route82 },
+  { path: '/api/v1/opt-outs', module: route83 },
+  { path: '/api/v1/opt-outs/settings', module: route84 },
+  { path: '/api/v1/phone-groups/{id}', module: route85 },
+  { path: '/api/v1/phone-groups', module: route86 },
+  { path: '/api/v1/phones/{id}/devices/{device_id}', module: route87 },
+  { path: '/api/v1/phones/{id}/devices', module: route88 },
+  { path: '/api/v1/phones/{id}/heartbeats', module: route89 },
+  { path: '/api/v1/phones/{id}/inbox-export', module: route90 },
+  { path: '/api/v1/phones/{id}/pairing-code', module: route91 },
+  { path: '/api/v1/phones/{id}', module: route92 },
+  { path: '/api/v1/phones/{id}/sim-check/resend', module: route93 },
+  { path: '/api/v1/phones/{id}/sim-check', module: route94 },
+  { path: '/api/v1/phones/register-device', module: route95 },
+  { path: '/api/v1/phones', module: route96 },
+  { path: '/api/v1/phones/verify-sim', module: route97 },
+  { path: '/api/v1/settings/alerts', module: route98 },
+  { path: '/api/v1/settings/data', module: route99 },
+  { path: '/api/v1/settings/email-to-sms', module: route100 },
+  { path: '/api/v1/settings/security', module: route101 },
+  { path: '/api/v1/settings/sending', module: route102 },
+  { path: '/api/v1/smpp/credentials/{system_id}', module: route103 },
+  { path: '/api/v1/smpp/credentials', module: route104 },
+  { path: '/api/v1/stats/messages', module: route105 },
+  { path: '/api/v1/twilio/auth-token', module: route106 },
+  { path: '/api/v1/twilio', module: route107 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend', module: route108 },
+  { path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}', module: route109 },
+  { path: '/api/v1/webhooks/{id}/deliveries', module: route110 },
+  { path: '/api/v1/webhooks/{id}/rotate-secret', module: route111 },
+  { path: '/api/v1/webhooks/{id}', module: route112 },
+  { path: '/api/v1/webhooks/{id}/secret', module: route113 },
+  { path: '/api/v1/webhooks/{id}/test', module: route114 },
+  { path: '/api/v1/webhooks/callback-secret', module: route115 },
+  { path: '/api/v1/webhooks/events', module: route116 },
+  { path: '/api/v1/webhooks', module: route117 },
 ];

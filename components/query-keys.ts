@@ -47,9 +47,13 @@ export const queryKeys = {
   apiKeys: { root: ['api-keys'], list: () => ['api-keys', 'list'] },
   invitations: { root: ['invitations'], list: () => ['invitations', 'list'] },
   memberships: { root: ['memberships'] },
+  members: { root: ['members'], list: () => ['members', 'list'] },
   twilio: { root: ['twilio'] },
   smpp: { root: ['smpp'], list: () => ['smpp', 'list'] },
-  auditLog: { root: ['audit-log'], list: (action: string) => ['audit-log', 'list', action] },
+  auditLog: {
+    root: ['audit-log'],
+    list: (action: string, memberId = '') => ['audit-log', 'list', action, memberId],
+  },
   optOuts: { root: ['opt-outs'], list: () => ['opt-outs', 'list'] },
   contacts: {
     root: ['contacts'],

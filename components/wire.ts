@@ -22,7 +22,7 @@ import type { pairingCodeResponse, phoneDeviceSchema, simCardSchema } from '@/li
 import type { catalogueEntrySchema } from '@/lib/event-catalogue/catalogue';
 import type { groupSchema } from '@/lib/groups/schemas';
 import type { heartbeatEntrySchema } from '@/lib/heartbeats/schemas';
-import type { invitationSchema, membershipSchema } from '@/lib/members/schemas';
+import type { invitationSchema, memberListSchema, memberSchema, membershipSchema } from '@/lib/members/schemas';
 import type { bulkSchema, messageSchema } from '@/lib/messages/schemas';
 import type { phoneSchema, phoneWithUsageSchema } from '@/lib/phones/schemas';
 import type { inboxExportSchema } from '@/lib/protocols/smsgate-app/schemas';
@@ -33,6 +33,8 @@ import type { z } from '@/lib/zod';
 
 export type ApiKey = z.output<typeof apiKeySchema>;
 export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
+export type Member = z.output<typeof memberSchema>;
+export type MemberList = z.output<typeof memberListSchema>;
 export type SmppCredential = z.output<typeof smppCredentialSchema>;
 export type CreatedSmppCredential = z.output<typeof createdSmppCredentialSchema>;
 export type Balances = z.output<typeof balancesSchema>;

@@ -122,7 +122,10 @@ describe('the SMSGate integrator API’s records', () => {
       { jti: 'access-2', use: 'access', parentJti: 'access-1', exp },
     ]);
     const now = new Date();
-    expect(await liveTokenKey(db(), account.accountId, 'access-1', now)).toBe(account.apiKeyId);
+    expect(await liveTokenKey(db(), account.accountId, 'access-1', now)).toEqual({
+      keyId: account.apiKeyId,
+      role: null,
+    });
     expect(await liveTokenKey(db(), other.accountId, 'access-1', now)).toBeUndefined();
     expect(await liveTokenKey(db(), account.accountId, 'access-1', new Date(exp * 1000 + 1000))).toBeUndefined();
     expect(await minterOf(db(), account.accountId, 'access-2')).toBe('access-1');

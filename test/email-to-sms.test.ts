@@ -7,7 +7,8 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as addOptOut } from '@/app/api/v1/opt-outs/route';
 import { PATCH as changeSettings, GET as readSettings } from '@/app/api/v1/settings/email-to-sms/route';
-import { messages, phoneGroups } from '@/db/schema';
+import { apiKeys, messages, phoneGroups } from '@/db/schema';
+import { generateKey } from '@/lib/auth/keys';
 import { metrics } from '@/lib/metrics/registry';
 import { AUTH_FAILURES_ALLOWED, listenSmtpDoor } from '@/lib/protocols/email/server';
 import { createTestAccount, type TestAccount, testNumber } from './fixtures';
@@ -206,6 +207,24 @@ describe('email to SMS with nodemailer', () => {
       .sendMail({ to: address(testNumber()), subject: 's', text: 'y'.repeat(1601) })
       .catch((error: { responseCode: number; response: string }) => error);
     expect(refused).toMatchObject({ responseCode: 552, response: expect.stringContaining('at most 1600') });
+    expect(await outboundCount(account)).toBe(0);
+  });
+});
+
+describe('email to SMS and roles', () => {
+  it('refuses AUTH with a key whose role may not send (viewer), and sends nothing', async () => {
+    const account = await createTestAccount(db(), { credits: 10 });
+    const key = generateKey('account');
+    await db()
+      .insert(apiKeys)
+      .values({ accountId: account.accountId, name: 'viewer', keyHash: key.hash, prefix: key.prefix, role: 'viewer' });
+    const refused = await mailer(key.key)
+      .sendMail({ to: address(testNumber()), subject: 's', text: 'hello' })
+      .catch((error: { responseCode: number; response: string }) => error);
+    expect(refused).toMatchObject({
+      responseCode: 535,
+      response: expect.stringContaining("This API key's role (viewer) may not send messages"),
+    });
     expect(await outboundCount(account)).toBe(0);
   });
 });

@@ -15,6 +15,7 @@ export const POST = route({ auth: 'account', body: z.unknown() }, async ({ req, 
   return answerMcp(req, body, {
     db,
     accountId: principal.accountId,
+    role: principal.role,
     requestId,
     rateKey: principal.keyId ?? principal.accountId,
   });

@@ -1,9 +1,10 @@
 'use client';
 
 import { type InfiniteData, useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
 import type { ApiKey, CreatedApiKey } from '@/components/wire';
+import { MEMBER_ROLES, type MemberRole } from '@/db/schema/member-roles';
 import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
@@ -20,14 +21,17 @@ export function ApiKeysPanel() {
   const keys = usePagedList<ApiKey>(queryKeys.apiKeys.list(), '/api/v1/auth/api-keys');
   const [created, setCreated] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [role, setRole] = useState<MemberRole | ''>('');
+  const roleId = useId();
 
   const queryClient = useQueryClient();
   const create = useMutation({
     meta: { success: 'API key created' },
-    mutationFn: (keyName: string) => api<CreatedApiKey>('/api/v1/auth/api-keys', { body: { name: keyName } }),
+    mutationFn: (keyName: string) =>
+      api<CreatedApiKey>('/api/v1/auth/api-keys', { body: { name: keyName, ...(role ? { role } : {}) } }),
     onSuccess: ({ key, ...created }) => {
       setCreated(key);
-      const listed: ApiKey = { ...created, last_used_at: null, revoked_at: null };
+      const listed: ApiKey = { ...created, last_used_at: null, revoked_at: null, created_by: null };
       // The answer is the new row: listed at once, whatever the refetch's timing.
       queryClient.setQueryData<InfiniteData<Page<ApiKey>>>(queryKeys.apiKeys.list(), (data) =>
         data
@@ -56,6 +60,22 @@ export function ApiKeysPanel() {
 
   return (
     <Section title="API keys">
+      <div className="mb-3 flex flex-wrap items-center gap-2 text-sm">
+        <label htmlFor={roleId}>Role of the new key</label>
+        <select
+          id={roleId}
+          className="rounded-md border border-slate-300 px-2 py-1"
+          value={role}
+          onChange={(event) => setRole(event.target.value as MemberRole | '')}
+        >
+          <option value="">default</option>
+          {MEMBER_ROLES.map((value) => (
+            <option key={value} value={value}>
+              {value}
+            </option>
+          ))}
+        </select>
+      </div>
       <NameForm
         id="api-key-name"
         label="New key name"
@@ -72,13 +92,15 @@ export function ApiKeysPanel() {
         empty={<EmptyState title="No API keys yet">Create one to call the API from your systems.</EmptyState>}
       >
         {(items) => (
-          <Table columns={['Name', 'Key', 'Created', 'Last used', '']}>
+          <Table columns={['Name', 'Key', 'Role', 'Created by', 'Created', 'Last used', '']}>
             {items.map((key) => (
               <tr key={key.id} className="border-t border-slate-100">
                 <td className="py-2 font-medium">{key.name}</td>
                 <td>
                   <code>{key.prefix}…</code>
                 </td>
+                <td>{key.role ?? 'everything'}</td>
+                <td className="break-all">{key.created_by ?? '—'}</td>
                 <td>{formatTime(key.created_at)}</td>
                 <td>{formatTime(key.last_used_at)}</td>
                 <td className="text-right">

@@ -3,7 +3,7 @@
 /**
  * What the audit log records: changes to credentials, money, phones and their pairing, webhooks,
  * inbound rules (they can forward messages), what and where the account sends (sending settings,
- * HELP text, opt-outs, SMSGate settings), alert settings, and sign-ins.
+ * HELP text, opt-outs, SMSGate settings), alert settings, sign-ins, and members' roles and departures.
  */
 export const AUDIT_ACTIONS = [
   'api_key.created',
@@ -53,6 +53,9 @@ export const AUDIT_ACTIONS = [
   'two_factor.check_failed',
   'two_factor.recovery_code_used',
   'security_settings.updated',
+  'member.role_changed',
+  'member.removed',
+  'member.left',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -20,6 +20,9 @@ export const auditLog = pgTable(
     actorKind: text('actor_kind', { enum: AUDIT_ACTOR_KINDS }).notNull(),
     // The key prefix (sk_…/dk_…) or the session's email: never a secret.
     actorLabel: text('actor_label'),
+    // The member behind a dashboard session (members.id). No foreign key: the entry outlives the member,
+    // and actor_label keeps their email.
+    memberId: uuid('member_id'),
     ip: text('ip'),
     // The resource acted on (a key, webhook, phone or group id) and what changed.
     target: text('target'),

@@ -51,4 +51,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'two_factor.check_failed': 'Two-factor code refused',
   'two_factor.recovery_code_used': 'Recovery code used',
   'security_settings.updated': 'Security settings changed',
+  'member.role_changed': 'Member role changed',
+  'member.removed': 'Member removed',
+  'member.left': 'Member left the account',
 };

@@ -1,8 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditActorKind } from '@/db/schema';
 
-/** Who is acting, and from which address: set once per request (or CLI run) around the work. */
-export type AuditActor = { kind: AuditActorKind; label: string | null; ip: string | null };
+/**
+ * Who is acting, and from which address: set once per request (or CLI run) around the work. `memberId`:
+ * the member behind a dashboard session (the label is then their email).
+ */
+export type AuditActor = { kind: AuditActorKind; label: string | null; ip: string | null; memberId?: string | null };
 
 const ANONYMOUS: AuditActor = { kind: 'anonymous', label: null, ip: null };
 const storage = new AsyncLocalStorage<() => AuditActor>();

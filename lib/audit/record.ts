@@ -24,6 +24,7 @@ export async function recordAudit(tx: Executor, entry: AuditEntry): Promise<void
     action: entry.action,
     actorKind: actor.kind,
     actorLabel: actor.label,
+    memberId: actor.memberId ?? null,
     ip: actor.ip,
     target: entry.target === undefined || entry.target === null ? null : String(entry.target),
     details: entry.details ?? {},

@@ -1,8 +1,9 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { apiKeys, devices, phones } from '@/db/schema';
+import { apiKeys, devices, type MemberRole, members, phones } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { DomainError, notFound } from '@/lib/errors';
+import { ranksAtLeast } from '@/lib/members/roles';
 import { keysetPage, type PageQuery, toPage } from '@/lib/pagination';
 import { withTransaction } from '@/lib/transactions';
 import { iso } from '@/lib/wire';
@@ -10,7 +11,7 @@ import { clearKeyCache, keysChanged } from './key-lookup';
 import { generateKey } from './keys';
 import type { Principal } from './principal';
 
-type ApiKeyRow = typeof apiKeys.$inferSelect;
+type ApiKeyRow = typeof apiKeys.$inferSelect & { createdBy: string | null };
 
 export function presentApiKey(row: ApiKeyRow) {
   return {
@@ -20,7 +21,27 @@ export function presentApiKey(row: ApiKeyRow) {
     created_at: iso(row.createdAt) ?? '',
     last_used_at: iso(row.lastUsedAt),
     revoked_at: iso(row.revokedAt),
+    role: row.role,
+    created_by: row.createdBy,
   };
+}
+
+/**
+ * The role a new key gets: the one asked for, at or below the caller's own (a member or a key with a
+ * role cannot make a key that may do more); without one, an owner's or admin's key (and a device's or
+ * an unbounded key's) may do everything, anyone else's gets their role.
+ */
+function keyRoleFor(principal: Principal, asked: MemberRole | null | undefined): MemberRole | null {
+  const own = principal.kind === 'account' ? principal.role : undefined;
+  if (asked === undefined) return own && own !== 'owner' && own !== 'admin' ? own : null;
+  if (!own) return asked;
+  if (asked === null ? own !== 'owner' && own !== 'admin' : !ranksAtLeast(own, asked)) {
+    throw new DomainError(
+      'FORBIDDEN',
+      `Your role (${own}) may create keys of that role or below only; ask for ${own === 'viewer' ? 'viewer' : `${own} or below`}.`,
+    );
+  }
+  return asked;
 }
 
 /**
@@ -53,7 +74,12 @@ async function keyOwner(
 }
 
 /** Step 4 of activation, and the settings panel's "new key": an `sk_…` key, shown this once. */
-export async function createApiKey(executor: Executor, principal: Principal, input: { name: string }) {
+export async function createApiKey(
+  executor: Executor,
+  principal: Principal,
+  input: { name: string; role?: MemberRole | null },
+) {
+  const role = keyRoleFor(principal, input.role);
   const owner = await keyOwner(executor, principal);
   const key = generateKey('account');
   const row = await withTransaction(executor, async (tx) => {
@@ -65,6 +91,8 @@ export async function createApiKey(executor: Executor, principal: Principal, inp
         keyHash: key.hash,
         prefix: key.prefix,
         createdByDeviceId: owner.deviceId,
+        createdByMemberId: principal.kind === 'account' ? (principal.memberId ?? null) : null,
+        role,
       })
       .returning();
     if (!created) throw new Error('createApiKey: insert returned no row');
@@ -72,19 +100,27 @@ export async function createApiKey(executor: Executor, principal: Principal, inp
       accountId: owner.accountId,
       action: 'api_key.created',
       target: created.id,
-      details: { name: created.name, prefix: created.prefix },
+      details: { name: created.name, prefix: created.prefix, ...(created.role ? { role: created.role } : {}) },
     });
     return created;
   });
-  return { id: row.id, name: row.name, key: key.key, prefix: row.prefix, created_at: iso(row.createdAt) ?? '' };
+  return {
+    id: row.id,
+    name: row.name,
+    key: key.key,
+    prefix: row.prefix,
+    created_at: iso(row.createdAt) ?? '',
+    role: row.role,
+  };
 }
 
 /** The account's keys, revoked ones included, newest first; never the key or its hash. */
 export async function listApiKeys(executor: Executor, accountId: string, page: PageQuery) {
   const keyset = keysetPage(page, { createdAt: apiKeys.createdAt, id: apiKeys.id, idType: 'uuid' });
   const rows = await executor
-    .select()
+    .select({ ...getTableColumns(apiKeys), createdBy: members.email })
     .from(apiKeys)
+    .leftJoin(members, and(eq(members.id, apiKeys.createdByMemberId), eq(members.accountId, apiKeys.accountId)))
     .where(and(eq(apiKeys.accountId, accountId), keyset.after))
     .orderBy(...keyset.orderBy)
     .limit(keyset.limit);

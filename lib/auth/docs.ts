@@ -32,7 +32,10 @@ export const BIND_CONFIRM = [
 export const CREATE_API_KEY =
   'Takes the device key of an activated device, an account key, or the dashboard session. The key (`sk_…`) ' +
   'is in this answer only; the service keeps its hash. A device key of a device without a bound email answers ' +
-  '403 `DEVICE_NOT_ACTIVATED`.';
+  '403 `DEVICE_NOT_ACTIVATED`. `role` bounds what the key may do, as a member of that role may (a `viewer` key ' +
+  'reads and cannot send: 403 `FORBIDDEN`); a member creates keys of their own role or below only. Without `role`, ' +
+  'a key made by an owner, an admin, a device or a key without a role may do everything; one made by a ' +
+  'developer, operator or viewer (or by a key with a role) gets that role.';
 
 export const REVOKE_API_KEY =
   'Takes effect at once on this instance and within `KEY_CACHE_TTL_MS` (default 5 s) on others; a dashboard ' +

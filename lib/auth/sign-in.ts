@@ -112,11 +112,10 @@ export async function authorizeEmailCode(
             accountId: membership.accountId,
             action,
             details: { method: 'email_code', ...details },
-            actor: {
-              kind: action === 'session.signed_in' ? 'session' : 'anonymous',
-              label: membership.email,
-              ip: context.ip,
-            },
+            actor:
+              action === 'session.signed_in'
+                ? { kind: 'session', label: membership.email, ip: context.ip, memberId: membership.memberId }
+                : { kind: 'anonymous', label: membership.email, ip: context.ip },
           })
         : undefined;
     if (!check.ok) {

@@ -6,14 +6,14 @@ import { integratorKey, presentedKey } from './request-auth';
 
 /**
  * Who the audit log names for a request: the key's visible prefix (never the key), or the
- * session's email, with the client address as per-IP limits see it.
+ * session's email and member, with the client address as per-IP limits see it.
  */
 export function auditActorOf(principal: Principal | null, req: Request): AuditActor {
   const address = clientIp(req);
   const ip = address === 'unknown' ? null : address;
   if (!principal) return { kind: 'anonymous', label: null, ip };
   if (principal.kind === 'account' && principal.via === 'session') {
-    return { kind: 'session', label: principal.email ?? null, ip };
+    return { kind: 'session', label: principal.email ?? null, ip, memberId: principal.memberId ?? null };
   }
   // A JWT of SMSGate's integrator API is named by its id (lib/protocols/smsgate-api/jwt.ts).
   if (principal.kind === 'account' && principal.token)

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { type Database, getDb, isStaleCachedPlan, queryLogging, withQueryOrigin, withRequestDeadline } from '@/db';
 import { actingAs } from '@/lib/audit/actor';
-import type { AccountPrincipal } from '@/lib/auth/principal';
+import type { AccountPrincipal, Principal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
 import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
+import { accessFor, type RouteRule, refusalDetail, roleMayCall, routeRule } from '@/lib/members/route-areas';
 import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
 import { problemBody, problemResponse } from '@/lib/net/problem';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
@@ -76,6 +77,8 @@ export function route<
   Q extends Schema = undefined,
   P extends Schema = undefined,
 >(options: RouteOptions<M, B, Q, P>, handler: (ctx: RouteContext<M, B, Q, P>) => Promise<unknown>): RouteHandler {
+  // The operation's area and access (lib/members/route-areas.ts), looked up once per route.
+  const rule = routeRule(options.doc?.operationId);
   const run: RouteHandler = (req, nextContext) => handling(() => answer(req, nextContext));
   const answer: RouteHandler = async (req, nextContext) => {
     const requestId = requestIdOf(req);
@@ -98,6 +101,7 @@ export function route<
         const db = await getDb();
         const principal = await authenticate(db, req, options.auth);
         if (!options.allowPendingTwoFactor) refusePendingTwoFactor(principal);
+        if (rule) authorize(principal, rule, req.method);
         const params = options.params ? validate(options.params, rawParams, 'path') : undefined;
         const query = options.query ? validate(options.query, queryObject(url), 'query') : undefined;
         const body = options.body
@@ -153,6 +157,15 @@ function refusePendingTwoFactor(principal: unknown): void {
       'two-factor required: this account requires two-factor sign-in. Turn it on in Settings → Security first.',
     );
   }
+}
+
+/**
+ * Step two: may the caller's role do this (lib/members/roles.ts)? Only an account principal with a role
+ * is bounded: a member's session, or a key given a role. 403 FORBIDDEN names the roles that may.
+ */
+function authorize(principal: Principal | null, rule: RouteRule, method: string): void {
+  if (principal?.kind !== 'account' || !principal.role || roleMayCall(principal.role, rule, method)) return;
+  throw new DomainError('FORBIDDEN', refusalDetail(principal.role, rule.area, accessFor(rule, method), principal.via));
 }
 
 function elapsed(started: number): number {

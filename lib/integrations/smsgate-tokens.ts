@@ -1,6 +1,6 @@
 import { and, count, eq, gt, inArray, isNull, lt, min, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { apiKeys, smsgateTokens } from '@/db/schema';
+import { apiKeys, type MemberRole, smsgateTokens } from '@/db/schema';
 import { config } from '@/lib/config';
 import { notFound, rateLimited } from '@/lib/errors';
 import { withTransaction } from '@/lib/transactions';
@@ -19,15 +19,15 @@ export type TokenRecord = {
   exp: number;
 };
 
-/** The API key a token was issued under, while the token's row is live and the key too; undefined otherwise. */
+/** The API key a token was issued under and its role, while the token's row is live and the key too; undefined otherwise. */
 export async function liveTokenKey(
   executor: Executor,
   accountId: string,
   jti: string,
   now: Date,
-): Promise<string | undefined> {
+): Promise<{ keyId: string; role: MemberRole | null } | undefined> {
   const [row] = await executor
-    .select({ keyId: smsgateTokens.keyId })
+    .select({ keyId: smsgateTokens.keyId, role: apiKeys.role })
     .from(smsgateTokens)
     .innerJoin(apiKeys, eq(apiKeys.id, smsgateTokens.keyId))
     .where(
@@ -39,7 +39,7 @@ export async function liveTokenKey(
         isNull(apiKeys.revokedAt),
       ),
     );
-  return row?.keyId;
+  return row;
 }
 
 /** Records tokens issued to the account under `keyId`, in one statement. */

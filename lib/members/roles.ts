@@ -1,4 +1,4 @@
-import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
+import { MEMBER_ROLES, type MemberRole } from '@/db/schema/member-roles';
 
 /**
  * The one table of what each role may do. The API is split into areas; a role may read an area, or
@@ -91,3 +91,24 @@ export function rolesThatMay(area: Area, access: Access): MemberRole[] {
 export function ranksAtLeast(role: MemberRole, other: MemberRole): boolean {
   return MEMBER_ROLES.indexOf(role) <= MEMBER_ROLES.indexOf(other);
 }
+
+/** How Settings → Members names each area in the table of roles. */
+export const AREA_LABELS: Record<Area, string> = {
+  messages: 'Messages',
+  phones: 'Phones',
+  groups: 'Phone groups',
+  opt_outs: 'Opt-outs',
+  contacts: 'Contacts',
+  automation: 'Automation',
+  sending: 'Sending settings',
+  alerts: 'Alerts',
+  credits: 'Credits',
+  stats: 'Statistics',
+  audit: 'Audit log',
+  data: 'Data settings',
+  api_keys: 'API keys',
+  webhooks: 'Webhooks',
+  integrations: 'Integrations (SMSGate, Twilio, SMPP, email)',
+  members: 'Members',
+  account: 'The account (ownership)',
+};

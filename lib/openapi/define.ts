@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { ERROR_CODES, type ErrorCode } from '@/lib/errors';
 import type { AuthMode } from '@/lib/http/request-auth';
+import { routeRule } from '@/lib/members/route-areas';
 import { z } from '@/lib/zod';
 import type { TagName } from './tags';
 
@@ -111,6 +112,8 @@ function documentedErrors(spec: DocumentedSpec): Array<{ code: ErrorCode; status
   if (spec.auth === 'account' || spec.auth === 'device') implied.push('WRONG_KEY_KIND');
   // A JWT without the operation's scope (lib/protocols/smsgate-api/scopes.ts).
   if (spec.auth === 'integrator') implied.push('FORBIDDEN');
+  // A caller whose role may not (lib/members/route-areas.ts); Twilio's Auth Token carries no role.
+  if (spec.auth !== 'twilio' && routeRule(spec.doc.operationId)) implied.push('FORBIDDEN');
   if (spec.body || spec.query || spec.params || spec.doc.rawQuery) implied.push('VALIDATION_ERROR');
   if (spec.body || spec.doc.rawBody) implied.push('PAYLOAD_TOO_LARGE');
   if (spec.body) implied.push('UNSUPPORTED_MEDIA_TYPE');

@@ -2,8 +2,9 @@
 export const TAGS = {
   'Device activation': 'Register a phone by its number, prove its SIM, bind an email: the path to an account.',
   Authentication: 'Dashboard sign-in codes, sessions and the retired password endpoints.',
-  Members: 'The people of an account and their roles, and invitations to join it (emailed links, valid 7 days).',
   'API keys': 'Account-wide keys (`sk_…`) for integrations. The key is shown once; the service keeps its hash.',
+  Members:
+    'The people of the account, by email, and their roles (owner, admin, developer, operator, viewer): what each may do is one table, enforced on every route. Invitations to join it are emailed links, valid 7 days.',
   Phones: 'The numbers of the account, their devices, pacing and SIM checks.',
   'Phone groups': 'Groups of phones; each holds its own credits.',
   Credits: 'Balances per group, transfers between groups and the ledger of every movement.',

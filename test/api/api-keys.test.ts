@@ -52,6 +52,7 @@ describe('POST /api/v1/auth/api-keys', () => {
       key: expect.stringMatching(/^sk_[0-9A-Za-z]{40}$/),
       prefix: res.body.key.slice(0, 8),
       created_at: expect.stringMatching(/Z$/),
+      role: null,
     });
     const [row] = await db().select().from(apiKeys).where(eq(apiKeys.id, res.body.id));
     expect(row!.keyHash).toMatch(/^[0-9a-f]{64}$/);
@@ -128,6 +129,8 @@ describe('GET /api/v1/auth/api-keys', () => {
       created_at: expect.stringMatching(/Z$/),
       last_used_at: null,
       revoked_at: null,
+      role: null,
+      created_by: null,
     });
     for (const key of created) expect(res.text).not.toContain(key.key);
     expect(res.text).not.toMatch(/key_hash|keyHash/);

@@ -3,6 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
 import { POST as mcpPost } from '@/app/mcp/route';
+import { apiKeys } from '@/db/schema';
+import { generateKey } from '@/lib/auth/keys';
 import { metrics } from '@/lib/metrics/registry';
 import { MAX_MCP_BATCH } from '@/lib/protocols/mcp/server';
 import { resetKeyBuckets } from '@/lib/rate-limit/key-bucket';
@@ -182,6 +184,23 @@ describe('the MCP server, driven by the SDK’s client', () => {
       process.env.API_KEY_RATE_LIMIT = '0';
       resetKeyBuckets();
     }
+  });
+
+  it('holds a key with a role to what the role may: a viewer key reads and cannot send', async () => {
+    const account = await createTestAccount(db());
+    const key = generateKey('account');
+    await db()
+      .insert(apiKeys)
+      .values({ accountId: account.accountId, name: 'viewer', keyHash: key.hash, prefix: key.prefix, role: 'viewer' });
+    const client = await connect(key.key);
+    const sent = await use(client, 'send_sms', { to: testNumber(), content: 'hi', from: account.phone });
+    expect(sent.isError).toBe(true);
+    expect(sent.structuredContent).toMatchObject({
+      code: 'FORBIDDEN',
+      detail: expect.stringContaining('(viewer) may not'),
+    });
+    expect((await use(client, 'list_messages')).isError).toBeFalsy();
+    await client.close();
   });
 
   it('refuses a request without a key, or with a revoked one, before any tool runs', async () => {

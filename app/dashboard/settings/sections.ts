@@ -5,7 +5,11 @@
 export type SettingsSection = { href: string; label: string; summary: string };
 
 export const SETTINGS_SECTIONS: SettingsSection[] = [
-  { href: '/dashboard/settings/members', label: 'Members', summary: 'who shares this account, and invitations' },
+  {
+    href: '/dashboard/settings/members',
+    label: 'Members',
+    summary: 'who may use the account, their roles, and invitations',
+  },
   { href: '/dashboard/settings/api-keys', label: 'API keys', summary: 'keys for your integrations' },
   {
     href: '/dashboard/settings/security',

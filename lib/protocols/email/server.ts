@@ -9,6 +9,7 @@ import { type MailRecipient, sendMailAsSms } from '@/lib/email-to-sms/send';
 import { accountOfConfirmedSender } from '@/lib/email-to-sms/senders';
 import { DomainError } from '@/lib/errors';
 import { log } from '@/lib/log';
+import { may } from '@/lib/members/roles';
 import { metrics } from '@/lib/metrics/registry';
 import { isLoopbackAddress } from '@/lib/net/host-policy';
 import { consumeRateLimits, windowState } from '@/lib/rate-limit/consume';
@@ -128,6 +129,13 @@ export function smtpDoor(options: SmtpDoorOptions): SMTPServer {
       throw refusal('auth_failed', {
         code: 535,
         text: '5.7.8 Authentication failed: the user is apikey, the password an account API key (sk_…).',
+      });
+    }
+    // A key given a role sends only if that role may send (lib/members/roles.ts).
+    if (principal.role && !may(principal.role, 'messages', 'write')) {
+      throw refusal('auth_failed', {
+        code: 535,
+        text: `5.7.8 This API key's role (${principal.role}) may not send messages.`,
       });
     }
     return { accountId: principal.accountId, rateKey: principal.keyId ?? principal.accountId };

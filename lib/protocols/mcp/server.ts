@@ -7,14 +7,16 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Database } from '@/db';
+import type { AccountPrincipal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
 import { validate } from '@/lib/http/parse';
 import { errorResponse } from '@/lib/http/route';
+import { accessFor, refusalDetail, roleMayCall, routeRule } from '@/lib/members/route-areas';
 import { metrics } from '@/lib/metrics/registry';
 import { takeKeyToken } from '@/lib/rate-limit/key-bucket';
 import { APP_VERSION } from '@/lib/version';
 import { z } from '@/lib/zod';
-import { MCP_TOOL_NAMES, MCP_TOOLS, type McpToolName } from './tools';
+import { MCP_TOOL_NAMES, MCP_TOOLS, type McpTool, type McpToolName } from './tools';
 
 /** The tools as MCP lists them: each input schema is the JSON Schema of the REST operation's zod schema. */
 const TOOL_LIST: Tool[] = MCP_TOOL_NAMES.map((name) => ({
@@ -31,9 +33,20 @@ function problemResult(problem: { code: string; detail: string }): CallToolResul
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }], structuredContent: problem };
 }
 
+/** A key with a role calls a tool only when it may call the tool's REST operation (403 FORBIDDEN otherwise). */
+function authorizeTool(tool: McpTool, role: AccountPrincipal['role']): void {
+  const rule = routeRule(tool.operationId);
+  if (!role || !rule) return;
+  const method = tool.rest.split(' ')[0] ?? 'POST';
+  if (!roleMayCall(role, rule, method)) {
+    throw new DomainError('FORBIDDEN', refusalDetail(role, rule.area, accessFor(rule, method), 'api_key'));
+  }
+}
+
 async function callTool(
   db: Database,
   accountId: string,
+  role: AccountPrincipal['role'],
   requestId: string,
   name: string,
   args: unknown,
@@ -44,6 +57,7 @@ async function callTool(
   }
   const tool = MCP_TOOLS[name];
   try {
+    authorizeTool(tool, role);
     const input = validate(tool.input, args ?? {}, 'body');
     const answer = await tool.run(db, accountId, input as never);
     metrics.mcpCalls.inc({ tool: name, outcome: 'ok' });
@@ -80,13 +94,20 @@ function checkBatch(body: unknown, rateKey: string): void {
 export async function answerMcp(
   req: Request,
   body: unknown,
-  context: { db: Database; accountId: string; requestId: string; rateKey: string },
+  context: { db: Database; accountId: string; role?: AccountPrincipal['role']; requestId: string; rateKey: string },
 ): Promise<Response> {
   checkBatch(body, context.rateKey);
   const mcp = new McpServer({ name: 'simgate', version: APP_VERSION }, { capabilities: { tools: {} } });
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
   mcp.server.setRequestHandler(CallToolRequestSchema, (request) =>
-    callTool(context.db, context.accountId, context.requestId, request.params.name, request.params.arguments),
+    callTool(
+      context.db,
+      context.accountId,
+      context.role,
+      context.requestId,
+      request.params.name,
+      request.params.arguments,
+    ),
   );
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   await mcp.connect(transport);

@@ -20,16 +20,19 @@ export type McpTool = {
   input: z.ZodObject;
   /** The REST operation whose answer the result is (docs/doors.md lists them). */
   rest: string;
+  /** Its operationId: a key with a role may call the tool when it may call that operation (lib/members/route-areas.ts). */
+  operationId: string;
   run: (db: Database, accountId: string, args: never) => Promise<unknown>;
 };
 
 function tool<S extends z.ZodObject>(
   input: S,
   rest: string,
+  operationId: string,
   description: string,
   run: (db: Database, accountId: string, args: z.output<S>) => Promise<unknown>,
 ): McpTool {
-  return { description, input, rest, run: run as McpTool['run'] };
+  return { description, input, rest, operationId, run: run as McpTool['run'] };
 }
 
 const send = sendMessageFields;
@@ -46,6 +49,7 @@ export const MCP_TOOLS = {
   send_sms: tool(
     sendSmsInput,
     'POST /api/v1/messages',
+    'sendMessage',
     'Send one SMS to `to` (E.164) from one phone of the account (`from`) or through a group (`from_group`, e.g. the default group from get_balance): exactly one of them. `send_at` schedules it; `request_id` makes a retry safe. Costs one credit per message. Answers the queued message.',
     (db, accountId, args) =>
       submitMessage(db, accountId, {
@@ -61,42 +65,49 @@ export const MCP_TOOLS = {
   list_messages: tool(
     messageListQuery,
     'GET /api/v1/messages',
+    'listMessages',
     'List the account’s messages, newest first: `status`, `direction`, `phone`, `q` (text or number search) and the creation range narrow it; `next_cursor` pages on.',
     (db, accountId, args) => listMessages(db, accountId, args),
   ),
   get_message: tool(
     messageIdParams,
     'GET /api/v1/messages/{id}',
+    'getMessage',
     'Read one message with every state it has been in (queued, dispatched, sent, delivered, failed, …).',
     (db, accountId, args) => getMessage(db, accountId, args.id),
   ),
   cancel_message: tool(
     messageIdParams,
     'POST /api/v1/messages/{id}/cancel',
+    'cancelMessage',
     'Cancel a message not sent yet: a queued one becomes `cancelled` (refunded), one a phone holds `cancelling`.',
     (db, accountId, args) => cancelMessage(db, accountId, args.id),
   ),
   list_conversations: tool(
     pageQuery,
     'GET /api/v1/conversations',
+    'listConversations',
     'The numbers the account has exchanged SMS with, the most recently active first, each with its newest message.',
     (db, accountId, args) => listConversations(db, accountId, args),
   ),
   get_conversation: tool(
     z.object({ ...conversationParams.shape, ...pageQuery.shape }),
     'GET /api/v1/conversations/{number}',
+    'getConversation',
     'Every message exchanged with one number (E.164), both directions, newest first: read replies here.',
     (db, accountId, args) => getConversation(db, accountId, args.number, args),
   ),
   list_phones: tool(
     phoneListQuery,
     'GET /api/v1/phones',
+    'listPhones',
     'The account’s phones: number, group, status (online, offline), battery and what each can send.',
     (db, accountId, args) => listPhones(db, accountId, args),
   ),
   get_balance: tool(
     balanceQuery,
     'GET /api/v1/credits/balance',
+    'getCreditBalances',
     'Credit balances: every group’s (one credit sends one message from it) and the total; with `group_id`, that group’s alone.',
     (db, accountId, args) =>
       args.group_id === undefined ? getBalances(db, accountId) : getGroupBalance(db, accountId, args.group_id),

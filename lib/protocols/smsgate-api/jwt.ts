@@ -108,15 +108,18 @@ export async function principalForJwt(executor: Executor, token: string): Promis
   const now = new Date();
   const claims = verify(token, Math.floor(now.getTime() / 1000));
   if (!claims) return null;
-  const keyId = await liveTokenKey(executor, claims.sub, claims.jti, now);
-  if (!keyId) return null;
-  return {
+  const key = await liveTokenKey(executor, claims.sub, claims.jti, now);
+  if (!key) return null;
+  const principal: AccountPrincipal = {
     kind: 'account',
     accountId: claims.sub,
-    keyId,
+    keyId: key.keyId,
     via: 'api_key',
     token: { jti: claims.jti, scopes: claims.scopes, originalScopes: claims.original_scopes ?? [], exp: claims.exp },
   };
+  // A token may do what the key it was issued under may.
+  if (key.role) principal.role = key.role;
+  return principal;
 }
 
 /**

@@ -1,0 +1,71 @@
+import { expect, test } from '@playwright/test';
+import { activatePhone, checkPage, navigate, signIn } from './helpers';
+
+test('members: the owner sees the members and the role table, and the account keeps its last owner', async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(60_000);
+  const email = `members-${Date.now()}@example.test`;
+  await activatePhone(baseURL!, email);
+  await signIn(page, baseURL!, email);
+  await navigate(page, 'Members');
+
+  const members = page.getByRole('region', { name: 'Members' });
+  await expect(members.getByTestId('your-role')).toHaveText('Your role: owner');
+  await expect(members.getByRole('cell').filter({ hasText: email })).toContainText('(you)');
+  const roles = page.getByRole('region', { name: 'What each role may do' });
+  // The matrix is ROLE_ACCESS: a viewer reads messages, an operator has no API keys, only an owner changes the account.
+  const row = (area: string) => roles.getByRole('row', { name: new RegExp(`^${area}`) });
+  await expect(row('Messages').getByRole('cell')).toHaveText(['Change', 'Change', 'Change', 'Change', 'Read']);
+  await expect(row('API keys').getByRole('cell')).toHaveText(['Change', 'Change', 'Change', '—', '—']);
+  await expect(row('The account').getByRole('cell')).toHaveText(['Change', 'Read', 'Read', 'Read', 'Read']);
+  await checkPage(page, 'members');
+
+  // The last owner can neither step down nor leave: the API's reason is shown.
+  await members.getByLabel(`Role of ${email}`).selectOption('admin');
+  await expect(members.getByRole('alert')).toContainText('An account always keeps at least one owner');
+  await members.getByRole('button', { name: 'Leave the account' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Leave this account?' });
+  await checkPage(page, 'members-leave');
+  await dialog.getByRole('button', { name: 'Leave' }).click();
+  await expect(dialog.getByRole('alert')).toContainText('An account always keeps at least one owner');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+});
+
+test('an operator’s session cannot open API keys: the panel says which roles may', async ({
+  browser,
+  request,
+  baseURL,
+}) => {
+  test.setTimeout(60_000);
+  const email = `operator-${Date.now()}@example.test`;
+  const { apiKey } = await activatePhone(baseURL!, email);
+  const created = await request.post('/api/v1/auth/api-keys', {
+    headers: { 'x-api-key': apiKey },
+    data: { name: 'Front desk', role: 'operator' },
+  });
+  expect(created.status()).toBe(201);
+  const operatorKey = (await created.json()).key as string;
+
+  // A dashboard session opened with a key carries the key's role, as a member's carries theirs.
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto('/sign-in');
+  await page.getByLabel('Account API key').fill(operatorKey);
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
+  await expect(page.getByTestId('account-email')).toHaveText(email);
+
+  await navigate(page, 'API keys');
+  const keys = page.getByRole('region', { name: 'API keys' });
+  await expect(keys.getByRole('alert')).toContainText(
+    'Your role (operator) may not see API keys; an owner, admin or developer may.',
+  );
+  await checkPage(page, 'api-keys-operator');
+
+  await navigate(page, 'Members');
+  await expect(page.getByTestId('your-role')).toHaveText('Your role: operator');
+  await expect(page.getByRole('region', { name: 'Members' }).getByRole('combobox')).toHaveCount(0);
+  await context.close();
+});
