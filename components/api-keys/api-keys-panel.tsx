@@ -4,7 +4,7 @@ import { type InfiniteData, useMutation, useQueryClient } from '@tanstack/react-
 import { useId, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
 import type { ApiKey, CreatedApiKey } from '@/components/wire';
-import { MEMBER_ROLES, type MemberRole } from '@/db/schema/member-roles';
+import { MEMBER_ROLES, type MemberRole } from '@/lib/members/role-names';
 import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
 import type { Member, MemberList } from '@/components/wire';
-import { MEMBER_ROLES, type MemberRole } from '@/db/schema/member-roles';
+import { MEMBER_ROLES, type MemberRole } from '@/lib/members/role-names';
 import { AREA_LABELS, AREAS, ROLE_ACCESS } from '@/lib/members/roles';
 import { api } from '../api';
 import { Button } from '../ui/button';

@@ -3,6 +3,7 @@ import { encode } from 'next-auth/jwt';
 import type { CredentialsConfig } from 'next-auth/providers/credentials';
 import { Secret, TOTP } from 'otpauth';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { POST as switchAccount } from '@/app/api/v1/auth/memberships/switch/route';
 import { DELETE as endSessions } from '@/app/api/v1/auth/sessions/route';
 import { POST as confirm } from '@/app/api/v1/auth/two-factor/confirm/route';
 import { POST as enrol } from '@/app/api/v1/auth/two-factor/enrol/route';
@@ -368,5 +369,47 @@ describe('guessing', () => {
       }),
     ).rejects.toThrow(TWO_FACTOR_RATE_LIMITED_ERROR);
     expect(await auditActions(account.accountId, 'two_factor.check_failed')).toHaveLength(SECOND_FACTOR_ATTEMPTS - 1);
+  });
+});
+
+describe('switching to a membership with two-factor on', () => {
+  it('asks for its code: refused without one and with a wrong one, switched with a right one', async () => {
+    const [home, other] = [await createTestAccount(db()), await createTestAccount(db())];
+    // One person, a member of both accounts; two-factor on only in `other`.
+    const person = await addMember(other, 'operator');
+    await db().insert(members).values({ accountId: home.accountId, email: person.email, role: 'viewer' });
+    const otherCookie = await signIn(person);
+    const { secret } = await turnOn(otherCookie);
+    // A session on `home`, as the header's switcher would start from.
+    const [homeMember] = await db()
+      .select({ id: members.id })
+      .from(members)
+      .where(and(eq(members.accountId, home.accountId), eq(members.email, person.email)));
+    const { memberCookie } = await import('../member-fixtures');
+    const homeCookie = await memberCookie(home.accountId, homeMember!.id);
+    const to = (totp?: string) =>
+      call(switchAccount, {
+        body: totp ? { account_id: other.accountId, totp } : { account_id: other.accountId },
+        ...asSession(homeCookie),
+      });
+
+    const without = await to();
+    expect(without.status).toBe(403);
+    expect(without.body).toMatchObject({ code: 'FORBIDDEN', second_factor_required: true });
+    const wrong = await to(wrongCode(secret));
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.second_factor_required).toBe(true);
+    expect(await auditActions(other.accountId, 'two_factor.check_failed')).toHaveLength(1);
+
+    const right = await to(await totpCode(secret));
+    expect(right.status).toBe(200);
+    expect(right.body).toMatchObject({ account_id: other.accountId, current: true });
+    expect(right.headers.get('set-cookie')).toMatch(/next-auth\.session-token=/);
+    // Back to `home`, whose membership has no second factor: no code asked.
+    const back = await call(switchAccount, {
+      body: { account_id: home.accountId },
+      ...asSession(otherCookie),
+    });
+    expect(back.status).toBe(200);
   });
 });
