@@ -19,7 +19,7 @@ async function invitationLink(page: Page, email: string): Promise<string> {
   return new URL(link as string).pathname;
 }
 
-test('Members: an owner invites a teammate as operator, who opens the link, signs in with a code and joins', async ({
+test('Members: an owner invites a teammate as operator, who joins by the link and cannot open API keys', async ({
   page,
   browser,
   baseURL,
@@ -59,6 +59,12 @@ test('Members: an owner invites a teammate as operator, who opens the link, sign
     await expect(invitee.getByTestId('account-email')).toHaveText(teammate);
     await expect(invitee.getByTestId('account-role')).toHaveText('operator');
     await checkPage(invitee, 'joined-as-operator');
+
+    // An operator has no API keys: the panel says which roles may.
+    await navigate(invitee, 'API keys');
+    await expect(invitee.getByRole('region', { name: 'API keys' }).getByRole('alert')).toContainText(
+      'Your role (operator) may not see API keys; an owner, admin or developer may.',
+    );
 
     // The link is used now: opening it again says so.
     await invitee.goto(link);
