@@ -60,8 +60,11 @@ test('Members: an owner invites a teammate as operator, who joins by the link an
     await expect(invitee.getByTestId('account-role')).toHaveText('operator');
     await checkPage(invitee, 'joined-as-operator');
 
-    // An operator has no API keys: the panel says which roles may.
-    await navigate(invitee, 'API keys');
+    // An operator has no API keys: no link to them, and the page says which roles may.
+    const nav = invitee.getByRole('navigation', { name: 'Dashboard' });
+    await expect(nav.getByRole('link', { name: 'Contacts', exact: true, includeHidden: true })).toHaveCount(1);
+    await expect(nav.getByRole('link', { name: 'API keys', exact: true, includeHidden: true })).toHaveCount(0);
+    await invitee.goto('/dashboard/settings/api-keys');
     await expect(invitee.getByRole('region', { name: 'API keys' }).getByRole('alert')).toContainText(
       'Your role (operator) may not see API keys; an owner, admin or developer may.',
     );

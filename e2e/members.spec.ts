@@ -57,7 +57,10 @@ test('an operator’s session cannot open API keys: the panel says which roles m
   await page.getByRole('button', { name: 'Sign in with the key' }).click();
   await expect(page.getByTestId('account-email')).toHaveText(email);
 
-  await navigate(page, 'API keys');
+  // The sidebar leaves out what the role may not open; the page itself, reached by its address, says why.
+  const nav = page.getByRole('navigation', { name: 'Dashboard' });
+  await expect(nav.getByRole('link', { name: 'API keys', exact: true, includeHidden: true })).toHaveCount(0);
+  await page.goto('/dashboard/settings/api-keys');
   const keys = page.getByRole('region', { name: 'API keys' });
   await expect(keys.getByRole('alert')).toContainText(
     'Your role (operator) may not see API keys; an owner, admin or developer may.',

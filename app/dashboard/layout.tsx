@@ -38,7 +38,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           <TwoFactorRequired />
         ) : (
           <div className="lg:mt-6 lg:grid lg:grid-cols-[12rem_minmax(0,1fr)] lg:gap-8">
-            <DashboardNav />
+            <DashboardNav role={account.role} />
             <main className="min-w-0 space-y-6">{children}</main>
           </div>
         )}

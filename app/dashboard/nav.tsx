@@ -3,13 +3,15 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useId, useState } from 'react';
-import { currentLink, NAV_GROUPS } from './nav-links';
+import type { MemberRole } from '@/lib/members/role-names';
+import { currentLink, type NavGroup, navGroupsFor } from './nav-links';
 
 /**
  * The dashboard's navigation: a sidebar of grouped links on wide screens (1024 px and more); below
- * that, behind a "Menu" button, so the page starts with its content instead of rows of links.
+ * that, behind a "Menu" button, so the page starts with its content instead of rows of links. A
+ * member sees the links their role may open.
  */
-export function DashboardNav() {
+export function DashboardNav({ role }: { role?: MemberRole | null }) {
   const pathname = usePathname();
   const [open, setOpen] = useState(false);
   const listId = useId();
@@ -32,7 +34,7 @@ export function DashboardNav() {
         <span aria-hidden="true">{open ? '▴' : '▾'}</span>
       </button>
       <div id={listId} className={`${open ? 'mt-2 grid gap-3 sm:grid-cols-3' : 'hidden'} lg:block lg:space-y-4`}>
-        {NAV_GROUPS.map((group) => (
+        {navGroupsFor(role).map((group) => (
           <NavSection key={group.label} group={group} current={current?.href} />
         ))}
       </div>
@@ -40,7 +42,7 @@ export function DashboardNav() {
   );
 }
 
-function NavSection({ group, current }: { group: (typeof NAV_GROUPS)[number]; current: string | undefined }) {
+function NavSection({ group, current }: { group: NavGroup; current: string | undefined }) {
   // A group of one link named as the group needs no heading of its own.
   const titled = group.links.length > 1 || group.links[0]?.label !== group.label;
   return (
