@@ -20,7 +20,6 @@ import { type AutomationEntry, MESSAGE_ORIGIN_KINDS } from './automation-record'
 import { checkIn } from './check-in';
 import { phones } from './fleet';
 import { FINAL_MESSAGE_STATUSES, MESSAGE_STATUSES } from './message-states';
-import { webhooks } from './webhooks';
 
 export { FINAL_MESSAGE_STATUSES, MESSAGE_STATUSES, type MessageStatus } from './message-states';
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
