@@ -42,6 +42,8 @@ describe('the query-log check', () => {
       'select id from messages m where m.account_id = $1::uuid and m.id = $2',
       "select id from messages m where m.account_id = '7d1c0c52-0000-4000-8000-000000000000'",
       'update phones set status = $1 where $2::uuid = account_id',
+      'select "id" from "phones" where ("phones"."account_id" in ($1) and "phones"."device_id" in ($2))',
+      'insert into account_queues as q (account_id, queued) select $1::uuid, 1 on conflict (account_id) do update set queued = q.queued + 1',
       'select d.id from webhook_deliveries d join events e on e.account_id = d.account_id and e.id = d.event_id where d.account_id = $1',
       'insert into "messages" ("id", "account_id", "to") values ($1, $2, $3) on conflict do nothing',
       'select count(*) from messages where id in (select message_id from events where account_id = $1) and account_id = $1',

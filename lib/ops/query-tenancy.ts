@@ -16,7 +16,7 @@ import { isAccountTable } from '@/db/tenancy';
  * - its `account_id`, qualified by its name or alias (`"messages"."account_id"`, `m.account_id`) or
  *   unqualified within the same query level (the statement, or the same parenthesised subquery or CTE
  *   body), is compared with `=` to one fixed value: a parameter (`$3`, `$3::uuid`) or a literal,
- *   either side of the `=`;
+ *   either side of the `=` (or `in ($3)`, a list of one);
  * - or its qualified `account_id` is equal to the qualified `account_id` of a filtered reference
  *   (`join events e on e.account_id = d.account_id … where d.account_id = $1`, a correlated subquery
  *   `where m.account_id = w.account_id`): colocated tables joined on the distribution column;
@@ -111,6 +111,17 @@ export function tableReferences(statement: string): Reference[] {
     const aliasWord = paren === undefined ? identOf(match, 7) : undefined;
     const alias = aliasWord && !NOT_ALIAS.has(aliasWord) ? aliasWord : undefined;
     const reference: Reference = { table, at: match.index, ...(alias ? { alias } : {}) };
+    // `insert into t as x (…)`: the columns after the alias.
+    const aliasColumns =
+      keyword === 'into' && paren === undefined ? /^\s*\(/.exec(text.slice(match.index + match[0].length)) : null;
+    if (aliasColumns) {
+      const open = match.index + match[0].length + aliasColumns[0].length - 1;
+      const close = text.indexOf(')', open);
+      reference.columns = text
+        .slice(open + 1, close < 0 ? undefined : close)
+        .split(',')
+        .map((column) => column.trim().replace(/^"|"$/g, ''));
+    }
     if (keyword === 'into' && paren !== undefined) {
       const open = match.index + match[0].length - 1;
       const close = text.indexOf(')', open);
@@ -146,7 +157,9 @@ function levels(text: string): Int32Array {
 /** One fixed value, as the other side of `=`: a parameter or a literal, with casts and parentheses. */
 const CAST = String.raw`(?:\s*::\s*[a-z_][a-z0-9_ ]*?(?=[\s),;]|$))*`;
 const FIXED_VALUE = String.raw`\(*\s*(?:\$\d+|'[^']*'|-?\d+)${CAST}\s*\)*`;
-const FIXED_AFTER = new RegExp(String.raw`^\s*=\s*${FIXED_VALUE}(?!\s*(?:\[|::\s*[a-z_]+\s*\[|\|\||[-+*/]))`);
+const FIXED_AFTER = new RegExp(
+  String.raw`^\s*(?:=\s*${FIXED_VALUE}|in\s*\(\s*${FIXED_VALUE}\s*\))(?!\s*(?:\[|::\s*[a-z_]+\s*\[|\|\||[-+*/,]))`,
+);
 const FIXED_BEFORE = new RegExp(String.raw`(?<![=<>!])(?:\$\d+|'[^']*'|-?\d+)${CAST}\s*\)*\s*=\s*$`);
 const ACCOUNT_ID = String.raw`(?:"account_id"|\baccount_id\b)`;
 const JOINED = new RegExp(String.raw`${IDENT}\s*\.\s*${ACCOUNT_ID}\s*=\s*${IDENT}\s*\.\s*${ACCOUNT_ID}`, 'g');
