@@ -41,8 +41,13 @@ shared_buffers = 128MB
 fsync = off
 synchronous_commit = off
 full_page_writes = off
+# Each database with the extension has a maintenance worker: the tests make many databases.
+max_worker_processes = 64
 citus.shard_count = 4
 citus.max_adaptive_executor_pool_size = 4
+# simgate_move_credits (a plpgsql function) reads phone_groups and credit_ledger from a statement
+# Citus runs on a shard: nested execution, which Citus refuses unless this is on.
+citus.allow_nested_distributed_execution = on
 CONF
       {
         echo "local all all trust"
