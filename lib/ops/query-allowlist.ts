@@ -32,6 +32,11 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
       "the webhook worker claims due deliveries across accounts, a fair share per account; what follows a claim names the claim's account",
   },
   {
+    origin: 'task:stranded reroute',
+    reason:
+      'finds, without locks, the accounts whose group messages wait on a phone that cannot send; each reroute then names its account',
+  },
+  {
     origin: 'task:pending automation claim',
     reason:
       "the recovery sweep finds every account's inbound messages whose automation never ran; running one then names its account",

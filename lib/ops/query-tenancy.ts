@@ -23,7 +23,8 @@ import { isAccountTable } from '@/db/tenancy';
  * - or it is an INSERT whose column list has `account_id` (Citus routes each row by its value).
  * `account_id = any($1)`, `in (…)`, `<>` and a join on `account_id` with no fixed value anywhere do not
  * count: each reaches every shard. The check does not see whether the comparison is under an OR, nor
- * that the value compared is the right account's.
+ * that the value compared is the right account's, and it goes by names: a qualified comparison counts
+ * for every reference of that name or alias in the statement, on any level.
  */
 
 export type LoggedStatement = { sql: string; origin: string; driver?: string };
