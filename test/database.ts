@@ -56,6 +56,28 @@ async function onServer(url: URL, statements: string[]): Promise<void> {
   }
 }
 
+/**
+ * Drops a test database. With Citus, its maintenance daemon (a background worker, which DROP DATABASE
+ * … WITH (FORCE) does not end) may be connected or reconnecting: connections are closed to it first,
+ * and the drop is tried again a few times.
+ */
+async function dropDatabase(node: URL, name: string, citus: boolean): Promise<void> {
+  if (!citus) return onServer(node, [`drop database if exists ${name} with (force)`]);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await onServer(node, [
+        `alter database ${name} with allow_connections false`,
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+        `drop database if exists ${name} with (force)`,
+      ]);
+    } catch (error) {
+      if (attempt >= 10 || !/being accessed by other users|does not exist/.test((error as Error).message)) throw error;
+      if (/does not exist/.test((error as Error).message)) return;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
 /** The coordinator's workers, as its `postgres` database lists them (scripts/citus-cluster.sh adds them). */
 async function citusWorkers(url: URL): Promise<URL[]> {
   const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
@@ -139,9 +161,7 @@ export async function prepareTemplate(): Promise<{ template: Template; teardown:
   return {
     template: { pglite: '', postgres: templateDb, workers: workers.map(String) },
     teardown: async () => {
-      for (const node of [url, ...workers]) {
-        await onServer(node, [`drop database if exists ${templateDb} with (force)`]);
-      }
+      for (const node of [url, ...workers]) await dropDatabase(node, templateDb, citusMode());
     },
   };
 }
@@ -165,9 +185,7 @@ export async function openTestDatabase(template: Template): Promise<TestDatabase
     name,
     close: async () => {
       await handle.close();
-      for (const node of nodes.reverse()) {
-        await onServer(node, [`drop database if exists ${name} with (force)`]);
-      }
+      for (const node of nodes.reverse()) await dropDatabase(node, name, Boolean(template.workers));
     },
   };
 }
