@@ -1,9 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '@/db';
+import { MIGRATIONS_FOLDER, openPostgres, runMigrations } from '@/db/client';
 import { GLOBAL_TABLES } from '@/db/tenancy';
 import { distributeTables } from '@/lib/ops/distribute';
-import { citusMode } from './database';
+import { citusMode, citusWorkers, createCitusTemplate, dropDatabase, testDatabaseUrl, withDatabase } from './database';
 import { withTestDatabase } from './setup-db';
 
 const { db } = withTestDatabase();
@@ -40,4 +45,58 @@ describe('npm run ops -- distribute', () => {
     },
     120_000,
   );
+});
+
+describe.runIf(citusMode())('a migration on a distributed database', () => {
+  it('runs through the coordinator: a column and an index added to a distributed table reach its shards', async () => {
+    const url = testDatabaseUrl() as URL;
+    const workers = await citusWorkers(url);
+    const name = `simgate_mig_${randomBytes(4).toString('hex')}`;
+    // This release's migrations, then one more, made here, applied after distributing.
+    const later = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-migrations-'));
+    fs.cpSync(MIGRATIONS_FOLDER, later, { recursive: true });
+    const journalFile = path.join(later, 'meta', '_journal.json');
+    const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8')) as {
+      entries: { idx: number; tag: string; when: number }[];
+    };
+    const last = journal.entries.at(-1) as { idx: number; tag: string; when: number };
+    journal.entries.push({ ...last, idx: last.idx + 1, tag: '9999_citus_later', when: last.when + 1 });
+    fs.writeFileSync(journalFile, JSON.stringify(journal));
+    fs.writeFileSync(
+      path.join(later, '9999_citus_later.sql'),
+      'ALTER TABLE "messages" ADD COLUMN "citus_later" text;--> statement-breakpoint\n' +
+        'CREATE INDEX "messages_citus_later_idx" ON "messages" ("account_id", "citus_later");',
+    );
+    await createCitusTemplate(url, workers, name);
+    const handle = openPostgres(withDatabase(url, name), { max: 1 });
+    try {
+      await runMigrations(handle);
+      await distributeTables(handle.db);
+      await runMigrations(handle, later);
+      // Through the coordinator, on every shard of messages: the new column is written and read back.
+      const [account] = await queryRows<{ id: string }>(
+        handle.db,
+        sql`insert into accounts (email) values (${`${name}@example.test`}) returning id`,
+      );
+      await handle.db.execute(sql`update messages set citus_later = 'x' where account_id = ${account?.id}::uuid`);
+      const shards = await queryRows<{ count: number }>(
+        handle.db,
+        sql`select count(*)::int as count from run_command_on_shards('messages',
+          $$select count(*) from pg_indexes where indexname like 'messages_citus_later_idx%%' and tablename = '%s'$$)
+          where result = '1'`,
+      );
+      const [all] = await queryRows<{ count: number }>(
+        handle.db,
+        sql`select count(*)::int as count from pg_dist_shard where logicalrelid = 'messages'::regclass`,
+      );
+      expect(all?.count).toBeGreaterThan(1);
+      expect(shards[0]?.count).toBe(all?.count);
+      const again = await distributeTables(handle.db);
+      expect(again).toMatchObject({ referenced: [], distributed: [], foreignKeys: 0 });
+    } finally {
+      await handle.close();
+      fs.rmSync(later, { recursive: true, force: true });
+      for (const node of [...workers, url]) await dropDatabase(node, name, true);
+    }
+  }, 180_000);
 });

@@ -33,7 +33,7 @@ export function testDatabaseUrl(): URL | undefined {
   return url;
 }
 
-function withDatabase(url: URL, name: string): string {
+export function withDatabase(url: URL, name: string): string {
   const copy = new URL(url);
   copy.pathname = `/${name}`;
   return copy.toString();
@@ -61,7 +61,7 @@ async function onServer(url: URL, statements: string[]): Promise<void> {
  * … WITH (FORCE) does not end) may be connected or reconnecting: connections are closed to it first,
  * and the drop is tried again a few times.
  */
-async function dropDatabase(node: URL, name: string, citus: boolean): Promise<void> {
+export async function dropDatabase(node: URL, name: string, citus: boolean): Promise<void> {
   if (!citus) return onServer(node, [`drop database if exists ${name} with (force)`]);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -79,7 +79,7 @@ async function dropDatabase(node: URL, name: string, citus: boolean): Promise<vo
 }
 
 /** The coordinator's workers, as its `postgres` database lists them (scripts/citus-cluster.sh adds them). */
-async function citusWorkers(url: URL): Promise<URL[]> {
+export async function citusWorkers(url: URL): Promise<URL[]> {
   const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
   try {
     const [citus] = await admin<{ installed: boolean }[]>`
@@ -100,7 +100,7 @@ async function citusWorkers(url: URL): Promise<URL[]> {
 }
 
 /** A database made on the coordinator and on every worker, the coordinator's nodes added. */
-async function createCitusTemplate(url: URL, workers: URL[], name: string): Promise<void> {
+export async function createCitusTemplate(url: URL, workers: URL[], name: string): Promise<void> {
   for (const node of [url, ...workers]) {
     await onServer(node, [`create database ${name}`]);
     await onServer(new URL(withDatabase(node, name)), ['create extension citus']);
