@@ -19,6 +19,10 @@ export default defineConfig({
       API_KEY_RATE_LIMIT: '0',
       SIMGATE_PEER_TOKEN: 'vitest-peer',
       SIMGATE_CHECK_ANSWERS: '1',
+      // The Citus mode (test/database.ts): the coordinator of scripts/citus-cluster.sh unless named.
+      ...(process.env.TEST_CITUS === '1'
+        ? { TEST_DATABASE_URL: process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5440/postgres' }
+        : {}),
     },
   },
 });

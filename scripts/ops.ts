@@ -12,6 +12,7 @@ import { listAccounts, showAccount } from '@/lib/ops/accounts';
 // A restore checks the adapters' sealed columns too.
 import '@/lib/protocols/register';
 import { revokeDevice } from '@/lib/ops/devices';
+import { distributeTables } from '@/lib/ops/distribute';
 import { formatAccount, formatAccounts } from '@/lib/ops/format';
 import { grantCredits } from '@/lib/ops/grant';
 
@@ -104,6 +105,25 @@ program
       return {
         json: revoked,
         text: `${revoked.alreadyRevoked ? 'Device was already revoked' : 'Revoked device'} ${revoked.deviceId} (${revoked.phoneNumber}).${unlinked}`,
+      };
+    }),
+  );
+
+program
+  .command('distribute')
+  .description(
+    "on a Citus coordinator, after db:migrate: the instance's tables as reference tables, every account table distributed by account_id (idempotent)",
+  )
+  .action(
+    action(async (db) => {
+      const report = await distributeTables(db);
+      const done = report.referenced.length + report.distributed.length;
+      return {
+        json: report,
+        text:
+          done === 0
+            ? `Nothing to do: ${report.already.length} table(s) already reference or distributed tables.`
+            : `Made ${report.referenced.length} reference table(s) and distributed ${report.distributed.length} account table(s) by account_id (${report.foreignKeys} foreign key(s) dropped and added again).`,
       };
     }),
   );

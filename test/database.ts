@@ -4,15 +4,26 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { type DatabaseHandle, openPglite, openPostgres, runMigrations } from '@/db/client';
+import { distributeTables } from '@/lib/ops/distribute';
 
 /**
  * Test databases: every test file gets its own fresh, migrated database. On PGlite (default) it
  * is an in-memory copy of a migrated template; with TEST_DATABASE_URL it is a new database on
  * that server, cloned from a migrated template database.
+ *
+ * With TEST_CITUS=1 the server is a Citus coordinator (TEST_DATABASE_URL, by default the one
+ * scripts/citus-cluster.sh runs on port 5440) whose `postgres` database lists the worker nodes: the
+ * template is created on the coordinator and on every worker, with the extension in each, the
+ * workers added, migrated and distributed (lib/ops/distribute.ts); each test database is then a
+ * clone of the template on every node, so that its tables are distributed as in production.
  */
 
+export const CITUS_DEFAULT_URL = 'postgres://postgres@127.0.0.1:5440/postgres';
+
+export const citusMode = (): boolean => process.env.TEST_CITUS === '1';
+
 export function testDatabaseUrl(): URL | undefined {
-  const raw = process.env.TEST_DATABASE_URL;
+  const raw = process.env.TEST_DATABASE_URL || (citusMode() ? CITUS_DEFAULT_URL : undefined);
   if (!raw) return undefined;
   const url = new URL(raw);
   // These tests create and drop databases: never against anything but this machine.
@@ -22,13 +33,99 @@ export function testDatabaseUrl(): URL | undefined {
   return url;
 }
 
-function withDatabase(url: URL, name: string): string {
+export function withDatabase(url: URL, name: string): string {
   const copy = new URL(url);
   copy.pathname = `/${name}`;
   return copy.toString();
 }
 
-export type Template = { pglite: string; postgres: string };
+/** `url` with another host and port: a Citus worker's. */
+function onNode(url: URL, node: { host: string; port: number }): URL {
+  const copy = new URL(url);
+  copy.hostname = node.host;
+  copy.port = String(node.port);
+  return copy;
+}
+
+async function onServer(url: URL, statements: string[]): Promise<void> {
+  const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  try {
+    for (const statement of statements) await admin.unsafe(statement);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Drops a test database. With Citus, its maintenance daemon (a background worker, which DROP DATABASE
+ * … WITH (FORCE) does not end) may be connected or reconnecting: connections are closed to it first,
+ * and the drop is tried again a few times.
+ */
+export async function dropDatabase(node: URL, name: string, citus: boolean): Promise<void> {
+  if (!citus) return onServer(node, [`drop database if exists ${name} with (force)`]);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await onServer(node, [
+        `alter database ${name} with allow_connections false`,
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+        `drop database if exists ${name} with (force)`,
+      ]);
+    } catch (error) {
+      if (attempt >= 10 || !/being accessed by other users|does not exist/.test((error as Error).message)) throw error;
+      if (/does not exist/.test((error as Error).message)) return;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
+/** The coordinator's workers, as its `postgres` database lists them (scripts/citus-cluster.sh adds them). */
+export async function citusWorkers(url: URL): Promise<URL[]> {
+  const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  try {
+    const [citus] = await admin<{ installed: boolean }[]>`
+      select exists (select 1 from pg_extension where extname = 'citus') as installed`;
+    if (!citus?.installed) {
+      throw new Error(`TEST_CITUS=1: ${url.host} has no Citus extension (run scripts/citus-cluster.sh up)`);
+    }
+    const nodes = await admin<{ host: string; port: number }[]>`
+      select nodename as host, nodeport as port from pg_dist_node
+      where groupid <> 0 and noderole = 'primary' and isactive order by nodeport`;
+    if (nodes.length === 0) {
+      throw new Error(`TEST_CITUS=1: the coordinator ${url.host} has no worker nodes (scripts/citus-cluster.sh up)`);
+    }
+    return nodes.map((node) => onNode(url, node));
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A database made on the coordinator and on every worker, the coordinator's nodes added. */
+export async function createCitusTemplate(url: URL, workers: URL[], name: string): Promise<void> {
+  for (const node of [url, ...workers]) {
+    await onServer(node, [`create database ${name}`]);
+    await onServer(new URL(withDatabase(node, name)), ['create extension citus']);
+  }
+  await onServer(new URL(withDatabase(url, name)), [
+    `select citus_set_coordinator_host('${url.hostname}', ${Number(url.port || 5432)})`,
+    ...workers.map((worker) => `select citus_add_node('${worker.hostname}', ${Number(worker.port || 5432)})`),
+  ]);
+}
+
+/**
+ * Closes the template to connections on every node (Citus keeps its own open: its maintenance daemon,
+ * its connections between nodes), so that CREATE DATABASE … TEMPLATE can copy it.
+ */
+async function freezeTemplate(nodes: URL[], name: string): Promise<void> {
+  for (const node of nodes) {
+    await onServer(node, [
+      `alter database ${name} with allow_connections false`,
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+    ]);
+  }
+}
+
+/** The template's names; `workers`, in Citus mode, the workers' URLs (the template is on each too). */
+export type Template = { pglite: string; postgres: string; workers?: string[] };
 
 /** Runs once per `vitest run`: builds the migrated template (one per run, so runs can overlap). */
 export async function prepareTemplate(): Promise<{ template: Template; teardown: () => Promise<void> }> {
@@ -50,24 +147,21 @@ export async function prepareTemplate(): Promise<{ template: Template; teardown:
       teardown: async () => fs.rmSync(pgliteTemplate, { force: true }),
     };
   }
-  const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database ${templateDb}`);
-  } finally {
-    await admin.end();
-  }
+  const workers = citusMode() ? await citusWorkers(url) : [];
+  if (citusMode()) await createCitusTemplate(url, workers, templateDb);
+  else await onServer(url, [`create database ${templateDb}`]);
   const template = openPostgres(withDatabase(url, templateDb), { max: 1 });
-  await runMigrations(template);
-  await template.close();
+  try {
+    await runMigrations(template);
+    if (citusMode()) await distributeTables(template.db);
+  } finally {
+    await template.close();
+  }
+  if (citusMode()) await freezeTemplate([url, ...workers], templateDb);
   return {
-    template: { pglite: '', postgres: templateDb },
+    template: { pglite: '', postgres: templateDb, workers: workers.map(String) },
     teardown: async () => {
-      const cleaner = postgres(url.toString(), { max: 1, onnotice: () => {} });
-      try {
-        await cleaner.unsafe(`drop database if exists ${templateDb} with (force)`);
-      } finally {
-        await cleaner.end();
-      }
+      for (const node of [url, ...workers]) await dropDatabase(node, templateDb, citusMode());
     },
   };
 }
@@ -82,26 +176,18 @@ export async function openTestDatabase(template: Template): Promise<TestDatabase
     return { ...handle, name: 'pglite:memory' };
   }
   const name = `simgate_t_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database ${name} template ${template.postgres}`);
-  } finally {
-    await admin.end();
-  }
+  // The workers' copies first: the coordinator's reaches them as soon as it is used.
+  const nodes = [...(template.workers ?? []).map((worker) => new URL(worker)), url];
+  for (const node of nodes) await onServer(node, [`create database ${name} template ${template.postgres}`]);
   const handle = openPostgres(withDatabase(url, name), { max: 20, pipeline: 2 });
   return {
     ...handle,
     name,
     close: async () => {
       await handle.close();
-      const cleaner = postgres(url.toString(), { max: 1, onnotice: () => {} });
-      try {
-        await cleaner.unsafe(`drop database if exists ${name} with (force)`);
-      } finally {
-        await cleaner.end();
-      }
+      for (const node of nodes.reverse()) await dropDatabase(node, name, Boolean(template.workers));
     },
   };
 }
 
-export const onRealPostgres = (): boolean => Boolean(process.env.TEST_DATABASE_URL);
+export const onRealPostgres = (): boolean => Boolean(process.env.TEST_DATABASE_URL) || citusMode();

@@ -20,7 +20,6 @@ import { type AutomationEntry, MESSAGE_ORIGIN_KINDS } from './automation-record'
 import { checkIn } from './check-in';
 import { phones } from './fleet';
 import { FINAL_MESSAGE_STATUSES, MESSAGE_STATUSES } from './message-states';
-import { webhooks } from './webhooks';
 
 export { FINAL_MESSAGE_STATUSES, MESSAGE_STATUSES, type MessageStatus } from './message-states';
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
@@ -168,18 +167,10 @@ export const messages = pgTable(
       columns: [t.accountId, t.phoneId],
       foreignColumns: [phones.accountId, phones.id],
     }).onDelete('cascade'),
-    // Both SET NULL only the id (`ON DELETE SET NULL (bulk_id)`, migration 0028): drizzle writes the
-    // whole key, which would null account_id.
-    foreignKey({
-      name: 'messages_bulk_id_bulk_messages_id_fk',
-      columns: [t.accountId, t.bulkId],
-      foreignColumns: [bulkMessages.accountId, bulkMessages.id],
-    }).onDelete('set null'),
-    foreignKey({
-      name: 'messages_callback_webhook_id_webhooks_id_fk',
-      columns: [t.accountId, t.callbackWebhookId],
-      foreignColumns: [webhooks.accountId, webhooks.id],
-    }).onDelete('set null'),
+    // `bulk_id` and `callback_webhook_id` name a bulk and a status-callback target without a foreign key:
+    // Citus refuses `ON DELETE SET NULL (col)` on a key that includes the distribution column, so the
+    // one path that deletes each nulls them (lib/phones/delete.ts for a phone's bulks,
+    // lib/webhooks/detach.ts for webhooks).
     // Idempotency of sends rests on this index, not on a read-then-write.
     uniqueIndex('messages_account_request_id_key').on(t.accountId, t.requestId).where(sql`${t.requestId} is not null`),
     uniqueIndex('messages_phone_device_message_id_key')

@@ -45,12 +45,8 @@ export const smsgateMessages = pgTable(
       columns: [t.accountId, t.bulkId],
       foreignColumns: [bulkMessages.accountId, bulkMessages.id],
     }).onDelete('cascade'),
-    // SET NULL only phone_id (`ON DELETE SET NULL (phone_id)`, migration 0028).
-    foreignKey({
-      name: 'smsgate_messages_phone_id_phones_id_fk',
-      columns: [t.accountId, t.phoneId],
-      foreignColumns: [phones.accountId, phones.id],
-    }).onDelete('set null'),
+    // `phone_id` names its phone without a foreign key (Citus refuses `ON DELETE SET NULL (phone_id)` on
+    // a key with the distribution column): deleting a phone nulls it (lib/phones/delete.ts).
     // Idempotency of the integrator's id rests on this index.
     uniqueIndex('smsgate_messages_account_ext_id_key').on(t.accountId, t.extId),
     index('smsgate_messages_account_created_idx').on(t.accountId, t.createdAt),

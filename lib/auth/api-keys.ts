@@ -56,9 +56,8 @@ async function keyOwner(
 ): Promise<{ accountId: string; deviceId: string | null }> {
   if (principal.kind === 'account') return { accountId: principal.accountId, deviceId: null };
   const [device] = await executor
-    .select({ status: devices.status, accountId: devices.accountId, phoneId: phones.id })
+    .select({ status: devices.status, accountId: devices.accountId })
     .from(devices)
-    .leftJoin(phones, and(eq(phones.deviceId, devices.id), eq(phones.accountId, devices.accountId)))
     .where(eq(devices.id, principal.deviceId));
   if (device?.status === 'revoked') throw new DomainError('UNAUTHENTICATED', 'This device key has been revoked.');
   if (device?.status !== 'activated' || !device.accountId) {
@@ -67,7 +66,12 @@ async function keyOwner(
       'Bind an email to this device first (POST /api/v1/auth/bind/request-code, then /bind/confirm).',
     );
   }
-  if (!device.phoneId) {
+  // Then its phone, by the account just read: on a database sharded by account, one shard.
+  const [phone] = await executor
+    .select({ id: phones.id })
+    .from(phones)
+    .where(and(eq(phones.accountId, device.accountId), eq(phones.deviceId, principal.deviceId)));
+  if (!phone) {
     throw new DomainError('UNAUTHENTICATED', 'This device no longer sends for a phone of its account.');
   }
   return { accountId: device.accountId, deviceId: principal.deviceId };

@@ -1,5 +1,6 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, pipelineOf, queryRows } from '@/db';
+import { perAccountWhenDistributed } from '@/db/distributed';
 import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
@@ -53,11 +54,15 @@ type BeatInput = { accountId: string; phone: string; status: HeartbeatStatus; ba
  * (the status stays as it was, no `phone.ping` receiver): the guard is re-checked on the locked rows
  * (READ COMMITTED re-reads them after waiting), so a concurrent transition is never missed, and a
  * beat that fails it writes nothing and gets no row. Phones come as one JSON parameter, so the
- * statement's text is the same whatever their number (prepared once per connection).
+ * statement's text is the same whatever their number (prepared once per connection). Beats of one
+ * account (always, on a distributed database: lib/heartbeats `quietBeats`) fix `account_id` to it in
+ * every table's condition, so that the statement runs on that account's shard.
  */
 function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
   const input = JSON.stringify(beats.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
-  const pingWanted = sql`(i.status = 'online' and ${pingWantedSql(sql`i.account_id`)})`;
+  const first = beats[0]?.accountId;
+  const account = first && beats.every((beat) => beat.accountId === first) ? first : undefined;
+  const pingWanted = sql`(i.status = 'online' and ${pingWantedSql(account ?? sql`i.account_id`)})`;
   return sql`
     with input as materialized (
       select * from jsonb_to_recordset(${input}::jsonb)
@@ -67,6 +72,7 @@ function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
       select p.id, i.ord, i.account_id, i.status, i.battery, p.status as old_status,
         ${quiet ? sql`false` : pingWanted} as ping_wanted
       from input i join phones p on p.account_id = i.account_id and p.phone = i.phone
+        ${account ? sql`and p.account_id = ${account}::uuid` : sql``}
       ${quiet ? sql`where p.status = i.status and not ${pingWanted}` : sql``}
       order by p.id
       for update of p
@@ -78,7 +84,8 @@ function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
     updated as (
       update phones set status = target.status, battery = coalesce(target.battery, phones.battery),
         last_heartbeat_at = now()
-      from target where phones.id = target.id and phones.account_id = target.account_id
+      from target where phones.id = target.id
+        and phones.account_id = ${account ? sql`${account}::uuid` : sql`target.account_id`}
       returning ${columnsOf(phones, 'phones')}
     )
     select ${columnsOf(phones, 'updated')}, target.old_status, target.ord as beat_ord, target.ping_wanted,
@@ -99,9 +106,17 @@ async function quietBeats(executor: Executor, beats: BeatInput[]): Promise<Array
     seen.add(key);
     return true;
   });
-  const rows = await queryRows<Beat & { beat_ord: number }>(executor, beatsStatement(firsts, true));
-  const byOrd = new Map(rows.map((row) => [Number(row.beat_ord), row]));
-  const answers = new Map(firsts.map((beat, ord) => [beat, byOrd.get(ord)]));
+  const recorded = await perAccountWhenDistributed(
+    executor,
+    firsts,
+    (beat) => beat.accountId,
+    async (group) => {
+      const rows = await queryRows<Beat & { beat_ord: number }>(executor, beatsStatement(group, true));
+      const byOrd = new Map(rows.map((row) => [Number(row.beat_ord), row]));
+      return group.map((_, ord) => byOrd.get(ord));
+    },
+  );
+  const answers = new Map(firsts.map((beat, index) => [beat, recorded[index]]));
   return beats.map((beat) => answers.get(beat));
 }
 

@@ -141,16 +141,23 @@ export async function revokeTokenTree(executor: Executor, accountId: string, jti
     .where(and(eq(smsgateTokens.jti, jti), eq(smsgateTokens.accountId, accountId)));
   if (!known) throw notFound('Token');
   await withTransaction(executor, async (tx) => {
+    // `now()` only where none is set: the form a distributed database (Citus) allows, where a
+    // non-immutable function inside coalesce is refused.
     const revoke = (where: SQL | undefined) =>
       tx
         .update(smsgateTokens)
-        .set({ revokedAt: sql`coalesce(${smsgateTokens.revokedAt}, now())` })
-        .where(and(eq(smsgateTokens.accountId, accountId), where))
-        .returning({ jti: smsgateTokens.jti });
+        .set({ revokedAt: sql`now()` })
+        .where(and(eq(smsgateTokens.accountId, accountId), isNull(smsgateTokens.revokedAt), where));
     await revoke(eq(smsgateTokens.jti, jti));
-    // A token's descendants were issued after it: the walk ends. Each level is one statement.
+    // A token's descendants were issued after it: the walk ends. Two statements per level.
     for (let level = [jti]; level.length > 0; ) {
-      level = (await revoke(inArray(smsgateTokens.parentJti, level))).map((row) => row.jti);
+      await revoke(inArray(smsgateTokens.parentJti, level));
+      level = (
+        await tx
+          .select({ jti: smsgateTokens.jti })
+          .from(smsgateTokens)
+          .where(and(eq(smsgateTokens.accountId, accountId), inArray(smsgateTokens.parentJti, level)))
+      ).map((row) => row.jti);
     }
   });
 }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Database, queryRows } from '@/db';
+import { perAccountWhenDistributed } from '@/db/distributed';
 import { batcher } from '@/lib/batch';
 
 /**
@@ -43,23 +44,38 @@ type ProbeRow = {
  * claim.ts), over the same indexes, answered in the items' order.
  */
 async function probeMany(db: Database, items: ClaimProbeItem[]): Promise<ClaimProbe[]> {
+  return perAccountWhenDistributed(
+    db,
+    items,
+    (item) => item.accountId,
+    (group) => probeStatement(db, group),
+  );
+}
+
+/**
+ * The probe of `items` in one statement. Items of one account (always, on a distributed database:
+ * `probeMany`) fix `account_id` to it, so that the statement runs on that account's shard.
+ */
+async function probeStatement(db: Database, items: ClaimProbeItem[]): Promise<ClaimProbe[]> {
   const iso = (dates: Date[]) => dates.map((date) => date.toISOString());
+  const first = items[0]?.accountId;
+  const account = first && items.every((item) => item.accountId === first) ? sql`${first}::uuid` : sql`p.account_id`;
   const rows = await queryRows<ProbeRow>(
     db,
     sql`
     select p.ord,
-      exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+      exists(select 1 from messages m where m.account_id = ${account} and m.phone_id = p.phone_id
         and m.status = 'queued' and m.send_at <= p.now and (m.expires_at is null or m.expires_at > p.now)) as due,
-      exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+      exists(select 1 from messages m where m.account_id = ${account} and m.phone_id = p.phone_id
         and m.direction = 'outbound' and m.status = 'dispatched' and m.updated_at <= p.redeliver_before
         and (m.expires_at is null or m.expires_at > p.now)) as unreported,
-      (select min(m.send_at) from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+      (select min(m.send_at) from messages m where m.account_id = ${account} and m.phone_id = p.phone_id
         and m.status = 'queued' and m.send_at > p.now) as next_due,
-      exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+      exists(select 1 from messages m where m.account_id = ${account} and m.phone_id = p.phone_id
         and m.direction = 'outbound' and m.status = 'cancelling') as cancelling,
-      exists(select 1 from messages m where m.account_id = p.account_id and m.phone_id = p.phone_id
+      exists(select 1 from messages m where m.account_id = ${account} and m.phone_id = p.phone_id
         and m.direction = 'outbound' and m.status = 'cancelling' and m.updated_at > p.cancels_since) as cancelling_since,
-      (select ph.paused_until from phones ph where ph.account_id = p.account_id and ph.id = p.phone_id
+      (select ph.paused_until from phones ph where ph.account_id = ${account} and ph.id = p.phone_id
         and ph.paused_until > p.now) as paused_until
     from unnest(
       ${`{${items.map((item) => item.accountId).join(',')}}`}::uuid[],

@@ -32,6 +32,11 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
       "the webhook worker claims due deliveries across accounts, a fair share per account; what follows a claim names the claim's account",
   },
   {
+    origin: 'task:stranded reroute',
+    reason:
+      'finds, without locks, the accounts whose group messages wait on a phone that cannot send; each reroute then names its account',
+  },
+  {
     origin: 'task:pending automation claim',
     reason:
       "the recovery sweep finds every account's inbound messages whose automation never ran; running one then names its account",
@@ -52,6 +57,46 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
     origin: 'task:metrics gauges',
     reason:
       "the instance's totals for Prometheus (queued and dispatched messages, phones by status, pending deliveries)",
+  },
+  {
+    statement:
+      /from input i join phones p on p\.account_id = i\.account_id and p\.phone = i\.phone (?!and p\.account_id = \$)/,
+    sometimes: true,
+    reason:
+      "a heartbeat batch that gathered several accounts' beats on a single PostgreSQL, one statement as the bench measures it; on a Citus database (db/distributed.ts) each account's beats go in their own statement, with account_id fixed",
+  },
+  {
+    statement: /from messages m where m\.account_id = p\.account_id and m\.phone_id = p\.phone_id/,
+    sometimes: true,
+    reason:
+      "a claim-probe batch that gathered several accounts' phones on a single PostgreSQL, one statement as the bench measures it; on a Citus database each account's phones go in their own statement, with account_id fixed",
+  },
+  {
+    statement:
+      /^with input as materialized \( select \* from jsonb_to_recordset\(\$1::jsonb\) as "i"\("ord" int, "country" text/,
+    sometimes: true,
+    reason:
+      "NOT routable on Citus yet: the batched send (lib/messages/accept-batch.ts) takes several accounts' sends in one statement, its eligibility CTEs joined on the input's account_id; on Citus it is to run per account with account_id fixed (docs/past-one-machine.md, Citus under test)",
+  },
+  {
+    statement:
+      /from "devices" inner join "phones" on \("phones"\."device_id" = "devices"\."id" and "phones"\."account_id" = "devices"\."account_id"/,
+    sometimes: true,
+    reason:
+      "NOT routable on Citus yet: the live-device check (lib/devices/sessions.ts liveDevices) reads several devices' phones by the devices' accounts; on Citus it is to run per account",
+  },
+  {
+    statement:
+      /recorded as \( insert into sim_recipients \(account_id, phone_id, sim, month, recipient\) select distinct m\.account_id, m\.phone_id/,
+    sometimes: true,
+    reason:
+      "NOT shown routable on Citus yet: the recipient-quota CTEs (lib/messages/quota.ts) join phones on the account_id of the statement's own messages, one account's, which the check cannot see; to pass the account as a parameter",
+  },
+  {
+    statement: /from smpp_deliveries where account_id = any\(\$\d+::uuid\[\]\)/,
+    sometimes: true,
+    reason:
+      "NOT routable on Citus yet: an SMPP session's delivery claim reads every account bound to its system_id (= any); on Citus to claim account by account",
   },
   {
     origin: 'smtp:confirmed sender',

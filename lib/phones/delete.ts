@@ -1,6 +1,6 @@
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
-import { devices, messages, pairingCodes, phones } from '@/db/schema';
+import { bulkMessages, devices, messages, pairingCodes, phones, smsgateMessages } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { clearKeyCache, keysChanged } from '@/lib/auth/key-lookup';
 import { afterTransition, idIn } from '@/lib/messages/state-machine';
@@ -30,6 +30,7 @@ export async function deletePhone(executor: Executor, accountId: string, phoneId
   await withTransaction(executor, async (tx) => {
     const phone = await ownedPhone(tx, accountId, phoneId, { lock: 'update' });
     await failUnsent(tx, accountId, phoneId);
+    await detachFromPhone(tx, accountId, phoneId);
     await tx.delete(phones).where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)));
     // Its pairing codes too: they name the phone without a foreign key (db/tenancy.ts).
     await tx.delete(pairingCodes).where(and(eq(pairingCodes.accountId, accountId), eq(pairingCodes.phoneId, phoneId)));
@@ -45,6 +46,34 @@ export async function deletePhone(executor: Executor, accountId: string, phoneId
     await recordAudit(tx, { accountId, action: 'phone.removed', target: phone.id, details: { phone: phone.phone } });
   });
   clearKeyCache();
+}
+
+/**
+ * What names the phone or its bulks without a foreign key (Citus refuses `ON DELETE SET NULL (col)` on
+ * a key with `account_id`, the distribution column), nulled before the phone goes: the integrator
+ * API's sends keep their row without their phone, and messages of the phone's bulks (the bulks go with
+ * the phone, by the schema's cascade) keep theirs without the bulk. The one place each is nulled.
+ */
+async function detachFromPhone(tx: Transaction, accountId: string, phoneId: string): Promise<void> {
+  await tx
+    .update(smsgateMessages)
+    .set({ phoneId: null })
+    .where(and(eq(smsgateMessages.accountId, accountId), eq(smsgateMessages.phoneId, phoneId)));
+  const bulks = tx
+    .select({ id: bulkMessages.id })
+    .from(bulkMessages)
+    .where(and(eq(bulkMessages.accountId, accountId), eq(bulkMessages.phoneId, phoneId)));
+  await tx
+    .update(messages)
+    .set({ bulkId: null })
+    .where(
+      and(
+        eq(messages.accountId, accountId),
+        inArray(messages.bulkId, bulks),
+        // The phone's own messages go with it.
+        sql`${messages.phoneId} is distinct from ${phoneId}`,
+      ),
+    );
 }
 
 /**

@@ -5,6 +5,7 @@ import { config } from '@/lib/config';
 import { derivedKey } from '@/lib/crypto/derived-key';
 import { EMAIL_REPLY_WINDOW_DAYS } from '@/lib/email-to-sms/limits';
 import { monthKey } from '@/lib/messages/quota';
+import { detachMessagesFromWebhooks } from '@/lib/webhooks/detach';
 import { type ContentPolicy, contentPolicy, type InstanceRetention } from './policy';
 
 /** What one sweep removes, each reported by its row count. */
@@ -229,9 +230,11 @@ async function deleteMonthsBefore(
 /**
  * Deletes one batch of status-callback targets (`status_callback_url`, Twilio's StatusCallback) that
  * nothing needs any more: unused since `usedBefore`, no delivery pending, and no message that can still
- * change state points at it (a `sent` one counts until `sentBefore`). The foreign key nulls the
- * finished messages' `callback_webhook_id` (along messages_callback_idx) and removes the target's
- * delivery log. So STATUS_CALLBACK_URLS_PER_ACCOUNT counts only live targets.
+ * change state points at it (a `sent` one counts until `sentBefore`). Candidates are read without
+ * locks across accounts, then each account's are locked (SKIP LOCKED), checked again and deleted in
+ * its own transaction, with an `account_id` that picks one shard on a database sharded by account:
+ * the finished messages' `callback_webhook_id` is nulled (lib/webhooks/detach.ts) and the foreign key
+ * removes the target's delivery log. So STATUS_CALLBACK_URLS_PER_ACCOUNT counts only live targets.
  */
 async function pruneStatusCallbacks(
   db: Database,
@@ -239,22 +242,45 @@ async function pruneStatusCallbacks(
   sentBefore: string,
   batch: number,
 ): Promise<number> {
-  const gone = await queryRows<{ id: string }>(
+  const unused = (account: SQL | undefined) => sql`w.kind in ('callback', 'twilio_callback')
+      ${account ? sql`and w.account_id = ${account}` : sql``}
+      and w.updated_at < ${usedBefore.toISOString()}::timestamptz
+      and not exists (
+        select 1 from messages m
+        where m.account_id = w.account_id and m.callback_webhook_id = w.id
+          and (m.status in ('queued', 'dispatched', 'cancelling')
+            or (m.status = 'sent' and m.updated_at >= ${sentBefore}::timestamptz)))
+      and not exists (
+        select 1 from webhook_deliveries d
+        where d.account_id = w.account_id and d.webhook_id = w.id and d.status = 'pending')`;
+  const candidates = await queryRows<{ account_id: string; id: string }>(
     db,
-    sql`delete from webhooks where id = any(array(
-        select w.id from webhooks w
-        where w.kind in ('callback', 'twilio_callback') and w.updated_at < ${usedBefore.toISOString()}::timestamptz
-          and not exists (
-            select 1 from messages m
-            where m.account_id = w.account_id and m.callback_webhook_id = w.id
-              and (m.status in ('queued', 'dispatched', 'cancelling')
-                or (m.status = 'sent' and m.updated_at >= ${sentBefore}::timestamptz)))
-          and not exists (select 1 from webhook_deliveries d where d.webhook_id = w.id and d.status = 'pending')
-        order by w.updated_at limit ${batch} for update skip locked))
-        and updated_at < ${usedBefore.toISOString()}::timestamptz
-      returning id`,
+    sql`select w.account_id, w.id from webhooks w where ${unused(undefined)} order by w.updated_at limit ${batch}`,
   );
-  return gone.length;
+  const byAccount = new Map<string, string[]>();
+  for (const row of candidates) byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row.id]);
+  let gone = 0;
+  for (const [accountId, ids] of byAccount) {
+    gone += await db.transaction(async (tx) => {
+      const locked = await queryRows<{ id: string }>(
+        tx,
+        sql`select w.id from webhooks w
+          where w.id = any(${`{${ids.join(',')}}`}::uuid[]) and ${unused(sql`${accountId}`)}
+          for update of w skip locked`,
+      );
+      const lockedIds = locked.map((row) => row.id);
+      if (lockedIds.length === 0) return 0;
+      await detachMessagesFromWebhooks(tx, accountId, lockedIds);
+      const deleted = await queryRows<{ id: string }>(
+        tx,
+        sql`delete from webhooks where account_id = ${accountId} and id = any(${`{${lockedIds.join(',')}}`}::uuid[])
+          returning id`,
+      );
+      return deleted.length;
+    });
+  }
+  // Fewer than a batch when some were locked elsewhere or in use again: the next sweep sees them.
+  return gone;
 }
 
 /**

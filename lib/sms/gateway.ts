@@ -27,13 +27,17 @@ async function operatorAccountId(executor: Executor, senderPhone: string): Promi
       "VERIFICATION_SENDER_PHONE is set without VERIFICATION_SENDER_EMAIL: set it to the operator account's email.",
     );
   }
-  const [sender] = await executor
-    .select({ accountId: phones.accountId })
-    .from(phones)
-    .innerJoin(accounts, eq(accounts.id, phones.accountId))
-    .innerJoin(devices, and(eq(devices.id, phones.deviceId), eq(devices.accountId, phones.accountId)))
-    .where(and(eq(phones.phone, senderPhone), eq(accounts.email, email), eq(devices.status, 'activated')))
-    .limit(1);
+  // The account first, by its email (the directory), then its phone by that account: on a database
+  // sharded by account, one shard.
+  const [account] = await executor.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email));
+  const [sender] = account
+    ? await executor
+        .select({ accountId: phones.accountId })
+        .from(phones)
+        .innerJoin(devices, and(eq(devices.id, phones.deviceId), eq(devices.accountId, phones.accountId)))
+        .where(and(eq(phones.accountId, account.id), eq(phones.phone, senderPhone), eq(devices.status, 'activated')))
+        .limit(1)
+    : [];
   if (!sender) {
     throw new SenderMisconfigured(
       `The account ${email} (VERIFICATION_SENDER_EMAIL) has no phone ${senderPhone} (VERIFICATION_SENDER_PHONE) with an activated device.`,

@@ -3,6 +3,7 @@ import { type Executor, queryRows } from '@/db';
 import { type EventType, webhooks } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { withTransaction } from '@/lib/transactions';
+import { detachMessagesFromWebhooks } from './detach';
 import { assertRoomForWebhook } from './manage';
 import { generateWebhookSecret, sealWebhookSecret } from './signing';
 
@@ -71,6 +72,11 @@ export async function deleteExternalWebhook(executor: Executor, accountId: strin
       .delete(webhooks)
       .where(and(eq(webhooks.accountId, accountId), eq(webhooks.kind, 'smsgate'), eq(webhooks.extId, extId)))
       .returning({ id: webhooks.id, url: webhooks.url });
+    await detachMessagesFromWebhooks(
+      tx,
+      accountId,
+      deleted.map((row) => row.id),
+    );
     for (const row of deleted) {
       await recordAudit(tx, { accountId, action: 'webhook.deleted', target: row.id, details: { url: row.url } });
     }

@@ -6,6 +6,7 @@ import { assertBelowPlanLimit, lockAccountPlan } from '@/lib/billing-plans/limit
 import { notFound, validationError } from '@/lib/errors';
 import { keysetPage, type Page, type PageQuery, toPage } from '@/lib/pagination';
 import { withTransaction } from '@/lib/transactions';
+import { detachMessagesFromWebhooks } from './detach';
 import { webhookFormat } from './formats';
 import { presentWebhook, type WebhookRow } from './present';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas';
@@ -219,6 +220,7 @@ export async function updateWebhook(
 /** Deletes the webhook with its delivery log. */
 export async function deleteWebhook(executor: Executor, accountId: string, id: string): Promise<void> {
   await withTransaction(executor, async (tx) => {
+    await detachMessagesFromWebhooks(tx, accountId, [id]);
     const [deleted] = await tx
       .delete(webhooks)
       .where(and(eq(webhooks.id, id), eq(webhooks.accountId, accountId)))
