@@ -1,9 +1,9 @@
 'use client';
 
 import Link from 'next/link';
-import { useEffect, useId, useRef } from 'react';
 import type { Contact } from '@/components/wire';
 import { Button } from '../ui/button';
+import { Modal } from '../ui/modal';
 import { formatTime } from '../ui/section';
 
 /** The dashboard's link to the conversation with `number`. */
@@ -13,27 +13,8 @@ export function conversationHref(number: string): string {
 
 /** One contact: its fields, whether its number opted out, and the way to its conversation. */
 export function ContactDetailsDialog({ contact, onClose }: { contact: Contact | null; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (contact && !dialog.open) dialog.showModal();
-    if (!contact && dialog.open) dialog.close();
-  }, [contact]);
   return (
-    <dialog
-      ref={ref}
-      onCancel={(event) => {
-        event.preventDefault();
-        onClose();
-      }}
-      aria-labelledby={titleId}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg p-6 shadow-xl backdrop:bg-slate-900/40"
-    >
-      <h2 id={titleId} className="text-lg font-semibold break-words">
-        {contact?.name ?? contact?.number ?? ''}
-      </h2>
+    <Modal open={contact !== null} title={contact?.name ?? contact?.number ?? ''} onClose={onClose}>
       {contact && (
         <dl className="mt-4 grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
           <dt className="font-medium text-slate-600">Number</dt>
@@ -67,6 +48,6 @@ export function ContactDetailsDialog({ contact, onClose }: { contact: Contact | 
           Close
         </Button>
       </div>
-    </dialog>
+    </Modal>
   );
 }

@@ -1,11 +1,12 @@
 'use client';
 
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { Contact } from '@/components/wire';
 import { ApiProblem, api } from '../api';
 import { Button } from '../ui/button';
 import { Field } from '../ui/field';
+import { Modal } from '../ui/modal';
 import { useRefresh } from '../use-refresh';
 
 /** Tags as typed: separated by commas, semicolons or spaces. */
@@ -26,29 +27,10 @@ export function ContactFormDialog({
   contact: Contact | null;
   onClose: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
   return (
-    <dialog
-      ref={ref}
-      onCancel={(event) => {
-        event.preventDefault();
-        onClose();
-      }}
-      aria-labelledby={titleId}
-      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg p-6 shadow-xl backdrop:bg-slate-900/40"
-    >
-      <h2 id={titleId} className="text-lg font-semibold">
-        {contact ? `Edit ${contact.name ?? contact.number}` : 'Add a contact'}
-      </h2>
+    <Modal open={open} title={contact ? `Edit ${contact.name ?? contact.number}` : 'Add a contact'} onClose={onClose}>
       {open && <ContactForm key={contact?.id ?? 'new'} contact={contact} onDone={onClose} />}
-    </dialog>
+    </Modal>
   );
 }
 
