@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
-import { bulkMessages, type MessagePriority, messages, phones } from '@/db/schema';
+import { bulkMessages, type MessagePriority } from '@/db/schema';
 import { chargeMessages } from '@/lib/credits/ledger';
-import { notFound, validationError } from '@/lib/errors';
+import { validationError } from '@/lib/errors';
 import { messagesAccepted } from '@/lib/metrics/record';
 import { notifyOutbox } from '@/lib/notify/outbox';
 import { withTransaction } from '@/lib/transactions';
 import { callbackTarget } from '@/lib/webhooks/callbacks';
-import { iso } from '@/lib/wire';
 import { checkDataSender } from './data-sms';
 import { estimateBulkCompletion } from './estimate';
 import { type ApiOrigin, ORIGINS } from './origins';

@@ -6,7 +6,6 @@ import { creditMovementCall, refusedDebitError } from '@/lib/credits/ledger';
 import { DomainError, validationError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { messagesAccepted } from '@/lib/metrics/record';
-import type { SendingSurface } from '@/lib/metrics/registry';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { countryOf, toE164 } from '@/lib/phone-number';
 import { isTransaction, isUniqueViolation, isUnreadAnswer } from '@/lib/transactions';

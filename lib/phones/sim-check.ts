@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '@/db';
 import { devices, messages, phones } from '@/db/schema';
@@ -6,12 +5,9 @@ import { recordAudit } from '@/lib/audit/record';
 import { codeError, consumeCode, issueCode } from '@/lib/auth/codes';
 import { config } from '@/lib/config';
 import { DomainError } from '@/lib/errors';
-import { DEFAULT_TTL_SECONDS } from '@/lib/messages/limits';
 import { screenRecipient, submitFreeSimCheck } from '@/lib/messages/pipeline';
 import type { MessageRow } from '@/lib/messages/present';
-import { countSegments } from '@/lib/messages/segments';
-import { afterTransition, canMove, transitionMessage } from '@/lib/messages/state-machine';
-import { notifyOutbox } from '@/lib/notify/outbox';
+import { canMove, transitionMessage } from '@/lib/messages/state-machine';
 import { isSameNumber, toE164 } from '@/lib/phone-number';
 import { ownedPhone } from '@/lib/phones/owned';
 import { consumeRateLimits } from '@/lib/rate-limit/consume';
