@@ -386,14 +386,67 @@ export async function runMigrations(handle: DatabaseHandle, migrationsFolder = M
   const lockClient = connectPostgres(handle.driver.url, 1, undefined, handle.driver.connectTimeoutS);
   try {
     await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+    // Past the advisory lock, a table lock is waited for MIGRATION_LOCK_TIMEOUT_MS at most: traffic
+    // queued behind a waiting ALTER TABLE waits no longer than that.
+    await lockClient`select set_config('lock_timeout', ${`${MIGRATION_LOCK_TIMEOUT_MS}ms`}, false)`;
     const locked = drizzlePostgres({ client: lockClient }) as unknown as Database;
     await refuseNewerSchema(locked, migrationsFolder);
-    await migratePostgres(locked as never, { migrationsFolder });
+    await migrateAgainOnLockConflict(() => migratePostgres(locked as never, { migrationsFolder }));
     await recordSchemaVersion(locked, migrationsFolder);
     await lockClient`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
   } finally {
     await lockClient.end({ timeout: 5 });
   }
+}
+
+/** How long the migration waits for one table lock before it rolls back and tries again. */
+export const MIGRATION_LOCK_TIMEOUT_MS = 2_000;
+/** Tries of the pending migrations before a lock conflict fails the start. */
+export const MIGRATION_ATTEMPTS = 10;
+
+/**
+ * Runs `migrate` (all pending migrations in one transaction) again when it lost a lock conflict
+ * with the serving instances' statements: a deadlock (40P01) or a lock it waited for past
+ * MIGRATION_LOCK_TIMEOUT_MS (55P03). The failed try rolled back whole, so nothing of it stays; the
+ * next waits a little longer (0.5 s, 1 s, … up to 5 s, with jitter) for the traffic to pass.
+ */
+export async function migrateAgainOnLockConflict(
+  migrate: () => Promise<void>,
+  attempts = MIGRATION_ATTEMPTS,
+  pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrate();
+      return;
+    } catch (error) {
+      if (attempt >= attempts || !isLockConflict(error)) throw error;
+      const wait = Math.min(5_000, 500 * 2 ** (attempt - 1));
+      console.warn(
+        JSON.stringify({
+          level: 'warn',
+          event: 'migration_lock_conflict',
+          attempt,
+          code: postgresCode(error),
+          retry_in_ms: wait,
+        }),
+      );
+      await pause(wait / 2 + Math.random() * (wait / 2));
+    }
+  }
+}
+
+function postgresCode(error: unknown): string | undefined {
+  for (let cause: unknown = error; cause && typeof cause === 'object'; cause = (cause as { cause?: unknown }).cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+function isLockConflict(error: unknown): boolean {
+  const code = postgresCode(error);
+  return code === '40P01' || code === '55P03';
 }
 
 /** Runs `work` holding the migration lock (PostgreSQL): a restore must not race a starting instance's migration. */
