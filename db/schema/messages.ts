@@ -99,6 +99,9 @@ export const accountQueues = pgTable('account_queues', {
     .references(() => accounts.id, { onDelete: 'cascade' }),
   queued: integer('queued').notNull().default(0),
   recountedAt: timestamp('recounted_at', { withTimezone: true, precision: 3 }),
+  // The account's limit as the last reservation read it: the upsert's conflict check compares with
+  // `excluded.queue_limit`, not a subquery (which Citus cannot run there).
+  queueLimit: integer('queue_limit'),
 });
 
 export const messages = pgTable(

@@ -38,10 +38,12 @@ export function queueLimitSql(accountId: SQL): SQL {
  */
 export function reserveQueueSql(source: SQL): SQL {
   return sql`
-    insert into account_queues as q (account_id, queued)
-    select r.account_id, r.count from (${source}) r where r.count <= ${queueLimitSql(sql`r.account_id`)}
-    on conflict (account_id) do update set queued = q.queued + excluded.queued
-      where q.queued + excluded.queued <= ${queueLimitSql(sql`q.account_id`)}
+    insert into account_queues as q (account_id, queued, queue_limit)
+    select r.account_id, r.count, r.queue_limit from (
+      select s.account_id, s.count, ${queueLimitSql(sql`s.account_id`)} as queue_limit from (${source}) s
+    ) r where r.count <= r.queue_limit
+    on conflict (account_id) do update set queued = q.queued + excluded.queued, queue_limit = excluded.queue_limit
+      where q.queued + excluded.queued <= excluded.queue_limit
     returning q.account_id`;
 }
 

@@ -13,12 +13,14 @@ import { sqlState } from '@/lib/transactions';
  *
  * Every statement that writes outbound rows (the single send alone and batched, the bulk) records
  * its recipients with `recordRecipientsCtes` after its `message` CTE: a recipient new this month
- * adds one to its SIM's counter through an upsert that refuses to pass the cap. A statement
- * checks the cap first on its snapshot (`withinRecipientQuota`), so a send over the cap is refused
- * before anything moves; two sends that race for the last room both pass that check, and the
- * counter's upsert (which waits for the other's row lock and re-reads the row) lets one through.
- * The other statement raises QT001 in `simgate_recipient_quota_guard` (migration 0033) and is
- * undone whole, its charge included.
+ * adds one to its SIM's counter through an upsert, and the guard compares the new count with the
+ * cap. A statement checks the cap first on its snapshot (`withinRecipientQuota`), so a send over
+ * the cap is refused before anything moves; two sends that race for the last room both pass that
+ * check, and the counter's upsert (which waits for the other's row lock and re-reads the row)
+ * counts them one after the other. The second statement's count is past the cap: it raises QT001
+ * in `simgate_recipient_quota_guard` (migration 0033) and is undone whole, its charge included.
+ * (The upsert's own `where` names no other table: Citus runs it on a shard, where a subquery on a
+ * distributed table in `on conflict … where` fails.)
  */
 
 /** The month a statement counts in: the first day of the current calendar month in UTC. */
@@ -102,14 +104,14 @@ export function recordRecipientsCtes(): SQL {
         where p.monthly_recipient_cap is null or n.added <= p.monthly_recipient_cap
         order by n.phone_id, n.sim
         on conflict (account_id, phone_id, sim, month) do update set recipients = c.recipients + excluded.recipients
-          where c.recipients + excluded.recipients <= coalesce(
-            (select p.monthly_recipient_cap from phones p where p.account_id = c.account_id and p.id = c.phone_id),
-            2147483647)
-        returning c.phone_id, c.sim
+        returning c.account_id, c.phone_id, c.sim, c.recipients
     ),
     quota_guard as (
       select simgate_recipient_quota_guard(
-        (select count(*) from counted) = (select count(*) from (select distinct phone_id, sim from recorded) s)) as ok
+        (select count(*) from counted) = (select count(*) from (select distinct phone_id, sim from recorded) s)
+        and not exists (
+          select 1 from counted k join phones p on p.account_id = k.account_id and p.id = k.phone_id
+          where k.recipients > p.monthly_recipient_cap)) as ok
     )`;
 }
 

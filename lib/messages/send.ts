@@ -345,7 +345,7 @@ function acceptStatement(message: Accepted): SQL {
     existing as (${eligible.requestIdHolder(facts)}),
     country as (
       select ${eligible.countryAllowed(facts)} as ok
-      from sender join phone_groups g on g.id = sender.group_id join accounts a on a.id = ${accountId}::uuid
+      from sender join phone_groups g on g.account_id = ${accountId}::uuid and g.id = sender.group_id join accounts a on a.id = ${accountId}::uuid
     ),
     opted as (
       select 1 where ${!message.ignoreOptOut} and ${eligible.recipientOptedOut(facts)}

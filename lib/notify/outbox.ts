@@ -22,9 +22,13 @@ export async function notifyOutbox(tx: Executor, phoneId: string): Promise<void>
   await tx.execute(sql`select ${outboxNotification(sql`${phoneId}`)}`);
 }
 
-/** The `pg_notify` call of `notifyOutbox` as an expression, for a statement that makes messages claimable. */
+/**
+ * The `pg_notify` call of `notifyOutbox` as an expression, for a statement that makes messages
+ * claimable. Cast to text: Citus runs a data-modifying CTE's readers as subplans whose columns it
+ * stores, and a `void` column cannot be stored.
+ */
 export function outboxNotification(phoneId: SQL): SQL {
-  return sql`pg_notify(${CHANNEL}, (${phoneId})::text)`;
+  return sql`(pg_notify(${CHANNEL}, (${phoneId})::text))::text`;
 }
 
 function wake(phoneId: string): void {

@@ -1,0 +1,1 @@
+ALTER TABLE "account_queues" ADD COLUMN "queue_limit" integer;
