@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { queryRows } from '@/db';
+import { type Executor, pipelineOf, queryRows } from '@/db';
+import { isDistributed } from '@/db/distributed';
 import { creditMovementCall } from '@/lib/credits/ledger';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { batchedOnPipeline } from '@/lib/transactions';
@@ -24,7 +25,14 @@ export type BatchedSend = OutboundMessage & { country: string | null };
  * country, credits) or
  * could not run: the caller sends it alone, where it gets its own answer.
  */
-export const acceptInBatch = batchedOnPipeline<BatchedSend, MessageRow>(
+export async function acceptInBatch(executor: Executor, send: BatchedSend): Promise<MessageRow | undefined> {
+  // Citus cannot lock rows of several shards in one statement (`for key share` across accounts):
+  // every send goes alone there.
+  if (!pipelineOf(executor) || (await isDistributed(executor))) return undefined;
+  return acceptOnPipeline(executor, send);
+}
+
+const acceptOnPipeline = batchedOnPipeline<BatchedSend, MessageRow>(
   async (db, sends) => {
     const rows = await queryRows<Record<string, unknown>>(db, batchStatement(sends));
     const accepted = new Map(rows.map((row) => [String(row.id), messageRowOf(row)]));
