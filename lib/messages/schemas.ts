@@ -326,7 +326,7 @@ export const messageListQuery = pageQuery.extend({
   }),
   match: z.enum(SEARCH_MATCHES).default('words').openapi({
     description:
-      'How `q` matches the content: `words` (default, described under `q`), or `substring`: the content contains `q` as written, any case, anywhere (`pay` finds `payment`), without search syntax. Slower than words on a large account.',
+      'How `q` matches the content: `words` (default, described under `q`), or `substring`: the content contains `q` as written, any case, anywhere (`pay` finds `payment`), without search syntax. Its index holds the messages of every account, so it can be slower than words on a large table.',
   }),
   direction: z.enum(MESSAGE_DIRECTIONS).optional(),
   phone: queryPhone.optional().openapi({ description: 'Only messages of this phone of the account (E.164).' }),
