@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -128,10 +129,10 @@ export async function openPglite(dataDirOrMemory?: string, options?: { loadDataD
       const restricted = restrictToOwner(folder, { recursive: true });
       if (existing) repaired = restricted;
     }
-    // pg_trgm: the message search index (migration 0009).
+    // The message search indexes: pg_trgm for substrings (migration 0009), btree_gin for words (0050).
     const pgliteOptions = {
       loadDataDir: options?.loadDataDir,
-      extensions: { pg_trgm },
+      extensions: { btree_gin, pg_trgm },
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
     };
     const opened = folder ? new PGlite(folder, pgliteOptions) : new PGlite(pgliteOptions);

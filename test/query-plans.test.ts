@@ -37,7 +37,7 @@ async function seedMessages(account: TestAccount, count: number, days: number) {
         case when i % 7 = 0 then '+4477009' || lpad((i % 100000)::text, 5, '0') else ${account.phone} end,
         case when i % 7 = 0 then ${account.phone} else '+4477009' || lpad((i % 100000)::text, 5, '0') end,
         (array['Your code is 1234', 'Invoice ' || i || ' is due', 'Table for two at Luigi''s pizza',
-          'Your parcel is out for delivery'])[1 + i % 4],
+          'Your parcel is out for delivery'])[1 + i % 4] || case when i % 2000 = 7 then ' to Zanzibar' else '' end,
         case when i % 7 = 0 then 'received' when i % 13 = 0 then 'failed' else 'delivered' end,
         1, 'GSM-7', ts, ts
       from (select i, ${start}::timestamptz + (i::float8 * ${step}::float8) * interval '1 millisecond' as ts
@@ -147,6 +147,20 @@ describe('search', () => {
   it('finds a word without reading the whole table', async () => {
     expect(await listPlan(busy, { q: 'pizza' })).not.toContain('Seq Scan');
     expect(await listPlan(quiet, { q: 'pizza' })).not.toContain('Seq Scan');
+  });
+
+  it('finds a rare word of a busy account through messages_content_fts_idx, under the account', async () => {
+    for (const q of ['zanzibar', 'Zanzibar -pizza', '"to zanzibar"']) {
+      const plan = await listPlan(busy, { q });
+      expect(plan).toMatch(/Bitmap Index Scan on messages_content_fts_idx.*\n\s+Index Cond: \(\(account_id = /);
+      expect(plan).not.toContain('Seq Scan');
+    }
+  });
+
+  it('finds a rare substring through messages_content_trgm_idx', async () => {
+    const plan = await listPlan(busy, { q: 'anzib', match: 'substring' });
+    expect(plan).toContain('messages_content_trgm_idx');
+    expect(plan).not.toContain('Seq Scan');
   });
 });
 

@@ -37,13 +37,15 @@ export function useMessageFilters() {
   const [fromDay, setFromDay] = useState('');
   const [toDay, setToDay] = useState('');
   const [typed, search, setTyped] = useSearchInUrl();
+  // Search matches whole words unless asked for any part of the text (`match=substring`).
+  const [anywhere, setAnywhere] = useState(false);
   // Days are the viewer's own: from the start of the first to the end of the last.
   const createdAfter = fromDay ? new Date(`${fromDay}T00:00:00`).toISOString() : '';
   const createdBefore = toDay ? new Date(new Date(`${toDay}T00:00:00`).getTime() + 86_400_000).toISOString() : '';
   const filters = {
     ...(status ? { status } : {}),
     ...(direction ? { direction } : {}),
-    ...(search ? { q: search } : {}),
+    ...(search ? { q: search, ...(anywhere ? { match: 'substring' } : {}) } : {}),
     ...(phone ? { phone } : {}),
     ...(createdAfter ? { created_after: createdAfter } : {}),
     ...(createdBefore ? { created_before: createdBefore } : {}),
@@ -62,6 +64,8 @@ export function useMessageFilters() {
     setToDay,
     typed,
     setTyped,
+    anywhere,
+    setAnywhere,
     filters,
     query,
   };
@@ -70,7 +74,7 @@ export function useMessageFilters() {
 /** Search, status, direction, phone and days above the message list. */
 export function MessageFilters({ state }: { state: ReturnType<typeof useMessageFilters> }) {
   const phones = usePhones();
-  const { typed, setTyped, status, setStatus, direction, setDirection, phone, setPhone } = state;
+  const { typed, setTyped, anywhere, setAnywhere, status, setStatus, direction, setDirection, phone, setPhone } = state;
   const { fromDay, setFromDay, toDay, setToDay } = state;
   return (
     <div className="mb-4 flex flex-wrap gap-4 text-sm">
@@ -79,11 +83,15 @@ export function MessageFilters({ state }: { state: ReturnType<typeof useMessageF
         <input
           type="search"
           className="rounded-md border border-slate-300 px-2 py-1"
-          placeholder="Text or +1415…"
+          placeholder="Words or +1415…"
           value={typed}
           onChange={(e) => setTyped(e.target.value)}
           maxLength={100}
         />
+      </label>
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={anywhere} onChange={(e) => setAnywhere(e.target.checked)} />
+        Any part of a word
       </label>
       <label className="flex items-center gap-2">
         Status

@@ -204,7 +204,12 @@ export const messages = pgTable(
     index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched', 'cancelling')`),
     // Pacing counts what a phone was handed recently.
     index('messages_phone_updated_idx').on(t.phoneId, t.updatedAt).where(sql`${t.direction} = 'outbound'`),
-    // Search by content: messages_content_trgm_idx, a pg_trgm GIN index (hand-written migration 0009).
+    // Search by content, substrings: messages_content_trgm_idx, a pg_trgm GIN index (hand-written migration 0009).
+    // Search by words (lib/messages/list.ts): the account's messages holding every word, found in one GIN
+    // scan that intersects the account's entry with the words' (account_id through btree_gin), so that a
+    // quiet account never checks the matches of the others. 'simple': lower case, no stemming and no stop
+    // words, the same for every language.
+    index('messages_content_fts_idx').using('gin', t.accountId, sql`to_tsvector('simple', ${t.content})`),
     // Sticky group sends (which phone last wrote to this recipient), and search by the start of the
     // counterpart number: text_pattern_ops, because under a collation other than C a plain btree cannot
     // serve `like '+4477%'`, and a busy account's rare prefix would read every row the account has.

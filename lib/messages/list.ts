@@ -6,6 +6,7 @@ import { keysetPage, type Page, toPage } from '@/lib/pagination';
 import { withTransaction } from '@/lib/transactions';
 import { ownedMessage } from './owned';
 import { counterpartOf, type MessageRow, type MessageWire, presentMessage } from './present';
+import type { SearchMatch } from './schemas';
 
 export type MessageListQuery = {
   limit: number;
@@ -13,6 +14,7 @@ export type MessageListQuery = {
   status?: MessageStatus;
   priority?: MessagePriority;
   q?: string;
+  match?: SearchMatch;
   direction?: 'outbound' | 'inbound';
   phone?: string;
   created_after?: Date;
@@ -24,17 +26,36 @@ function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/** A letter or a digit: a query without one holds no word to look up. */
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+/** Scripts written without spaces between words, where a "word" would be a whole run of text. */
+const UNSPACED_SCRIPT =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/** Whether `q` is looked up as words: asked for, holding a word, in a script that separates them. */
+function searchesWords(q: string, match: SearchMatch): boolean {
+  return match === 'words' && WORD_CHARACTER.test(q) && !UNSPACED_SCRIPT.test(q);
+}
+
 /**
- * Content containing `q`, any case (messages_content_trgm_idx), or, for something that looks like
- * the start of a number, a counterpart number starting with it.
+ * Content matching `q` and, for something that looks like the start of a number, a counterpart number
+ * starting with it (messages_account_to_idx, messages_account_from_idx). Content matches words of `q`
+ * in websearch syntax ("a phrase", -excluded, or) through messages_content_fts_idx, or contains `q`,
+ * any case, through messages_content_trgm_idx: when `match` says so, when `q` holds no word or is in a
+ * script without spaces between words, and when `q` is a number (a code or a number within the text,
+ * which the text-search parser would split at its punctuation or keep with its sign).
  */
-function searchFilter(q: string): SQL {
-  const contains = ilike(messages.content, `%${likeLiteral(q)}%`);
+function searchFilter(q: string, match: SearchMatch): SQL {
   const digits = q.replace(/[\s()-]/g, '');
-  if (!/^\+?\d+$/.test(digits)) return contains;
+  const number = /^\+?\d+$/.test(digits);
+  const content =
+    !number && searchesWords(q, match)
+      ? sql`to_tsvector('simple', ${messages.content}) @@ websearch_to_tsquery('simple', ${q})`
+      : ilike(messages.content, `%${likeLiteral(q)}%`);
+  if (!number) return content;
   const prefix = `${digits.startsWith('+') ? '' : '+'}${likeLiteral(digits)}%`;
   return or(
-    contains,
+    content,
     and(eq(messages.direction, 'outbound'), like(messages.to, prefix)),
     and(eq(messages.direction, 'inbound'), like(messages.from, prefix)),
   ) as SQL;
@@ -51,7 +72,7 @@ export async function messagePageQuery(executor: Executor, accountId: string, qu
   if (query.status) filters.push(eq(messages.status, query.status));
   if (query.direction) filters.push(eq(messages.direction, query.direction));
   if (query.priority) filters.push(eq(messages.priority, query.priority));
-  if (query.q) filters.push(searchFilter(query.q));
+  if (query.q) filters.push(searchFilter(query.q, query.match ?? 'words'));
   if (query.created_after) filters.push(gte(messages.createdAt, query.created_after));
   if (query.created_before) filters.push(lt(messages.createdAt, query.created_before));
   if (query.phone) {

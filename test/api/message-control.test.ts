@@ -354,34 +354,3 @@ describe('destination country allow-list', () => {
     expect(res.body.errors).toEqual([expect.objectContaining({ path: 'allowed_countries.1' })]);
   });
 });
-
-describe('search', () => {
-  it('finds by a word of the content (any case) and by the start of the counterpart number, per account', async () => {
-    const account = await createTestAccount(db(), { credits: 10 });
-    const other = await createTestAccount(db(), { credits: 10 });
-    const pizza = await sendAs(account, { to: '+14155559001', content: 'Your PIZZA is on its way' });
-    const other1 = await sendAs(account, { to: '+14155559002', content: 'Table ready' });
-    await sendAs(other, { to: '+14155559003', content: 'pizza for someone else' });
-    const search = async (q: string, who = account) =>
-      (await call(list, { path: `/x?q=${encodeURIComponent(q)}`, apiKey: who.apiKey })).body.data.map(
-        (m: { id: string }) => m.id,
-      );
-    expect(await search('pizza')).toEqual([pizza.body.id]);
-    expect(await search('+1415555900')).toEqual([other1.body.id, pizza.body.id]);
-    expect(await search('14155559002')).toEqual([other1.body.id]);
-    expect(await search('100%')).toEqual([]);
-    expect(await search('pizza', other)).toHaveLength(1);
-    const filtered = await call(list, { path: '/x?q=pizza&status=delivered', apiKey: account.apiKey });
-    expect(filtered.body.data).toEqual([]);
-    const tooLong = await call(list, { path: `/x?q=${'a'.repeat(101)}`, apiKey: account.apiKey });
-    expect(tooLong.status).toBe(400);
-  });
-
-  it.runIf(onRealPostgres())('the content predicate is served by the trigram index on PostgreSQL', async () => {
-    const plan = await db().transaction(async (tx) => {
-      await tx.execute(sql`set local enable_seqscan = off`);
-      return tx.execute(sql`explain select id from messages where content ilike '%pizza%'`);
-    });
-    expect(JSON.stringify(plan)).toContain('messages_content_trgm_idx');
-  });
-});
