@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { type EventType, events } from '@/db/schema';
 import { contactJsonSql } from '@/lib/contacts/names';
@@ -19,11 +19,28 @@ export type EmittedEvent = {
   contactNumber?: string;
 };
 
-/** The payload as stored: `data`, with the counterpart's contact for a message event. */
-function payloadOf(event: EmittedEvent): SQL | Record<string, unknown> {
-  if (event.contactNumber === undefined) return event.data;
+/**
+ * Inserts the event, its payload `data` with the counterpart's contact for a message event, and
+ * answers its id. An INSERT … SELECT: Citus refuses a subquery in VALUES.
+ */
+async function insertEvent(tx: Executor, event: EmittedEvent): Promise<string | undefined> {
+  const phone = event.phone ?? null;
+  if (event.contactNumber === undefined) {
+    const [row] = await tx
+      .insert(events)
+      .values({ accountId: event.accountId, type: event.type, phone, payload: event.data })
+      .returning({ id: events.id });
+    return row?.id;
+  }
   const contact = contactJsonSql(sql`${event.accountId}::uuid`, sql`${event.contactNumber}::text`);
-  return sql`${JSON.stringify(event.data)}::jsonb || jsonb_build_object('contact', ${contact})`;
+  const [row] = await queryRows<{ id: string }>(
+    tx,
+    sql`insert into events (account_id, type, phone, payload)
+      select ${event.accountId}::uuid, ${event.type}, ${phone}::text,
+        ${JSON.stringify(event.data)}::jsonb || jsonb_build_object('contact', ${contact})
+      returning id`,
+  );
+  return row?.id;
 }
 
 /**
@@ -32,14 +49,11 @@ function payloadOf(event: EmittedEvent): SQL | Record<string, unknown> {
  * event is never lost between the change and its webhooks.
  */
 export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<string> {
-  const [row] = await tx
-    .insert(events)
-    .values({ accountId: event.accountId, type: event.type, phone: event.phone ?? null, payload: payloadOf(event) })
-    .returning({ id: events.id });
-  if (!row) throw new Error('emitEvent: insert returned no row');
+  const id = await insertEvent(tx, event);
+  if (!id) throw new Error('emitEvent: insert returned no row');
   const hooks = sql`
     insert into webhook_deliveries (account_id, webhook_id, event_id, event_type)
-    select w.account_id, w.id, ${row.id}, ${event.type}
+    select w.account_id, w.id, ${id}, ${event.type}
     from webhooks w
     where w.account_id = ${event.accountId}
       and w.enabled
@@ -57,7 +71,7 @@ export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<stri
   if (!smpp) {
     const queued = await queryRows<{ id: string }>(tx, hooks);
     if (queued.length > 0) await notifyDeliveriesQueued(tx);
-    return row.id;
+    return id;
   }
   const [queued] = await queryRows<{ hooks: number; smpp: number }>(
     tx,
@@ -66,7 +80,7 @@ export async function emitEvent(tx: Executor, event: EmittedEvent): Promise<stri
   );
   if (Number(queued?.hooks ?? 0) > 0) await notifyDeliveriesQueued(tx);
   if (Number(queued?.smpp ?? 0) > 0) await smppDeliveriesQueued(tx);
-  return row.id;
+  return id;
 }
 
 export async function notifyDeliveriesQueued(tx: Executor): Promise<void> {

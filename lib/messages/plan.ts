@@ -135,12 +135,13 @@ async function withinSenderQuota(
   sendable: Array<Omit<PlannedMessage, 'phone'>>,
   rejected: RejectedRecipient[],
 ): Promise<Array<Omit<PlannedMessage, 'phone'>>> {
+  const quotaSim = quotaSimSql(sql`${sim}::smallint`);
   const [quota] = await queryRows<{ cap: number | null; used: number; sim: number }>(
     executor,
-    sql`select p.monthly_recipient_cap as cap, q.sim, coalesce((select c.recipients from sim_recipient_counts c
-          where c.account_id = p.account_id and c.phone_id = p.id and c.sim = q.sim and c.month = ${QUOTA_MONTH}), 0) as used
+    sql`select p.monthly_recipient_cap as cap, ${quotaSim} as sim, coalesce(c.recipients, 0) as used
         from phones p left join devices d on d.id = p.device_id
-        cross join lateral (select ${quotaSimSql(sql`${sim}::smallint`)} as sim) q
+        left join sim_recipient_counts c on c.account_id = ${accountId}::uuid and c.phone_id = p.id
+          and c.sim = ${quotaSim} and c.month = ${QUOTA_MONTH}
         where p.account_id = ${accountId}::uuid and p.id = ${sender.id}::uuid`,
   );
   if (!quota || quota.cap === null || sendable.length === 0) return sendable;

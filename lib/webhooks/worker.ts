@@ -1,5 +1,6 @@
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
-import { type Database, queryRows, withQueryOrigin } from '@/db';
+import { and, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { type Database, queryRows, type Transaction, withQueryOrigin } from '@/db';
+import { isDistributed } from '@/db/distributed';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { config } from '@/lib/config';
@@ -74,9 +75,12 @@ export async function claimDueDeliveries(
     const at = sql`${now.toISOString()}::timestamptz`;
     const lockedUntil = new Date(now.getTime() + CLAIM_MS);
     const perAccount = options.perAccount ?? config.webhookAccountInFlight;
+    const limit = options.limit ?? DEFAULT_BATCH_SIZE;
+    const distributed = await isDistributed(db);
     const rows = await db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`);
-      return queryRows<{ id: string; account_id: string; attempt_count: number }>(
+      if (distributed) return claimAccountByAccount(tx, { at, lockedUntil, perAccount, limit });
+      return queryRows<ClaimedRow>(
         tx,
         sql`
         with recursive pending_accounts(account_id) as (
@@ -116,7 +120,7 @@ export async function claimDueDeliveries(
         where id in (
           select d.id
           from webhook_deliveries d
-          where d.id in (select id from candidates order by slot, next_attempt_at limit ${options.limit ?? DEFAULT_BATCH_SIZE})
+          where d.id in (select id from candidates order by slot, next_attempt_at limit ${limit})
             and d.status = 'pending'
             and (d.locked_until is null or d.locked_until < ${at})
           for update of d skip locked
@@ -133,6 +137,52 @@ export async function claimDueDeliveries(
       lockedUntil,
     }));
   });
+}
+
+type ClaimedRow = { id: string; account_id: string; attempt_count: number };
+
+/**
+ * The claim on a Citus database, where a statement locks rows of one shard only: the accounts with
+ * due deliveries are read first without a lock (oldest due first), then each account's share is
+ * claimed by a statement with its `account_id` fixed, until `limit` are claimed. The shares and the
+ * order within an account are those of the one-statement claim.
+ */
+async function claimAccountByAccount(
+  tx: Transaction,
+  claim: { at: SQL; lockedUntil: Date; perAccount: number; limit: number },
+): Promise<ClaimedRow[]> {
+  const { at, perAccount } = claim;
+  const accounts = await queryRows<{ account_id: string }>(
+    tx,
+    sql`select account_id from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= ${at} and (locked_until is null or locked_until < ${at})
+        group by account_id order by min(next_attempt_at) limit ${claim.limit}`,
+  );
+  const claimed: ClaimedRow[] = [];
+  for (const { account_id: accountId } of accounts) {
+    const room = claim.limit - claimed.length;
+    if (room <= 0) break;
+    const account = sql`${accountId}::uuid`;
+    claimed.push(
+      ...(await queryRows<ClaimedRow>(
+        tx,
+        sql`update webhook_deliveries set locked_until = ${claim.lockedUntil.toISOString()}::timestamptz
+          where account_id = ${account} and id in (
+            select d.id from webhook_deliveries d
+            join webhooks w on w.account_id = d.account_id and w.id = d.webhook_id
+            where d.account_id = ${account} and d.status = 'pending' and d.next_attempt_at <= ${at}
+              and (d.locked_until is null or d.locked_until < ${at}) and w.enabled
+            order by d.next_attempt_at
+            limit least(${room}, greatest(${perAccount} - (
+              select count(*) from webhook_deliveries b
+              where b.account_id = ${account} and b.status = 'pending' and b.locked_until >= ${at}), 0))
+            for update of d skip locked
+          )
+          returning id, account_id, attempt_count`,
+      )),
+    );
+  }
+  return claimed;
 }
 
 async function loadDelivery(db: Database, claim: ClaimedDelivery) {

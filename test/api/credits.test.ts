@@ -34,7 +34,7 @@ async function balancesAgainstLedger(accountId: string) {
       id: phoneGroups.id,
       balance: phoneGroups.balance,
       ledgerSum:
-        sql<number>`(select coalesce(sum(amount), 0) from credit_ledger l where l.group_id = phone_groups.id)`.mapWith(
+        sql<number>`(select coalesce(sum(amount), 0) from credit_ledger l where l.account_id = phone_groups.account_id and l.group_id = phone_groups.id)`.mapWith(
           Number,
         ),
     })
