@@ -5,7 +5,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/route';
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
-import { queryRows } from '@/db';
+import { type Executor, queryRows, withQueryOrigin } from '@/db';
 import { type MessageStatus, messageDailyCounts, messages } from '@/db/schema';
 import { transitionMessage } from '@/lib/messages/state-machine';
 import { deletePhone } from '@/lib/phones/delete';
@@ -15,6 +15,7 @@ import {
   type DayCountRow,
   dailyCountsStatement,
   dayKey,
+  type RollupOptions,
   rollUpDailyCounts,
   statsWindow,
 } from '@/lib/stats/rollups';
@@ -78,6 +79,11 @@ async function liveDaily(accountId: string, now: Date): Promise<Day[]> {
   return days;
 }
 
+/** A pass of the sweep as the background task runs it (its statements in the query log's check). */
+function sweep(options: RollupOptions, executor: Executor = db()): Promise<number> {
+  return withQueryOrigin('task:statistics rollup', () => rollUpDailyCounts(executor, options));
+}
+
 async function rollupRows(accountId: string) {
   return db()
     .select()
@@ -129,7 +135,7 @@ describe('statistics from daily rollups', () => {
     await seed(account, mixOfDays(now));
     await expectStatsLive(account.accountId, now);
 
-    expect(await rollUpDailyCounts(db(), { now })).toBeGreaterThanOrEqual(27);
+    expect(await sweep({ now, everyAccount: true })).toBeGreaterThanOrEqual(27);
     const rows = await rollupRows(account.accountId);
     const { start, liveStart } = statsWindow(now);
     expect(rows.map((row) => row.day)).toEqual(
@@ -161,7 +167,7 @@ describe('statistics from daily rollups', () => {
       { at: yesterday, status: 'sent' },
       { at: tenDaysAgo, status: 'delivered' },
     ]);
-    await rollUpDailyCounts(db(), { now });
+    await sweep({ now, everyAccount: true });
     expect(await rowOf(account.accountId, tenDaysAgo)).toMatchObject({ sent: 1, delivered: 1, stale: false });
 
     // The phone's delivery report, through the device API.
@@ -175,7 +181,7 @@ describe('statistics from daily rollups', () => {
     const stats = await expectStatsLive(account.accountId, now);
     expect(stats.last_30_days).toMatchObject({ sent: 3, delivered: 2 });
 
-    expect(await rollUpDailyCounts(db(), { now })).toBe(1);
+    expect(await sweep({ now })).toBe(1);
     expect(await rowOf(account.accountId, tenDaysAgo)).toMatchObject({ sent: 0, delivered: 2, stale: false });
     await expectStatsLive(account.accountId, now);
 
@@ -196,7 +202,7 @@ describe('statistics from daily rollups', () => {
       { at: twentyDaysAgo, status: 'delivered', phoneId: second.phoneId },
       { at: fiveDaysAgo, status: 'failed', phoneId: second.phoneId },
     ]);
-    await rollUpDailyCounts(db(), { now });
+    await sweep({ now, everyAccount: true });
 
     const inbound = await call(received, {
       body: { from: testNumber(), content: 'late', received_at: new Date(fiveDaysAgo.getTime() + 1000).toISOString() },
@@ -213,7 +219,7 @@ describe('statistics from daily rollups', () => {
     let stats = await expectStatsLive(account.accountId, now);
     expect(stats.last_30_days).toMatchObject({ delivered: 1, failed: 0, received: 1 });
 
-    await rollUpDailyCounts(db(), { now });
+    await sweep({ now });
     expect(await rowOf(account.accountId, twentyDaysAgo)).toMatchObject({ delivered: 0, stale: false });
     stats = await expectStatsLive(account.accountId, now);
     expect(stats.last_30_days).toMatchObject({ delivered: 1, failed: 0, received: 1 });
@@ -237,7 +243,7 @@ describe('statistics from daily rollups', () => {
       for (const zone of ['Pacific/Kiritimati', 'Pacific/Pago_Pago']) {
         const { daily, swept } = await db().transaction(async (tx) => {
           await tx.execute(sql.raw(`set local timezone = '${zone}'`));
-          const swept = await rollUpDailyCounts(tx, { now });
+          const swept = await sweep({ now }, tx);
           return { daily: (await messageStats(tx, account.accountId, now)).daily, swept };
         });
         expect(swept).toBeGreaterThanOrEqual(0);
@@ -264,7 +270,7 @@ describe('statistics from daily rollups', () => {
       { at: eightDaysAgo, status: 'failed' },
       { at: eightDaysAgo, direction: 'inbound', status: 'received' },
     ]);
-    await rollUpDailyCounts(db(), { now });
+    await sweep({ now, everyAccount: true });
     expect(await rowOf(mine.accountId, eightDaysAgo)).toMatchObject({ delivered: 1, sent: 0, failed: 0, received: 0 });
     expect(await rowOf(theirs.accountId, eightDaysAgo)).toMatchObject({
       delivered: 0,
@@ -287,15 +293,15 @@ describe('statistics from daily rollups', () => {
     const now = new Date();
     const account = await createTestAccount(db());
     await seed(account, mixOfDays(now));
-    expect(await rollUpDailyCounts(db(), { now, budgetMs: 0 })).toBe(0);
-    await rollUpDailyCounts(db(), { now });
+    expect(await sweep({ now, budgetMs: 0 })).toBe(0);
+    await sweep({ now, everyAccount: true });
     const first = await rollupRows(account.accountId);
-    expect(await rollUpDailyCounts(db(), { now })).toBe(0);
+    expect(await sweep({ now, everyAccount: true })).toBe(0);
     expect(await rollupRows(account.accountId)).toEqual(first);
 
     // A day later: the day that left the live days is counted, and the others again (a day old).
     const later = new Date(now.getTime() + DAY);
-    await rollUpDailyCounts(db(), { now: later });
+    await sweep({ now: later });
     const next = await rollupRows(account.accountId);
     const { start, liveStart } = statsWindow(later);
     expect(next.map((row) => row.day)).toEqual(
@@ -312,10 +318,10 @@ describe('statistics from daily rollups', () => {
       }));
     expect(counts(next).slice(0, -1)).toEqual(counts(first).slice(1));
     await expectStatsLive(account.accountId, later);
-    expect(await rollUpDailyCounts(db(), { now: later })).toBe(0);
+    expect(await sweep({ now: later, everyAccount: true })).toBe(0);
 
     // Days the window has left are deleted.
-    await rollUpDailyCounts(db(), { now: new Date(now.getTime() + 40 * DAY) });
+    await sweep({ now: new Date(now.getTime() + 40 * DAY) });
     expect(await rollupRows(account.accountId)).toEqual([]);
   });
 
@@ -326,7 +332,7 @@ describe('statistics from daily rollups', () => {
       const account = await createTestAccount(db());
       const twelveDaysAgo = new Date(now.getTime() - 12 * DAY);
       const [id] = await seed(account, [{ at: twelveDaysAgo, status: 'sent' }]);
-      await rollUpDailyCounts(db(), { now });
+      await sweep({ now, everyAccount: true });
       // Due again (counted two days ago), so the sweep below counts it while the change is open.
       await db()
         .update(messageDailyCounts)
@@ -349,7 +355,7 @@ describe('statistics from daily rollups', () => {
       });
       await isMarked;
       let swept = false;
-      const sweep = rollUpDailyCounts(db(), { now }).then((n) => {
+      const counting = sweep({ now, everyAccount: true }).then((n) => {
         swept = true;
         return n;
       });
@@ -357,7 +363,7 @@ describe('statistics from daily rollups', () => {
       expect(swept).toBe(false);
       release();
       await change;
-      expect(await sweep).toBeGreaterThanOrEqual(1);
+      expect(await counting).toBeGreaterThanOrEqual(1);
       expect(await rowOf(account.accountId, twelveDaysAgo)).toMatchObject({ sent: 0, delivered: 1, stale: false });
       await expectStatsLive(account.accountId, now);
     },

@@ -11,4 +11,5 @@ CREATE TABLE "message_daily_counts" (
 	CONSTRAINT "message_daily_counts_pkey" PRIMARY KEY("account_id","day")
 );
 --> statement-breakpoint
-ALTER TABLE "message_daily_counts" ADD CONSTRAINT "message_daily_counts_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;
+ALTER TABLE "message_daily_counts" ADD CONSTRAINT "message_daily_counts_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "message_daily_counts_stale_idx" ON "message_daily_counts" USING btree ("account_id") WHERE "message_daily_counts"."stale";

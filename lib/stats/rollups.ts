@@ -17,10 +17,11 @@ export const STATS_DAYS = 30;
 export const LIVE_DAYS = 3;
 const DAY_MS = 86_400_000;
 /**
- * A day counted longer ago than this is counted again: what the marks miss (a change by the previous
- * release during a rolling upgrade, an UPDATE by hand) is wrong for a day at most.
+ * A day counted longer ago than this is counted again by the next pass over every account (one a
+ * day): what the marks miss (a change by the previous release during a rolling upgrade, an UPDATE by
+ * hand) stays wrong for a day or two at most.
  */
-const RECOUNT_AFTER_MS = DAY_MS;
+const RECOUNT_AFTER_MS = DAY_MS / 2;
 /** After this long a sweep stops between two days; the next one goes on where it stopped. */
 const DEFAULT_BUDGET_MS = 60_000;
 
@@ -214,42 +215,65 @@ async function firstMessageDay(db: Executor, accountId: string, start: Date, end
   return row?.first ? utcDay(new Date(row.first)) : null;
 }
 
-export type RollupOptions = { now?: Date; budgetMs?: number };
+export type RollupOptions = {
+  now?: Date;
+  budgetMs?: number;
+  /** Go over every account, whatever passes this process made before (after a bulk load). */
+  everyAccount?: boolean;
+};
+
+/** The UTC day of this process's last pass over every account that went to its end. */
+let everyAccountPassed: string | undefined;
+
+/** The accounts with a stale day: read across accounts, without locks, along message_daily_counts_stale_idx. */
+async function accountsWithStaleDays(db: Executor): Promise<string[]> {
+  const rows = await queryRows<{ account_id: string }>(
+    db,
+    sql`select distinct account_id from message_daily_counts where stale order by account_id`,
+  );
+  return rows.map((row) => row.account_id);
+}
 
 /**
- * One pass of the rollup sweep: for each account, read without locks from the account directory,
- * deletes the rows of days the window has left and counts the days that are due (dueDays); every
- * statement names its account, and an account with nothing to count costs one or two reads.
- * Concurrent sweeps (several workers) may pick the same account: each day's lock lets one count it
- * and the other find it done. Answers the days counted.
+ * One pass of the rollup sweep. The first pass of each UTC day (in this process) goes over every
+ * account of the directory, read without locks: a day has left the live days, and days counted half
+ * a day ago are due again; the other passes go over the accounts with a stale day only. For each
+ * account it deletes the rows of days the window has left and counts the days that are due
+ * (dueDays); every statement names its account, and an account with nothing to count costs one or
+ * two reads. Concurrent sweeps (several workers) may pick the same account: each day's lock lets one
+ * count it and the other find it done. Answers the days counted.
  */
 export async function rollUpDailyCounts(db: Executor, options: RollupOptions = {}): Promise<number> {
   const now = options.now ?? new Date();
   const deadline = Date.now() + (options.budgetMs ?? DEFAULT_BUDGET_MS);
   const recountBefore = new Date(now.getTime() - RECOUNT_AFTER_MS);
   const { start, liveStart } = statsWindow(now);
-  const directory = await db.select({ id: accounts.id }).from(accounts).orderBy(asc(accounts.id));
+  const everyAccount = options.everyAccount === true || everyAccountPassed !== dayKey(now);
+  const ids = everyAccount
+    ? (await db.select({ id: accounts.id }).from(accounts).orderBy(asc(accounts.id))).map((account) => account.id)
+    : await accountsWithStaleDays(db);
   let counted = 0;
-  for (const account of directory) {
-    if (Date.now() >= deadline) break;
+  for (const accountId of ids) {
+    if (Date.now() >= deadline) return counted;
     const rows = await queryRows<{ day: string; due: boolean }>(
       db,
       sql`select to_char(day, 'YYYY-MM-DD') as day,
           stale or counted_at is null or counted_at < ${recountBefore.toISOString()}::timestamptz as due
-        from message_daily_counts where account_id = ${account.id}::uuid`,
+        from message_daily_counts where account_id = ${accountId}::uuid`,
     );
     if (rows.some((row) => row.day < dayKey(start))) {
       await db.execute(
-        sql`delete from message_daily_counts where account_id = ${account.id}::uuid and day < ${dayKey(start)}::date`,
+        sql`delete from message_daily_counts where account_id = ${accountId}::uuid and day < ${dayKey(start)}::date`,
       );
     }
     const due = new Map(rows.map((row) => [row.day, row.due]));
     const missing = dueDays(due, now, start).some((day) => !due.has(dayKey(day)));
-    const first = missing ? await firstMessageDay(db, account.id, start, liveStart) : null;
+    const first = missing ? await firstMessageDay(db, accountId, start, liveStart) : null;
     for (const day of dueDays(due, now, first)) {
-      if (Date.now() >= deadline) break;
-      if (await countDay(db, account.id, day, now, recountBefore)) counted++;
+      if (Date.now() >= deadline) return counted;
+      if (await countDay(db, accountId, day, now, recountBefore)) counted++;
     }
   }
+  if (everyAccount) everyAccountPassed = dayKey(now);
   return counted;
 }
