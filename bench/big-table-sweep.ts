@@ -1,11 +1,11 @@
 // The sweeps of bench/big-table.ts, each in a process of its own as a worker runs it, over
 // DATABASE_URL: BENCH_SWEEP=retention (the default), one pass of lib/retention with
 // BENCH_SWEEP_BUDGET_MS; BENCH_SWEEP=rollups, a pass of the statistics' rollup sweep over every
-// account (lib/stats/rollups.ts). Answers its report and time as JSON.
+// account (lib/messages/daily-counts.ts). Answers its report and time as JSON.
 import { closeDatabase, getDatabase, locateDatabase } from '../db';
 import { assertConfig, config } from '../lib/config';
+import { rollUpDailyCounts } from '../lib/messages/daily-counts';
 import { sweepRetention } from '../lib/retention/sweep';
-import { rollUpDailyCounts } from '../lib/stats/rollups';
 
 async function main(): Promise<void> {
   assertConfig();

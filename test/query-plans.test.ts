@@ -6,10 +6,10 @@ import { type SQLWrapper, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '@/db';
 import { ledgerPageQuery } from '@/lib/credits/history';
+import { dailyCountsStatement, statsWindow } from '@/lib/messages/daily-counts';
 import { listMessages, type MessageListQuery, messagePageQuery } from '@/lib/messages/list';
 import { encodeCursor } from '@/lib/pagination';
 import { creditTotalsStatement } from '@/lib/stats/messages';
-import { dailyCountsStatement, statsWindow } from '@/lib/stats/rollups';
 import { createTestAccount, type TestAccount } from './fixtures';
 import { withTestDatabase } from './setup-db';
 

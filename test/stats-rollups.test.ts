@@ -1,4 +1,4 @@
-// The overview's statistics from daily rollups (lib/stats/rollups.ts): whatever the rollups hold,
+// The overview's statistics from daily rollups (lib/messages/daily-counts.ts): whatever the rollups hold,
 // stale or missing, the statistics equal the live count of the same messages (what messageStats
 // counted before rollups: every day of the window from messages_account_created_idx).
 import { and, eq, sql } from 'drizzle-orm';
@@ -7,9 +7,6 @@ import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/r
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
 import { type Executor, queryRows, withQueryOrigin } from '@/db';
 import { type MessageStatus, messageDailyCounts, messages } from '@/db/schema';
-import { transitionMessage } from '@/lib/messages/state-machine';
-import { deletePhone } from '@/lib/phones/delete';
-import { messageStats } from '@/lib/stats/messages';
 import {
   addDays,
   type DayCountRow,
@@ -18,7 +15,10 @@ import {
   type RollupOptions,
   rollUpDailyCounts,
   statsWindow,
-} from '@/lib/stats/rollups';
+} from '@/lib/messages/daily-counts';
+import { transitionMessage } from '@/lib/messages/state-machine';
+import { deletePhone } from '@/lib/phones/delete';
+import { messageStats } from '@/lib/stats/messages';
 import type { MessageStats } from '@/lib/stats/schemas';
 import { testDatabaseUrl } from './database';
 import { addTestPhone, createTestAccount, type TestAccount, testNumber } from './fixtures';

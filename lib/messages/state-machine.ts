@@ -6,7 +6,7 @@ import { DomainError } from '@/lib/errors';
 import { emitEvent } from '@/lib/events/emit';
 import { messagesMoved } from '@/lib/metrics/record';
 import { notifyOutbox } from '@/lib/notify/outbox';
-import { markChangedDays } from '@/lib/stats/rollups';
+import { markChangedDays } from './daily-counts';
 import { counterpartOf, type MessageRow, presentMessage } from './present';
 
 /**

@@ -3,8 +3,8 @@ import type { Executor, Transaction } from '@/db';
 import { bulkMessages, devices, messages, pairingCodes, phones, smsgateMessages } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { clearKeyCache, keysChanged } from '@/lib/auth/key-lookup';
+import { markEveryDayChanged } from '@/lib/messages/daily-counts';
 import { afterTransition, idIn } from '@/lib/messages/state-machine';
-import { markEveryDayChanged } from '@/lib/stats/rollups';
 import { withTransaction } from '@/lib/transactions';
 import { ownedPhone } from './owned';
 
@@ -15,7 +15,7 @@ import { ownedPhone } from './owned';
  *      lib/messages/bulk.ts), taken explicitly before the charge rather than left to the foreign
  *      key check of the message insert, which runs after it;
  *   2. the existing message rows (here, the claims, the expiry sweep);
- *   3. the statistics' rollup rows of old days, in day order (lib/stats/rollups.ts, marked stale by
+ *   3. the statistics' rollup rows of old days, in day order (lib/messages/daily-counts.ts, marked stale by
  *      a change to an old message);
  *   4. the group balance rows, in group id order (charges and refunds, lib/credits/ledger.ts).
  * A send's new message rows are invisible to everyone until it commits, so they take no place in it.

@@ -1,10 +1,10 @@
+import { rollUpDailyCounts } from '@/lib/messages/daily-counts';
 import { startPeriodic } from '@/lib/runtime/periodic';
-import { rollUpDailyCounts } from './rollups';
 
 const SWEEP_INTERVAL_MS = 5 * 60_000;
 
 /**
- * The statistics' rollup sweep (lib/stats/rollups.ts), at start and then every five minutes: a day
+ * The statistics' rollup sweep (lib/messages/daily-counts.ts), at start and then every five minutes: a day
  * that leaves the live days, or whose rollup a change marked stale, is counted live by the statistics
  * until this sweep counts it, so the interval costs reads, never correctness.
  */

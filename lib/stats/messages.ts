@@ -1,6 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
-import { queueNow } from '@/lib/messages/queue-room';
 import {
   addDays,
   BUCKETS,
@@ -10,7 +9,8 @@ import {
   dayKey,
   rolledUpStatement,
   statsWindow,
-} from './rollups';
+} from '@/lib/messages/daily-counts';
+import { queueNow } from '@/lib/messages/queue-room';
 import type { MessageStats } from './schemas';
 
 type Totals = MessageStats['today'];
