@@ -12,6 +12,7 @@ import {
   type DayCountRow,
   dailyCountsStatement,
   dayKey,
+  markChangedDays,
   type RollupOptions,
   rollUpDailyCounts,
   statsWindow,
@@ -257,6 +258,34 @@ describe('statistics from daily rollups', () => {
     expect(lastBefore.today).toMatchObject({ sent: 1, failed: 1, received: 1 });
     const first = await messageStats(db(), account.accountId, midnight);
     expect(first.daily.at(-1)).toMatchObject({ queued: 1, sent: 0, delivered: 0, failed: 0 });
+  });
+
+  it('mark only the days whose counts a change moves, the oldest live day included', async () => {
+    const now = new Date();
+    const { accountId } = await createTestAccount(db());
+    const { start, liveStart } = statsWindow(now);
+    const at = (day: Date) => new Date(day.getTime() + 3_600_000);
+    await markChangedDays(
+      db(),
+      [
+        // Within the queued bucket (a claim of a message scheduled long ago), or not a text message.
+        { accountId, kind: 'message', status: 'dispatched', createdAt: at(addDays(liveStart, -3)) },
+        { accountId, kind: 'sim_check', status: 'delivered', createdAt: at(addDays(liveStart, -4)) },
+        // Before the window, and in the live days but their oldest.
+        { accountId, kind: 'message', status: 'delivered', createdAt: at(addDays(start, -1)) },
+        { accountId, kind: 'message', status: 'delivered', createdAt: at(addDays(liveStart, 1)) },
+        // The window's first day, and the oldest live day (a sweep just past midnight may count it).
+        { accountId, kind: 'message', status: 'failed', createdAt: at(start) },
+        { accountId, kind: 'message', status: 'received', createdAt: at(liveStart) },
+      ],
+      now,
+    );
+    const rows = await rollupRows(accountId);
+    expect(rows.map((row) => [row.day, row.stale])).toEqual([
+      [dayKey(start), true],
+      [dayKey(liveStart), true],
+    ]);
+    await expectStatsLive(accountId, now);
   });
 
   it('never show another account’s counts, nor mark its days', async () => {
