@@ -3,12 +3,12 @@ import { boolean, date, index, integer, pgTable, primaryKey, timestamp, uuid } f
 import { accounts } from './accounts';
 
 /**
- * The overview's daily rollups (lib/messages/daily-counts.ts): one row per account and UTC day, that day's
- * messages (kind `message`) counted by the bucket of their state, one column per bucket. A row
- * exists once the rollup sweep counted its day, or once a change marked it; `stale` says a message
- * of the day changed since it was counted (a state that moved, an inbound message dated back, a
- * phone removed with its messages), or that it never was: the statistics then count that day live,
- * and the next sweep counts it again.
+ * The overview's daily rollups (lib/messages/daily-counts.ts): one row per account and UTC day,
+ * that day's messages (kind `message`) counted by the bucket of their state, one column per bucket.
+ * A row exists once the rollup sweep counted its day, or once a change marked it; `stale` says a
+ * message of the day changed since it was counted (a state that moved, an inbound message dated
+ * back, a phone removed with its messages), or that it never was: the statistics then count that
+ * day live, and the next sweep counts it again.
  */
 export const messageDailyCounts = pgTable(
   'message_daily_counts',

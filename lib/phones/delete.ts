@@ -15,8 +15,8 @@ import { ownedPhone } from './owned';
  *      lib/messages/bulk.ts), taken explicitly before the charge rather than left to the foreign
  *      key check of the message insert, which runs after it;
  *   2. the existing message rows (here, the claims, the expiry sweep);
- *   3. the statistics' rollup rows of old days, in day order (lib/messages/daily-counts.ts, marked stale by
- *      a change to an old message);
+ *   3. the statistics' rollup rows of old days, in day order (lib/messages/daily-counts.ts, marked
+ *      stale by a change to an old message);
  *   4. the group balance rows, in group id order (charges and refunds, lib/credits/ledger.ts).
  * A send's new message rows are invisible to everyone until it commits, so they take no place in it.
  */
