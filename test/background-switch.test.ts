@@ -9,6 +9,7 @@ const starters = vi.hoisted(() => {
     email: starter(),
     alerts: starter(),
     rateLimit: starter(),
+    stats: starter(),
     maintenance: starter(),
   };
 });
@@ -18,6 +19,7 @@ vi.mock('@/lib/webhooks/background', () => ({ startWebhookWork: starters.webhook
 vi.mock('@/lib/email/background', () => ({ startEmailWork: starters.email }));
 vi.mock('@/lib/alerts/background', () => ({ startAlertWork: starters.alerts }));
 vi.mock('@/lib/rate-limit/sweep', () => ({ startRateLimitHousekeeping: starters.rateLimit }));
+vi.mock('@/lib/stats/background', () => ({ startStatsWork: starters.stats }));
 vi.mock('@/lib/server/embedded-maintenance', () => ({ startEmbeddedMaintenance: starters.maintenance }));
 
 const all = () => Object.values(starters);

@@ -6,9 +6,10 @@ import { type SQLWrapper, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '@/db';
 import { ledgerPageQuery } from '@/lib/credits/history';
+import { dailyCountsStatement, statsWindow } from '@/lib/messages/daily-counts';
 import { listMessages, type MessageListQuery, messagePageQuery } from '@/lib/messages/list';
 import { encodeCursor } from '@/lib/pagination';
-import { creditTotalsStatement, dailyCountsStatement } from '@/lib/stats/messages';
+import { creditTotalsStatement } from '@/lib/stats/messages';
 import { createTestAccount, type TestAccount } from './fixtures';
 import { withTestDatabase } from './setup-db';
 
@@ -182,14 +183,24 @@ describe('the ledger', () => {
 });
 
 describe('the overview statistics', () => {
-  it('count the last 30 days of a busy account from the indexes alone, reading no row', async () => {
-    const start = new Date(NOW - 29 * DAY);
-    const today = new Date(NOW - (NOW % DAY));
-    expect(await planOf(dailyCountsStatement(busy.accountId, start))).toContain(
+  it('count the live days of a busy account from the indexes alone, reading no row', async () => {
+    const { start, liveStart, today, end } = statsWindow(new Date(NOW));
+    expect(await planOf(dailyCountsStatement(busy.accountId, [{ from: liveStart, to: end }]))).toContain(
       'Index Only Scan using messages_account_created_idx',
     );
     expect(await planOf(creditTotalsStatement(busy.accountId, today, start))).toContain(
       'Index Only Scan using credit_ledger_account_created_idx',
     );
+  });
+
+  it('count a day missing from the rollups apart, each range through the same index', async () => {
+    const { start, liveStart, end } = statsWindow(new Date(NOW));
+    const ranges = [
+      { from: start, to: new Date(start.getTime() + DAY) },
+      { from: liveStart, to: end },
+    ];
+    const plan = await planOf(dailyCountsStatement(busy.accountId, ranges));
+    expect(plan.match(/Index Only Scan using messages_account_created_idx/g)).toHaveLength(2);
+    expect(plan).not.toContain('Seq Scan');
   });
 });

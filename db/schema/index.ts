@@ -24,4 +24,5 @@ export * from './rate-limits';
 export * from './retention-modes';
 export * from './smpp';
 export * from './smsgate';
+export * from './statistics';
 export * from './webhooks';

@@ -6,6 +6,7 @@ import { DomainError } from '@/lib/errors';
 import { emitEvent } from '@/lib/events/emit';
 import { messagesMoved } from '@/lib/metrics/record';
 import { notifyOutbox } from '@/lib/notify/outbox';
+import { markChangedDays } from './daily-counts';
 import { counterpartOf, type MessageRow, presentMessage } from './present';
 
 /**
@@ -117,8 +118,9 @@ export async function transitionMessage(
 
 /**
  * What follows rows that have just moved into their (shared) new state: the history rows, the
- * refund of a failed or expired message, and the event. Set-based transitions (claims, expiry)
- * call it with every row they moved. Answers the id of each row's event, by message id.
+ * stale mark of an old message's day in the statistics' rollups, the refund of a failed or expired
+ * message, and the event. Set-based transitions (claims, expiry) call it with every row they moved.
+ * Answers the id of each row's event, by message id.
  */
 export async function afterTransition(
   tx: Executor,
@@ -137,6 +139,8 @@ export async function afterTransition(
     })),
   );
   messagesMoved(tx, moved, options.at);
+  // Before the refunds: the rollup rows' locks come after the messages' and before the groups'.
+  await markChangedDays(tx, moved);
   // Refunds lock their groups in one order, so two sweeps refunding the same groups cannot deadlock.
   const ordered = [...moved].sort((a, b) => (a.groupId ?? 0) - (b.groupId ?? 0));
   for (const row of ordered) {

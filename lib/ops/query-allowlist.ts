@@ -27,6 +27,12 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
       'purges what every account keeps past its retention (contents, deliveries, events, heartbeats, audit, unused status-callback targets)',
   },
   {
+    origin: 'task:statistics rollup',
+    statement: /^select distinct account_id from message_daily_counts where stale order by account_id$/,
+    reason:
+      'the rollup sweep finds, without locks, the accounts with a stale day (message_daily_counts_stale_idx); counting each day then names its account',
+  },
+  {
     origin: 'task:webhook claim',
     reason:
       "the webhook worker claims due deliveries across accounts, a fair share per account; what follows a claim names the claim's account",

@@ -3,6 +3,7 @@ import type { Executor, Transaction } from '@/db';
 import { bulkMessages, devices, messages, pairingCodes, phones, smsgateMessages } from '@/db/schema';
 import { recordAudit } from '@/lib/audit/record';
 import { clearKeyCache, keysChanged } from '@/lib/auth/key-lookup';
+import { markEveryDayChanged } from '@/lib/messages/daily-counts';
 import { afterTransition, idIn } from '@/lib/messages/state-machine';
 import { withTransaction } from '@/lib/transactions';
 import { ownedPhone } from './owned';
@@ -14,7 +15,9 @@ import { ownedPhone } from './owned';
  *      lib/messages/bulk.ts), taken explicitly before the charge rather than left to the foreign
  *      key check of the message insert, which runs after it;
  *   2. the existing message rows (here, the claims, the expiry sweep);
- *   3. the group balance rows, in group id order (charges and refunds, lib/credits/ledger.ts).
+ *   3. the statistics' rollup rows of old days, in day order (lib/messages/daily-counts.ts, marked
+ *      stale by a change to an old message);
+ *   4. the group balance rows, in group id order (charges and refunds, lib/credits/ledger.ts).
  * A send's new message rows are invisible to everyone until it commits, so they take no place in it.
  */
 
@@ -79,7 +82,9 @@ async function detachFromPhone(tx: Transaction, accountId: string, phoneId: stri
 /**
  * Moves the phone's outbound messages not sent yet (queued, dispatched or cancelling) to `failed`, locked so a
  * claim or an expiry sweep cannot move them meanwhile: the state machine refunds each and emits its
- * event while the message still exists.
+ * event while the message still exists. Every day of the statistics' rollups is marked stale, since
+ * the cascade takes all the phone's messages; after these rows' locks and before the refunds' (the
+ * lock order above).
  */
 async function failUnsent(tx: Transaction, accountId: string, phoneId: string): Promise<void> {
   const at = new Date();
@@ -95,5 +100,6 @@ async function failUnsent(tx: Transaction, accountId: string, phoneId: string): 
     .set({ status: 'failed', error: PHONE_REMOVED_ERROR, updatedAt: at })
     .where(and(idIn(picked), unsent))
     .returning();
+  await markEveryDayChanged(tx, accountId, at);
   await afterTransition(tx, failed, { at, error: PHONE_REMOVED_ERROR });
 }

@@ -8,6 +8,7 @@ import { startMessagingWork } from '@/lib/messages/background';
 import { startRateLimitHousekeeping } from '@/lib/rate-limit/sweep';
 import { startRetentionWork } from '@/lib/retention/background';
 import { markBackground } from '@/lib/runtime/lifecycle';
+import { startStatsWork } from '@/lib/stats/background';
 // The webhook worker posts every format the adapters register.
 import '@/lib/protocols/register';
 import { startSmtpDoor } from '@/lib/protocols/email/start';
@@ -19,8 +20,9 @@ let started = false;
 
 /**
  * Background work (offline sweep, expiry sweep, webhook delivery, the recovery of inbound automation,
- * automation and alert email, account alerts, rate-limit housekeeping, retention, the embedded database's ANALYZE and VACUUM,
- * and Email to SMS's SMTP server when SMTP_PORT is set). The server starts it
+ * automation and alert email, account alerts, rate-limit housekeeping, retention, the statistics'
+ * daily rollups, the embedded database's ANALYZE and VACUUM, and Email to SMS's SMTP server when
+ * SMTP_PORT is set). The server starts it
  * in-process unless BACKGROUND=off (web-only instances); `npm run worker` (`worker: true`) runs the
  * same set in a separate process whatever BACKGROUND says. Each starter returns its stop function;
  * a second call does nothing.
@@ -42,6 +44,7 @@ export async function startBackgroundWork(options: { worker?: boolean } = {}): P
     startAlertWork,
     startRateLimitHousekeeping,
     startRetentionWork,
+    startStatsWork,
     startEmbeddedMaintenance,
     startSmtpDoor,
   ]) {

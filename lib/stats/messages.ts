@@ -1,36 +1,20 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
+import {
+  addDays,
+  BUCKETS,
+  type DayCountRow,
+  type DayRange,
+  dailyCountsStatement,
+  dayKey,
+  rolledUpStatement,
+  statsWindow,
+} from '@/lib/messages/daily-counts';
 import { queueNow } from '@/lib/messages/queue-room';
 import type { MessageStats } from './schemas';
 
-const DAYS = 30;
-const DAY_MS = 86_400_000;
-
 type Totals = MessageStats['today'];
 type Day = MessageStats['daily'][number];
-
-/** The state buckets of the overview: what a message counts as, by its state now. */
-const BUCKET = sql`case
-  when direction = 'inbound' then 'received'
-  when status in ('queued', 'dispatched', 'cancelling') then 'queued'
-  when status = 'sent' then 'sent'
-  when status = 'delivered' then 'delivered'
-  else 'failed' end`;
-
-/**
- * The account's messages since `start` by UTC day and bucket: an index-only scan of
- * messages_account_created_idx (whose key holds kind, direction and status), days formatted per group.
- */
-export function dailyCountsStatement(accountId: string, start: Date): SQL {
-  return sql`
-    select to_char(day, 'YYYY-MM-DD') as day, bucket, count from (
-      select (created_at at time zone 'UTC')::date as day, ${BUCKET} as bucket, count(*)::int as count
-      from messages
-      where account_id = ${accountId}::uuid and created_at >= ${start.toISOString()}::timestamptz and kind = 'message'
-      group by 1, 2
-    ) days
-  `;
-}
 
 /** Credits used (charges less refunds) today and since `start`: an index-only scan of credit_ledger_account_created_idx. */
 export function creditTotalsStatement(accountId: string, today: Date, start: Date): SQL {
@@ -45,34 +29,59 @@ export function creditTotalsStatement(accountId: string, today: Date, start: Dat
 }
 
 /**
+ * The days of [start, end) not in `rolled`, as ranges of consecutive days: one range from the live
+ * days' start to the end of today, unless a day of the window has no rollup yet or a stale one.
+ */
+function daysToCount(start: Date, end: Date, rolled: ReadonlySet<string>): DayRange[] {
+  const ranges: DayRange[] = [];
+  for (let day = start; day < end; day = addDays(day, 1)) {
+    if (rolled.has(dayKey(day))) continue;
+    const last = ranges.at(-1);
+    if (last && last.to.getTime() === day.getTime()) last.to = addDays(day, 1);
+    else ranges.push({ from: day, to: addDays(day, 1) });
+  }
+  return ranges;
+}
+
+/**
  * The overview's figures for one account: today's and the last 30 days' totals and the daily
- * volume by state, from two grouped queries over messages_account_created_idx and the ledger.
+ * volume by state. Days older than the live ones come from their rollups (lib/stats/rollups.ts)
+ * when those are there and not stale; the other days are counted from messages_account_created_idx.
+ * Credits come from the ledger's index.
  */
 export async function messageStats(
   executor: Executor,
   accountId: string,
   now: Date = new Date(),
 ): Promise<MessageStats> {
-  const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const start = new Date(today.getTime() - (DAYS - 1) * DAY_MS);
-  const rows = await queryRows<{ day: string; bucket: keyof Omit<Day, 'date'>; count: number }>(
+  const { start, liveStart, today, end } = statsWindow(now);
+  const rolled = await queryRows<Omit<Day, 'date'> & { day: string }>(
     executor,
-    dailyCountsStatement(accountId, start),
+    rolledUpStatement(accountId, start, liveStart),
+  );
+  const rolledDays = new Set(rolled.map((row) => row.day));
+  const live = await queryRows<DayCountRow>(
+    executor,
+    dailyCountsStatement(accountId, daysToCount(start, end, rolledDays)),
   );
   const credits = await queryRows<{ today: number; period: number }>(
     executor,
     creditTotalsStatement(accountId, today, start),
   );
   const daily = new Map<string, Day>();
-  for (let i = 0; i < DAYS; i++) {
-    const date = new Date(start.getTime() + i * DAY_MS).toISOString().slice(0, 10);
+  for (let day = start; day < end; day = addDays(day, 1)) {
+    const date = dayKey(day);
     daily.set(date, { date, queued: 0, sent: 0, delivered: 0, failed: 0, received: 0 });
   }
-  for (const row of rows) {
+  for (const row of rolled) {
+    const day = daily.get(row.day);
+    if (day) for (const bucket of BUCKETS) day[bucket] = Number(row[bucket]);
+  }
+  for (const row of live) {
     const day = daily.get(row.day);
     if (day) day[row.bucket] += Number(row.count);
   }
-  const todayKey = today.toISOString().slice(0, 10);
+  const todayKey = dayKey(today);
   const sum = (days: Day[], credits_used: number): Totals => ({
     sent: days.reduce((n, d) => n + d.sent + d.delivered, 0),
     delivered: days.reduce((n, d) => n + d.delivered, 0),
