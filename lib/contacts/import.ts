@@ -142,7 +142,7 @@ export async function importContacts(executor: Executor, accountId: string, text
           from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as r(number text, name text, tags text[], notes text)
           on conflict (account_id, number) do update set
             ${replaced(columns.name, 'name')}, ${replaced(columns.tags, 'tags')}, ${replaced(columns.notes, 'notes')},
-            updated_at = now()
+            updated_at = excluded.updated_at
           returning (xmax = 0) as inserted
         )
         select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated

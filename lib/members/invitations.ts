@@ -113,7 +113,8 @@ export async function createInvitation(
       .onConflictDoUpdate({
         target: [memberInvitations.accountId, memberInvitations.email],
         targetWhere: sql`${memberInvitations.acceptedAt} is null and ${memberInvitations.revokedAt} is null`,
-        set: fresh,
+        // The new row's expiry, not now() again: Citus refuses a non-immutable function in DO UPDATE SET.
+        set: { ...fresh, expiresAt: sql`excluded.expires_at` },
       })
       .returning();
     if (!written) throw new Error('createInvitation: no row written');

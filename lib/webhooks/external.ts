@@ -51,7 +51,7 @@ export async function putExternalWebhook(executor: Executor, accountId: string, 
         on conflict (account_id, ext_id) where kind = 'smsgate' do update
           set url = excluded.url, ext_event = excluded.ext_event, ext_device_id = excluded.ext_device_id,
             events = excluded.events, phone_filters = excluded.phone_filters, enabled = true, disabled_reason = null,
-            failing_since = null, updated_at = now()
+            failing_since = null, updated_at = excluded.updated_at
         returning id, (xmax = 0) as inserted
       `,
     );
