@@ -1,5 +1,6 @@
 import Papa from 'papaparse';
 import { DomainError } from '@/lib/errors';
+import { readCapped } from '@/lib/http/parse';
 import { CONTACT_LIMITS, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, TAG_PATTERN } from './schemas';
 
 const CSV_MEDIA_TYPES = new Set(['text/csv', 'text/plain', 'application/csv', 'application/vnd.ms-excel']);
@@ -13,28 +14,9 @@ export async function readCsvBody(req: Request): Promise<string> {
   if (!CSV_MEDIA_TYPES.has(mediaType)) {
     throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the file with Content-Type: text/csv.');
   }
-  const declared = Number(req.headers.get('content-length') ?? Number.NaN);
-  if (declared > MAX_IMPORT_BYTES) throw tooLarge();
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read().catch(() => {
-      throw new DomainError('VALIDATION_ERROR', 'The request body could not be read to its end.', {
-        errors: [{ path: 'body', message: 'incomplete body' }],
-      });
-    });
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_IMPORT_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
+  const bytes = await readCapped(req, { bytes: MAX_IMPORT_BYTES, refusal: tooLarge });
   // TextDecoder drops a UTF-8 byte order mark, which spreadsheets put before the header.
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+  return new TextDecoder('utf-8').decode(bytes);
 }
 
 function tooLarge(): DomainError {

@@ -11,10 +11,13 @@ function isJsonContentType(contentType: string | null): boolean {
   return mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
 }
 
-/** The request's body bytes, 413 past 1 MiB: for routes that must read exactly what was sent (signatures). */
-export async function readCapped(req: Request): Promise<Uint8Array> {
+/** The request's body bytes, 413 past 1 MiB (or `limit`): for routes that must read exactly what was sent (signatures, files). */
+export async function readCapped(
+  req: Request,
+  limit: { bytes: number; refusal: () => DomainError } = { bytes: MAX_BODY_BYTES, refusal: tooLarge },
+): Promise<Uint8Array> {
   const declared = Number(req.headers.get('content-length') ?? Number.NaN);
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (declared > limit.bytes) throw limit.refusal();
   if (!req.body) return new Uint8Array();
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -28,9 +31,9 @@ export async function readCapped(req: Request): Promise<Uint8Array> {
     });
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit.bytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw limit.refusal();
     }
     chunks.push(value);
   }
