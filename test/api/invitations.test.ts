@@ -15,11 +15,12 @@ import { authOptions } from '@/lib/auth/next-auth';
 import { sessionPrincipal } from '@/lib/auth/session';
 import { authorizeEmailCode, INVITATION_REFUSED_ERROR, type SignedInUser } from '@/lib/auth/sign-in';
 import { appSecret } from '@/lib/config';
-import { type InboxEntry, listDevInbox } from '@/lib/dev-inbox/store';
+import { listDevInbox } from '@/lib/dev-inbox/store';
 import { invitationForToken } from '@/lib/members/invitations';
 import { INVITATIONS_PER_HOUR } from '@/lib/members/schemas';
 import { createTestAccount, type TestAccount } from '../fixtures';
 import { type CallResult, call } from '../http';
+import { emailedCode as sharedEmailedCode, nextMail as sharedNextMail } from '../mail';
 import { withTestDatabase } from '../setup-db';
 
 // Sessions are encrypted with the app secret: a fixed one, so no secret file is written.
@@ -36,28 +37,8 @@ function newEmail(name: string): string {
   return `${name}-${crypto.randomUUID()}@example.test`;
 }
 
-/** The email goes out after the answer: waits (a few seconds at most) for one more in the dev inbox. */
-async function nextMail(email: string, request: () => Promise<unknown>): Promise<InboxEntry> {
-  const before = (await listDevInbox(db(), { to: email, limit: 100 })).length;
-  await request();
-  return vi.waitFor(
-    async () => {
-      const mails = await listDevInbox(db(), { to: email, limit: 100 });
-      if (mails.length === before || !mails[0]) throw new Error(`no new email to ${email}`);
-      return mails[0];
-    },
-    { timeout: 5_000, interval: 10 },
-  );
-}
-
-/** A sign-in code, requested as the sign-in page requests it and read from the dev inbox. */
-async function emailedCode(email: string): Promise<string> {
-  const mail = await nextMail(email, async () => {
-    expect((await call(requestCode, { body: { email } })).status).toBe(202);
-  });
-  if (!mail.code) throw new Error(`no code was emailed to ${email}`);
-  return mail.code;
-}
+const nextMail = (email: string, request: () => Promise<unknown>) => sharedNextMail(db(), email, request);
+const emailedCode = (email: string) => sharedEmailedCode(db(), email);
 
 /** A sign-in code issued as the request issues it, for an email the request would not mail (nothing invites it). */
 async function issuedCode(email: string): Promise<string> {

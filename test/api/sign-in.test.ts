@@ -11,9 +11,10 @@ import { authOptions, SESSION_MAX_AGE_SECONDS } from '@/lib/auth/next-auth';
 import { sessionPrincipal } from '@/lib/auth/session';
 import { authorizeApiKey, authorizeEmailCode, CODE_EXPIRED_ERROR } from '@/lib/auth/sign-in';
 import { appSecret } from '@/lib/config';
-import { type InboxEntry, listDevInbox } from '@/lib/dev-inbox/store';
+import { listDevInbox } from '@/lib/dev-inbox/store';
 import { createTestAccount, type TestAccount } from '../fixtures';
 import { call } from '../http';
+import { emailedCode as sharedEmailedCode, nextMail as sharedNextMail } from '../mail';
 import { withTestDatabase } from '../setup-db';
 
 // Sessions are encrypted with the app secret: a fixed one, so no secret file is written.
@@ -32,27 +33,8 @@ afterEach(() => {
 
 const APP_ORIGIN = 'http://localhost:3000';
 
-/** The email goes out after the answer: waits (a few seconds at most) for one more in the dev inbox. */
-async function nextMail(email: string, request: () => Promise<unknown>): Promise<InboxEntry> {
-  const before = (await listDevInbox(db(), { to: email, limit: 100 })).length;
-  await request();
-  return vi.waitFor(
-    async () => {
-      const mails = await listDevInbox(db(), { to: email, limit: 100 });
-      if (mails.length === before || !mails[0]) throw new Error(`no new email to ${email}`);
-      return mails[0];
-    },
-    { timeout: 5_000, interval: 10 },
-  );
-}
-
-async function emailedCode(email: string): Promise<string> {
-  const mail = await nextMail(email, async () => {
-    expect((await call(requestCode, { body: { email } })).status).toBe(202);
-  });
-  if (!mail.code) throw new Error(`no code was emailed to ${email}`);
-  return mail.code;
-}
+const nextMail = (email: string, request: () => Promise<unknown>) => sharedNextMail(db(), email, request);
+const emailedCode = (email: string) => sharedEmailedCode(db(), email);
 
 /** An SMTP URL nothing listens at: a port that was free a moment ago. */
 async function downSmtpUrl(): Promise<string> {
