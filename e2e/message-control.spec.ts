@@ -46,6 +46,12 @@ test('message control: quiet hours, retries and allowed countries set in Setting
   const row = page.getByRole('row', { name: /Your parcel is waiting/ });
   await expect(row).toBeVisible();
   await check(page, 'messages-search');
+  // Words by default; a part of a word once "Any part of a word" is ticked.
+  await page.getByRole('searchbox').fill('parc');
+  await expect(page).toHaveURL(/\?q=parc(&|$)/);
+  await expect(row).toHaveCount(0);
+  await page.getByRole('checkbox', { name: 'Any part of a word' }).check();
+  await expect(row).toBeVisible();
   await row.getByRole('button', { name: 'Cancel message to +14155550142' }).click();
   const dialog = page.getByRole('dialog', { name: 'Cancel the message to +14155550142?' });
   await dialog.getByRole('button', { name: 'Cancel message' }).click();
