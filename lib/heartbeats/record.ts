@@ -46,6 +46,51 @@ function phoneRowOf(raw: Record<string, unknown>): PhoneRow {
 
 type BeatInput = { accountId: string; phone: string; status: HeartbeatStatus; battery: number | null };
 
+/** A text[] literal of `values` (numbers and E.164 numbers: nothing to quote), NULL for null. */
+function arrayLiteral(values: Array<string | number | null>): string {
+  return `{${values.map((value) => (value === null ? 'NULL' : String(value))).join(',')}}`;
+}
+
+/**
+ * `target` for beats of one account: the phones locked, with each beat's order, status and battery
+ * looked up in array parameters by the phone's number. No set-returning function: Citus cannot
+ * insert from a CTE of a statement that has one (it reads the intermediate result in the wrong format).
+ */
+function oneAccountTarget(account: string, beats: BeatInput[], quiet: boolean): SQL {
+  const numbers = sql`${arrayLiteral(beats.map((beat) => beat.phone))}::text[]`;
+  const at = sql`array_position(${numbers}, p.phone)`;
+  const status = sql`(${arrayLiteral(beats.map((beat) => beat.status))}::text[])[${at}]`;
+  const battery = sql`(${arrayLiteral(beats.map((beat) => beat.battery))}::smallint[])[${at}]`;
+  const pingWanted = sql`(${status} = 'online' and ${pingWantedSql(account)})`;
+  return sql`target as materialized (
+      select p.id, ${at} - 1 as ord, p.account_id, ${status} as status, ${battery} as battery,
+        p.status as old_status, ${quiet ? sql`false` : pingWanted} as ping_wanted
+      from phones p
+      where p.account_id = ${account}::uuid and p.phone = any(${numbers})
+        ${quiet ? sql`and p.status = ${status} and not ${pingWanted}` : sql``}
+      order by p.id
+      for update of p
+    )`;
+}
+
+/** `target` for beats of several accounts (a batch on a single PostgreSQL): the beats as one JSON parameter. */
+function accountsTarget(beats: BeatInput[], quiet: boolean): SQL {
+  const input = JSON.stringify(beats.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
+  const pingWanted = sql`(i.status = 'online' and ${pingWantedSql(sql`i.account_id`)})`;
+  return sql`input as materialized (
+      select * from jsonb_to_recordset(${input}::jsonb)
+        as i(ord int, account_id uuid, phone text, status text, battery smallint)
+    ),
+    target as materialized (
+      select p.id, i.ord, i.account_id, i.status, i.battery, p.status as old_status,
+        ${quiet ? sql`false` : pingWanted} as ping_wanted
+      from input i join phones p on p.account_id = i.account_id and p.phone = i.phone
+      ${quiet ? sql`where p.status = i.status and not ${pingWanted}` : sql``}
+      order by p.id
+      for update of p
+    )`;
+}
+
 /**
  * Heartbeats as one statement, the single beat and the batch alike: lock each phone (in id order, so
  * two statements never wait on each other in a circle), add a history row, update status, battery
@@ -59,24 +104,10 @@ type BeatInput = { accountId: string; phone: string; status: HeartbeatStatus; ba
  * every table's condition, so that the statement runs on that account's shard.
  */
 function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
-  const input = JSON.stringify(beats.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
   const first = beats[0]?.accountId;
   const account = first && beats.every((beat) => beat.accountId === first) ? first : undefined;
-  const pingWanted = sql`(i.status = 'online' and ${pingWantedSql(account ?? sql`i.account_id`)})`;
   return sql`
-    with input as materialized (
-      select * from jsonb_to_recordset(${input}::jsonb)
-        as i(ord int, account_id uuid, phone text, status text, battery smallint)
-    ),
-    target as materialized (
-      select p.id, i.ord, i.account_id, i.status, i.battery, p.status as old_status,
-        ${quiet ? sql`false` : pingWanted} as ping_wanted
-      from input i join phones p on p.account_id = i.account_id and p.phone = i.phone
-        ${account ? sql`and p.account_id = ${account}::uuid` : sql``}
-      ${quiet ? sql`where p.status = i.status and not ${pingWanted}` : sql``}
-      order by p.id
-      for update of p
-    ),
+    with ${account ? oneAccountTarget(account, beats, quiet) : accountsTarget(beats, quiet)},
     beat as (
       insert into heartbeats (account_id, phone_id, status, battery)
       select account_id, id, status, battery from target
