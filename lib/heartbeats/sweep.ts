@@ -1,5 +1,6 @@
-import { and, eq, inArray, lt } from 'drizzle-orm';
+import { and, eq, inArray, lt, type SQL } from 'drizzle-orm';
 import { type Database, withQueryOrigin } from '@/db';
+import { isDistributed } from '@/db/distributed';
 import { phones } from '@/db/schema';
 import { config } from '@/lib/config';
 import { emitPhoneStatusChange } from './phone-status';
@@ -15,25 +16,37 @@ const BATCH_SIZE = 500;
 export async function sweepOfflinePhones(db: Database, now: Date = new Date()): Promise<number> {
   return withQueryOrigin('task:offline sweep', async () => {
     const cutoff = new Date(now.getTime() - config.heartbeatTimeoutSeconds * 1000);
+    const silent = and(eq(phones.status, 'online'), lt(phones.lastHeartbeatAt, cutoff));
+    if (!(await isDistributed(db))) return sweepBatches(db, silent);
+    // Citus locks rows of one shard per statement: the accounts first, without a lock, then each
+    // account's phones with its account_id fixed.
+    const accounts = await db.selectDistinct({ accountId: phones.accountId }).from(phones).where(silent);
     let total = 0;
-    for (;;) {
-      const swept = await db.transaction(async (tx) => {
-        const silent = tx
-          .select({ id: phones.id })
-          .from(phones)
-          .where(and(eq(phones.status, 'online'), lt(phones.lastHeartbeatAt, cutoff)))
-          .limit(BATCH_SIZE)
-          .for('update', { skipLocked: true });
-        const offline = await tx
-          .update(phones)
-          .set({ status: 'offline' })
-          .where(and(inArray(phones.id, silent), eq(phones.status, 'online'), lt(phones.lastHeartbeatAt, cutoff)))
-          .returning();
-        for (const phone of offline) await emitPhoneStatusChange(tx, phone);
-        return offline.length;
-      });
-      total += swept;
-      if (swept < BATCH_SIZE) return total;
-    }
+    for (const { accountId } of accounts) total += await sweepBatches(db, and(eq(phones.accountId, accountId), silent));
+    return total;
   });
+}
+
+/** Marks offline the phones `silent` picks, a batch at a time, and answers how many. */
+async function sweepBatches(db: Database, silent: SQL | undefined): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const swept = await db.transaction(async (tx) => {
+      const batch = tx
+        .select({ id: phones.id })
+        .from(phones)
+        .where(silent)
+        .limit(BATCH_SIZE)
+        .for('update', { skipLocked: true });
+      const offline = await tx
+        .update(phones)
+        .set({ status: 'offline' })
+        .where(and(inArray(phones.id, batch), silent))
+        .returning();
+      for (const phone of offline) await emitPhoneStatusChange(tx, phone);
+      return offline.length;
+    });
+    total += swept;
+    if (swept < BATCH_SIZE) return total;
+  }
 }
