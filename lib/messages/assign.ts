@@ -81,8 +81,8 @@ export async function groupCandidates(
       select p.id, p.phone, p.messages_per_minute, p.hourly_cap, p.daily_cap, p.monthly_recipient_cap,
         ${quotaSim} as sim,
         (select count(*)::int from messages m
-          where m.account_id = p.account_id and m.phone_id = p.id and m.status = 'queued') as queued,
-        ${capUsageSql(quotaSim)}
+          where m.account_id = ${accountId}::uuid and m.phone_id = p.id and m.status = 'queued') as queued,
+        ${capUsageSql(sql`${accountId}::uuid`, quotaSim)}
       from phones p left join devices d on d.id = p.device_id
       where p.account_id = ${accountId}::uuid and p.group_id = ${groupId}::int
         and p.sim_verification <> 'pending'
@@ -126,25 +126,26 @@ type CandidateRow = {
  * A hand-out count of phone `p` (its device `d`) from its SIM `sim` since `since`, read only when the
  * phone has the cap it counts for.
  */
-function handedOutSince(cap: SQL, since: SQL, sim: SQL): SQL {
+function handedOutSince(account: SQL, cap: SQL, since: SQL, sim: SQL): SQL {
   return sql`case when ${cap} is null then 0 else (
           select count(*)::int from messages m
           join message_status_history h on h.account_id = m.account_id and h.message_id = m.id and h.status = 'dispatched'
-          where m.account_id = p.account_id and m.phone_id = p.id and m.direction = 'outbound'
+          where m.account_id = ${account} and m.phone_id = p.id and m.direction = 'outbound'
             and m.updated_at >= ${since} and h.at >= ${since} and ${quotaSimSql(sql`m.sim`)} = ${sim}) end`;
 }
 
 /**
  * What counts against the caps of phone `p`'s SIM `sim`: its hand-outs in the last hour and since
  * midnight UTC (counted only for a phone with that cap, so that a group of uncapped phones pays
- * nothing), and its distinct recipients this month.
+ * nothing), and its distinct recipients this month. `account` is `p`'s account, fixed (a subquery
+ * correlated through p.account_id does not route to one shard on Citus, and FOR KEY SHARE needs it to).
  */
-function capUsageSql(sim: SQL): SQL {
+function capUsageSql(account: SQL, sim: SQL): SQL {
   return sql`
-        ${handedOutSince(sql`p.hourly_cap`, sql`now() - interval '1 hour'`, sim)} as this_hour,
-        ${handedOutSince(sql`p.daily_cap`, sql`date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'`, sim)} as today,
+        ${handedOutSince(account, sql`p.hourly_cap`, sql`now() - interval '1 hour'`, sim)} as this_hour,
+        ${handedOutSince(account, sql`p.daily_cap`, sql`date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'`, sim)} as today,
         coalesce((select c.recipients from sim_recipient_counts c
-          where c.account_id = p.account_id and c.phone_id = p.id and c.sim = ${sim} and c.month = ${QUOTA_MONTH}), 0)
+          where c.account_id = ${account} and c.phone_id = p.id and c.sim = ${sim} and c.month = ${QUOTA_MONTH}), 0)
           as recipients_this_month`;
 }
 
