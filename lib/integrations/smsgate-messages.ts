@@ -64,7 +64,7 @@ export async function selectStates<State extends string>(
       with listed as (
         select s.id, s.ext_id, s.bulk_id, s.phone_id, s.recipients, s.created_at,
           (select ${states.aggregate(status)} from (
-             ${bulkStatusesSql(sql`s.account_id`, sql`s.bulk_id`, states.of)}
+             ${bulkStatusesSql(sql`${accountId}::uuid`, sql`s.bulk_id`, states.of)}
              union all
              select 'Failed' from jsonb_array_elements(s.recipients) r where r->>'message_id' is null
            ) recipient_states) as state
