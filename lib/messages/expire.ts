@@ -1,5 +1,6 @@
-import { and, asc, inArray, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, type SQL } from 'drizzle-orm';
 import { type Executor, withQueryOrigin } from '@/db';
+import { isDistributed } from '@/db/distributed';
 import { messages } from '@/db/schema';
 import { withTransaction } from '@/lib/transactions';
 import { afterTransition, idIn, sourcesOf } from './state-machine';
@@ -13,27 +14,40 @@ const BATCH = 200;
  */
 export async function expireMessages(db: Executor, now = new Date()): Promise<number> {
   return withQueryOrigin('task:message expiry sweep', async () => {
+    const overdue = and(inArray(messages.status, sourcesOf('expired')), lte(messages.expiresAt, now));
+    if (!(await isDistributed(db))) return expireBatches(db, overdue, now);
+    // Citus locks rows of one shard per statement: the accounts first, without a lock, then each
+    // account's messages with its account_id fixed.
+    const accounts = await db.selectDistinct({ accountId: messages.accountId }).from(messages).where(overdue);
     let total = 0;
-    for (;;) {
-      const expired = await withTransaction(db, async (tx) => {
-        const live = inArray(messages.status, sourcesOf('expired'));
-        const picked = tx
-          .select({ id: messages.id })
-          .from(messages)
-          .where(and(live, lte(messages.expiresAt, now)))
-          .orderBy(asc(messages.expiresAt))
-          .limit(BATCH)
-          .for('update', { skipLocked: true });
-        const rows = await tx
-          .update(messages)
-          .set({ status: 'expired', updatedAt: now, error: 'expired before the phone sent it' })
-          .where(and(idIn(picked), live))
-          .returning();
-        await afterTransition(tx, rows, { at: now });
-        return rows.length;
-      });
-      total += expired;
-      if (expired < BATCH) return total;
+    for (const { accountId } of accounts) {
+      total += await expireBatches(db, and(eq(messages.accountId, accountId), overdue), now);
     }
+    return total;
   });
+}
+
+/** Expires the messages `overdue` picks, a batch at a time, and answers how many. */
+async function expireBatches(db: Executor, overdue: SQL | undefined, now: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const expired = await withTransaction(db, async (tx) => {
+      const picked = tx
+        .select({ id: messages.id })
+        .from(messages)
+        .where(overdue)
+        .orderBy(asc(messages.expiresAt))
+        .limit(BATCH)
+        .for('update', { skipLocked: true });
+      const rows = await tx
+        .update(messages)
+        .set({ status: 'expired', updatedAt: now, error: 'expired before the phone sent it' })
+        .where(and(idIn(picked), overdue))
+        .returning();
+      await afterTransition(tx, rows, { at: now });
+      return rows.length;
+    });
+    total += expired;
+    if (expired < BATCH) return total;
+  }
 }
