@@ -1,5 +1,6 @@
-import { and, eq, isNotNull, isNull, lte } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lte, type SQL } from 'drizzle-orm';
 import { type Database, type Executor, withQueryOrigin } from '@/db';
+import { isDistributed } from '@/db/distributed';
 import { phones } from '@/db/schema';
 import { config } from '@/lib/config';
 import { emitEvent } from '@/lib/events/emit';
@@ -75,33 +76,45 @@ const BATCH_SIZE = 500;
  */
 export async function resumePausedPhones(db: Database, now: Date = new Date()): Promise<number> {
   return withQueryOrigin('task:pause sweep', async () => {
+    const over = and(isNotNull(phones.pausedUntil), isNull(phones.pauseResumedAt), lte(phones.pausedUntil, now));
+    if (!(await isDistributed(db))) return resumeBatches(db, over, now);
+    // Citus locks rows of one shard per statement: the accounts first, without a lock, then each
+    // account's phones with its account_id fixed.
+    const accounts = await db.selectDistinct({ accountId: phones.accountId }).from(phones).where(over);
     let total = 0;
-    for (;;) {
-      const resumed = await db.transaction(async (tx) => {
-        const over = and(isNotNull(phones.pausedUntil), isNull(phones.pauseResumedAt), lte(phones.pausedUntil, now));
-        const due = await tx
-          .select({ id: phones.id, accountId: phones.accountId })
-          .from(phones)
-          .where(over)
-          .limit(BATCH_SIZE)
-          .for('update', { skipLocked: true });
-        let count = 0;
-        for (const row of due) {
-          const [phone] = await tx
-            .update(phones)
-            .set({ pauseResumedAt: now })
-            .where(and(eq(phones.accountId, row.accountId), eq(phones.id, row.id), over))
-            .returning();
-          if (!phone?.pausedUntil) continue;
-          await emitResumed(tx, { ...phone, pausedUntil: phone.pausedUntil });
-          count += 1;
-        }
-        return { count, full: due.length === BATCH_SIZE };
-      });
-      total += resumed.count;
-      if (!resumed.full) return total;
-    }
+    for (const { accountId } of accounts)
+      total += await resumeBatches(db, and(eq(phones.accountId, accountId), over), now);
+    return total;
   });
+}
+
+/** Resumes the phones `over` picks, a batch at a time, and answers how many. */
+async function resumeBatches(db: Database, over: SQL | undefined, now: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const resumed = await db.transaction(async (tx) => {
+      const due = await tx
+        .select({ id: phones.id, accountId: phones.accountId })
+        .from(phones)
+        .where(over)
+        .limit(BATCH_SIZE)
+        .for('update', { skipLocked: true });
+      let count = 0;
+      for (const row of due) {
+        const [phone] = await tx
+          .update(phones)
+          .set({ pauseResumedAt: now })
+          .where(and(eq(phones.accountId, row.accountId), eq(phones.id, row.id), over))
+          .returning();
+        if (!phone?.pausedUntil) continue;
+        await emitResumed(tx, { ...phone, pausedUntil: phone.pausedUntil });
+        count += 1;
+      }
+      return { count, full: due.length === BATCH_SIZE };
+    });
+    total += resumed.count;
+    if (!resumed.full) return total;
+  }
 }
 
 function emitResumed(
