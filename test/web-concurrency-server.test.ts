@@ -123,6 +123,9 @@ describe.runIf(built && testDatabaseUrl())('npm start with two web processes', (
     // Global gauges are read once, not summed: one line per status, as with one process.
     const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
     expect(text.match(/^simgate_build_info\{.*\} 1$/m)).not.toBeNull();
+    // Each process's event-loop delay is its own series, not summed with the other's.
+    expect(text).toMatch(/^simgate_eventloop_delay_p99_seconds\{process="0"\} \S+$/m);
+    expect(text).toMatch(/^simgate_eventloop_delay_p99_seconds\{process="1"\} \S+$/m);
   });
 
   it('replaces a process that dies, and keeps answering', async () => {
