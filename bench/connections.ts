@@ -244,7 +244,7 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boo
  * `npm start`'s web processes for N phones: BENCH_CONNECTIONS_PROCESSES, else two past 10,000 phones (one
  * process's 20,000 descriptors, and its event loop, do not stretch to more) and one up to there.
  */
-export function connectionProcesses(phones: number, env = process.env): number {
+export function connectionProcesses(phones: number, env: Record<string, string | undefined> = process.env): number {
   const raw = env.BENCH_CONNECTIONS_PROCESSES?.trim();
   return raw ? Number(raw) : phones > 10_000 ? 2 : 1;
 }
@@ -440,7 +440,7 @@ export function printConnections(r: ConnectionResults): void {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const phones = Number(process.env.BENCH_CONNECTIONS_PHONES ?? 1000);
+  const phones = Number(process.env.BENCH_CONNECTIONS_PHONES ?? 20_000);
   const { results, checks } = await measureConnections(phones);
   printConnections(results);
   console.log(JSON.stringify(results, null, 2));

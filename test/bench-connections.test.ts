@@ -40,7 +40,10 @@ describe('the connections bench', () => {
     ],
     ...changes,
   });
-  const missed = (r: ConnectionResults) => connectionChecks(r).filter(([, ok]) => !ok).map(([name]) => name);
+  const missed = (r: ConnectionResults) =>
+    connectionChecks(r)
+      .filter(([, ok]) => !ok)
+      .map(([name]) => name);
 
   it('passes figures within every target, and names the one a figure misses', () => {
     expect(missed(results({}))).toEqual([]);
