@@ -28,7 +28,7 @@ describe('the connections bench', () => {
     db_connections: 26,
     event_loop_delay_p99_ms: 40,
     cpu_ms_per_idle_connection_per_min: 5,
-    wake_ms: { p50: 5, p99: 100, sends: 300, missed: 0 },
+    wake_ms: { p50: 5, p99: 100, sends: 300, missed: 0, refused: 0 },
     connect_s: 20,
     gc: { major: { count: 1, ms_avg: 10 }, minor: { count: 10, ms_avg: 5 } },
     reconnect: { phones: 20_000, reconnected: 20_000, seconds: 60, status_5xx: 0, refused_answers: 10 },
