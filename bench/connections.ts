@@ -326,9 +326,14 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
       const pausedMs = (metrics.gc[kind].seconds - atIdle.gc[kind].seconds) * 1000;
       return { count, ms_avg: count > 0 ? Math.round((pausedMs / count) * 10) / 10 : 0 };
     };
-    /** A web process's worst p99 of the idle minute and the sends; NaN (a miss) when it did not report. */
-    const eldOf = (slot: number) =>
-      ms(Math.max(idleMetrics.eldP99BySlot.get(slot) ?? NaN, metrics.eldP99BySlot.get(slot) ?? NaN));
+    /**
+     * A web process's worst p99 of the idle minute and the sends (a scrape the bench gave up on is still
+     * read by the server, so the next one covers the time since); NaN, a miss, when neither reported it.
+     */
+    const eldOf = (slot: number) => {
+      const readings = [idleMetrics, metrics].flatMap((m) => m.eldP99BySlot.get(slot) ?? []);
+      return ms(readings.length > 0 ? Math.max(...readings) : undefined);
+    };
     const perProcessStats: ServerProcess[] = serverProcesses(pid).map(({ pid: p, slot }) => {
       const stats = processStats(p);
       return {
