@@ -1,61 +1,79 @@
 // The connections scenario of `npm run bench` (issue "Scale"): N phones paired as the SMSGate app
 // holding GET /api/mobile/v1/events open, and N simulator phones long-polling the claim, against one
-// `npm start` instance on PostgreSQL. Reports the server's RSS and heap, its open file descriptors, the
-// database connections in use, the event-loop delay (p99), CPU per idle connection per minute, the
-// wake-up latency from a send's 201 to the phone's event or claim answer, and a reconnect storm (the
-// instance restarted under all 2N connections). Runnable alone: `npx tsx bench/connections.ts`.
+// `npm start` on PostgreSQL with BENCH_CONNECTIONS_PROCESSES web processes. Reports every web process's
+// RSS, open file descriptors and event-loop delay (p99) and their sums, the database connections in use,
+// CPU per idle connection per minute, the wake-up latency from a send's 201 to the phone's event or claim
+// answer, and a reconnect storm (the server restarted under all N connections). The phones are held by
+// load-generator processes of their own (bench/fleet.ts). Runnable alone: `npx tsx bench/connections.ts`.
 
 import fs from 'node:fs';
-import http from 'node:http';
 import postgres from 'postgres';
 import { hashSecret } from '../lib/auth/keys';
+import { deviceKey, type Fleet, now, startFleet } from './fleet';
 import { percentile } from './load';
 import { benchServerEnv, type Server, startServer } from './server';
 
-export const CONNECTION_TARGETS = { rss_mb: 1024, wake_p99_ms: 250, event_loop_delay_p99_ms: 50 };
+/** Issue 50's targets; RSS is of all the server's processes together: 1 GB for each 10,000 phones begun. */
+export const CONNECTION_TARGETS = { rss_mb_per_10k: 1024, wake_p99_ms: 250, event_loop_delay_p99_ms: 50 };
+const rssTargetMb = (phones: number) => CONNECTION_TARGETS.rss_mb_per_10k * Math.max(1, Math.ceil(phones / 10_000));
 
 /** Phones per account: a hosted gateway's accounts each hold a few. */
 const PHONES_PER_ACCOUNT = 10;
-/** The long-poll's `wait`, as the simulator asks. */
-const POLL_WAIT_S = 25;
 const SENDS = Number(process.env.BENCH_CONNECTIONS_SENDS ?? 300);
 const SENDS_PER_S = 10;
-/** Only one kind of connection (`stream` or `poll`), for looking at one at a time. */
-const ONLY_KIND = (process.env.BENCH_CONNECTIONS_KIND as 'stream' | 'poll' | undefined) || undefined;
 const IDLE_S = Number(process.env.BENCH_CONNECTIONS_IDLE_S ?? 60);
+/** A scrape or a send that takes longer counts as failed: the bench reports rather than waits. */
+const SCRAPE_TIMEOUT_MS = 30_000;
+const SEND_TIMEOUT_MS = 30_000;
+
+/** One of the server's processes: the primary (several web processes) or a web process, by its slot. */
+export type ServerProcess = {
+  pid: number;
+  role: 'primary' | 'web';
+  /** A web process's slot (the `process` label of its metrics); the primary has none. */
+  slot?: number;
+  rss_mb: number;
+  open_fds: number;
+  /** A web process's worst event-loop p99 of the idle minute and the sends. */
+  event_loop_delay_p99_ms?: number;
+};
 
 export type ConnectionResults = {
   /**
    * N: connected phones, half SSE streams (even indexes) and half long-polls: this machine's hard limit
-   * of 20,000 descriptors per process leaves no room for 10,000 of each on one instance.
+   * of 20,000 descriptors per process leaves no room for 10,000 of each in one web process.
    */
   phones: number;
+  /** `npm start`'s web processes (WEB_CONCURRENCY); the figures below are of all of them together. */
+  processes: number;
   connections: number;
   streams: number;
   long_polls: number;
   connected_at_end: number;
   dropped: number;
+  /** RSS of every process of the server together (the primary's too, with several). */
   rss_mb: number;
+  rss_target_mb: number;
   heap_used_mb: number;
   heap_limit_mb: number;
   open_fds: number;
   db_connections: number;
+  /** The worst web process's. */
   event_loop_delay_p99_ms: number;
   cpu_ms_per_idle_connection_per_min: number;
-  wake_ms: { p50: number; p99: number; sends: number; missed: number };
+  /** `missed`: not heard within 10 s; `refused`: the send itself failed (not 201, or no answer in 30 s). */
+  wake_ms: { p50: number; p99: number; sends: number; missed: number; refused: number };
   connect_s: number;
   /** Garbage collections while idle and during the sends (V8's full and young-generation ones), with their mean pause. */
   gc: Record<'major' | 'minor', { count: number; ms_avg: number }>;
   reconnect: { phones: number; reconnected: number; seconds: number; status_5xx: number; refused_answers: number };
   server_errors: number;
+  per_process: ServerProcess[];
 };
 
 type Check = [string, boolean, string];
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 1_000_000 });
-
-/** The deterministic keys of the bench's phones and accounts (base62 bodies of 40 characters). */
-const deviceKey = (i: number) => `dk_connbench${String(i).padStart(31, '0')}`;
+/** The deterministic keys of the bench's accounts (base62 bodies of 40 characters). */
 const accountKey = (a: number) => `sk_connbench${String(a).padStart(31, '0')}`;
 const phoneNumber = (i: number) => `+1415${String(2_000_000 + i).padStart(7, '0')}`;
 
@@ -94,187 +112,60 @@ export async function seed(dbUrl: string, phones: number): Promise<void> {
   }
 }
 
-type Phone = {
-  index: number;
-  kind: 'stream' | 'poll';
-  connected: boolean;
-  /** When the phone last heard of work (an event, or a claim answer with a message). */
-  pending?: { resolve: (at: number) => void };
-  connects: number;
-};
-
-type Fleet = {
-  phones: Phone[];
-  stop: () => void;
-  connected: () => number;
-  errors: { status5xx: number; refused: number; other: number };
-  /** The last refusal or failure, for the log. */
-  last: { value: string };
-};
-
-/** Opens every phone's connection and keeps it open (reconnecting, as the app and the simulator do). */
-export function startFleet(port: number, count: number): Fleet {
-  let stopped = false;
-  const errors = { status5xx: 0, refused: 0, other: 0 };
-  const last = { value: '' };
-  const phones: Phone[] = Array.from({ length: count }, (_, index) => ({
-    index,
-    kind: ONLY_KIND ?? (index % 2 === 0 ? 'stream' : 'poll'),
-    connected: false,
-    connects: 0,
-  }));
-  const requests = new Set<http.ClientRequest>();
-  /** After a failure: the app's 5 s → 30 s → 60 s, the simulator's 1-5 s, each with jitter. */
-  const retryLater = (phone: Phone, run: () => void, retryAfterS?: number, exactMs?: number) => {
-    phone.connected = false;
-    if (stopped) return;
-    // A server's `retry:` is followed as given (it is spread already); other waits get jitter here.
-    if (exactMs !== undefined) return void setTimeout(run, exactMs);
-    const base = retryAfterS !== undefined ? retryAfterS * 1000 : phone.kind === 'stream' ? 5_000 : 1_000;
-    setTimeout(run, base + Math.random() * base);
-  };
-  const openStream = (phone: Phone) => {
-    if (stopped) return;
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/api/mobile/v1/events',
-        method: 'GET',
-        agent,
-        headers: { authorization: `Bearer ${deviceKey(phone.index)}`, accept: 'text/event-stream' },
-      },
-      (res) => {
-        if (res.statusCode !== 200) {
-          last.value = `stream ${res.statusCode}`;
-          if ((res.statusCode ?? 0) >= 500) errors.status5xx++;
-          else errors.refused++;
-          res.resume();
-          const retry = Number(res.headers['retry-after']);
-          res.on('end', () => retryLater(phone, () => openStream(phone), Number.isFinite(retry) ? retry : undefined));
-          return;
-        }
-        phone.connected = true;
-        phone.connects++;
-        let retryMs: number | undefined;
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          if (chunk.includes('event: MessageEnqueued')) {
-            const at = performance.now();
-            phone.pending?.resolve(at);
-            phone.pending = undefined;
-          }
-          const retry = /retry: (\d+)/.exec(chunk);
-          if (retry) retryMs = Number(retry[1]);
-        });
-        const ended = () => {
-          requests.delete(req);
-          if (!phone.connected) return;
-          phone.connected = false;
-          retryLater(phone, () => openStream(phone), undefined, retryMs);
-        };
-        res.on('end', ended);
-        res.on('close', ended);
-        res.on('error', () => {});
-      },
-    );
-    requests.add(req);
-    req.on('error', (error) => {
-      requests.delete(req);
-      errors.other++;
-      last.value = `stream ${String(error)}`;
-      retryLater(phone, () => openStream(phone));
-    });
-    req.end();
-  };
-  const poll = (phone: Phone) => {
-    if (stopped) return;
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: `/api/v1/device/outbox/claim?wait=${POLL_WAIT_S}`,
-        method: 'POST',
-        agent,
-        headers: { 'x-api-key': deviceKey(phone.index), 'content-type': 'application/json' },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        res.on('end', () => {
-          requests.delete(req);
-          const status = res.statusCode ?? 0;
-          if (status !== 200) {
-            last.value = `poll ${status} ${body.slice(0, 200)}`;
-            if (status >= 500) errors.status5xx++;
-            else errors.refused++;
-            const retry = Number(res.headers['retry-after']);
-            return retryLater(phone, () => poll(phone), Number.isFinite(retry) ? retry : undefined);
-          }
-          if (body.includes('"id"')) {
-            const at = performance.now();
-            phone.pending?.resolve(at);
-            phone.pending = undefined;
-          }
-          poll(phone);
-        });
-        res.on('error', () => {});
-      },
-    );
-    requests.add(req);
-    phone.connected = true;
-    phone.connects++;
-    req.on('error', (error) => {
-      requests.delete(req);
-      errors.other++;
-      last.value = `poll ${String(error)}`;
-      retryLater(phone, () => poll(phone));
-    });
-    req.end('{"limit":1}');
-  };
-  // Phones come online over a few seconds, as a fleet would, not in one tick.
-  const spread = Math.min(20_000, count * 2);
-  for (const phone of phones) {
-    setTimeout(() => (phone.kind === 'stream' ? openStream(phone) : poll(phone)), Math.random() * spread);
-  }
-  return {
-    phones,
-    errors,
-    last,
-    connected: () => phones.filter((phone) => phone.connected).length,
-    stop: () => {
-      stopped = true;
-      for (const req of requests) req.destroy();
-      agent.destroy();
-    },
-  };
-}
-
-/** The server's RSS and open descriptors, from /proc. */
+/** A process's RSS and open descriptors, from /proc. */
 function processStats(pid: number): { rssMb: number; fds: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return { rssMb: rssKb / 1024, fds: fs.readdirSync(`/proc/${pid}/fd`).length };
 }
 
-/** User + system CPU of the whole server process so far, in ms. */
+/** User + system CPU of a process so far, in ms. */
 function processCpuMs(pid: number): number {
   const raw = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** A few of the server's own metrics (/metrics, loopback needs no token). */
+/**
+ * The server's processes: `npm start`'s alone, or its primary and the web processes it started (its
+ * children, each with its slot in SIMGATE_WEB_PROCESS: scripts/serve.mjs).
+ */
+function serverProcesses(pid: number): { pid: number; slot?: number }[] {
+  const children = fs
+    .readdirSync(`/proc/${pid}/task`)
+    .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' '))
+    .map(Number)
+    .filter((child) => child > 0);
+  if (children.length === 0) return [{ pid, slot: 0 }];
+  const slotOf = (child: number) => {
+    const environ = fs.readFileSync(`/proc/${child}/environ`, 'utf8').split('\0');
+    const slot = environ.find((entry) => entry.startsWith('SIMGATE_WEB_PROCESS='))?.split('=')[1];
+    return slot === undefined ? undefined : Number(slot);
+  };
+  return [{ pid }, ...children.map((child) => ({ pid: child, slot: slotOf(child) }))];
+}
+
+/** CPU of all the server's processes so far, in ms. */
+const serverCpuMs = (pid: number) => serverProcesses(pid).reduce((sum, p) => sum + processCpuMs(p.pid), 0);
+
+/**
+ * A few of the server's own metrics (/metrics, loopback needs no token), summed over its web processes;
+ * the event-loop delay per web process (`simgate_eventloop_delay_p99_seconds` by slot). Each scrape
+ * starts every process's event-loop histogram again.
+ */
 export async function serverMetrics(baseUrl: string): Promise<{
   heapUsed: number;
   heapLimit: number;
-  eldP99: number;
+  eldP99BySlot: Map<number, number>;
   gc: Record<'major' | 'minor', { count: number; seconds: number }>;
 }> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  // Bounded: an overloaded server's scrape gives no readings (NaN, a miss) rather than ending the bench.
+  const text = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(SCRAPE_TIMEOUT_MS) })
+    .then((res) => res.text())
+    .catch((error: unknown) => {
+      console.log(`connections: /metrics gave no answer (${String(error)})`);
+      return '';
+    });
   const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   const gcOf = (kind: string) => ({
     count: Number(
@@ -284,10 +175,11 @@ export async function serverMetrics(baseUrl: string): Promise<{
       new RegExp(`^nodejs_gc_duration_seconds_sum\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0,
     ),
   });
+  const eld = text.matchAll(/^simgate_eventloop_delay_p99_seconds\{process="(\d+)"\} (\S+)$/gm);
   return {
     heapUsed: read('nodejs_heap_size_used_bytes'),
     heapLimit: read('nodejs_heap_size_total_bytes'),
-    eldP99: read('nodejs_eventloop_lag_p99_seconds'),
+    eldP99BySlot: new Map([...eld].map((match) => [Number(match[1]), Number(match[2])])),
     gc: { major: gcOf('major'), minor: gcOf('minor') },
   };
 }
@@ -304,32 +196,49 @@ async function dbConnections(dbUrl: string): Promise<number> {
 }
 
 /** Sends to random phones at SENDS_PER_S; each latency is the send's 201 to the phone hearing of it. */
-async function measureWakeUps(baseUrl: string, fleet: Fleet): Promise<{ times: number[]; missed: number }> {
+async function measureWakeUps(
+  baseUrl: string,
+  fleet: Fleet,
+  phoneCount: number,
+): Promise<{ times: number[]; missed: number; refused: number }> {
   const times: number[] = [];
   let missed = 0;
+  let refused = 0;
+  const watched = new Set<number>();
   const one = async (n: number) => {
-    const phone = fleet.phones[Math.floor(Math.random() * fleet.phones.length)]!;
-    if (phone.pending) return;
+    const index = Math.floor(Math.random() * phoneCount);
+    if (watched.has(index)) return;
+    watched.add(index);
+    const watch = await fleet.watch(index);
     let heardAt: number | undefined;
-    const heard = new Promise<number>((resolve) => {
-      phone.pending = { resolve };
-    }).then((at) => {
+    const heard = watch.heard.then((at) => {
       heardAt = at;
       return at;
     });
-    const account = Math.floor(phone.index / PHONES_PER_ACCOUNT);
+    const account = Math.floor(index / PHONES_PER_ACCOUNT);
     const res = await fetch(`${baseUrl}/api/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': accountKey(account), 'content-type': 'application/json' },
-      body: JSON.stringify({ from: phoneNumber(phone.index), to: '+14155550123', content: `wake ${n}` }),
-    });
-    const answered = performance.now();
-    if (res.status !== 201) throw new Error(`send answered ${res.status}: ${await res.text()}`);
+      body: JSON.stringify({ from: phoneNumber(index), to: '+14155550123', content: `wake ${n}` }),
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+    }).catch((error: unknown) => error as Error);
+    const answered = now();
+    if (res instanceof Error || res.status !== 201) {
+      if (refused++ === 0) {
+        console.log(
+          `connections: a send failed: ${res instanceof Error ? String(res) : `${res.status} ${await res.text()}`}`,
+        );
+      }
+      watched.delete(index);
+      watch.cancel();
+      return;
+    }
     await res.arrayBuffer();
     const at = await Promise.race([heard, new Promise<undefined>((r) => setTimeout(r, 10_000))]);
+    watched.delete(index);
     if (at === undefined && heardAt === undefined) {
       missed++;
-      phone.pending = undefined;
+      watch.cancel();
       return;
     }
     times.push(Math.max(0, (heardAt ?? at ?? answered) - answered));
@@ -340,7 +249,7 @@ async function measureWakeUps(baseUrl: string, fleet: Fleet): Promise<{ times: n
     await new Promise((r) => setTimeout(r, 1000 / SENDS_PER_S));
   }
   await Promise.all(running);
-  return { times, missed };
+  return { times, missed, refused };
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -352,21 +261,36 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boo
   return true;
 }
 
+/**
+ * `npm start`'s web processes for N phones: BENCH_CONNECTIONS_PROCESSES, else two past 10,000 phones (one
+ * process's 20,000 descriptors, and its event loop, do not stretch to more) and one up to there.
+ */
+export function connectionProcesses(phones: number, env: Record<string, string | undefined> = process.env): number {
+  const raw = env.BENCH_CONNECTIONS_PROCESSES?.trim();
+  return raw ? Number(raw) : phones > 10_000 ? 2 : 1;
+}
+
+const ms = (seconds: number | undefined) => (seconds === undefined ? NaN : Math.round(seconds * 1000 * 10) / 10);
+
 export async function measureConnections(phoneCount: number): Promise<{ results: ConnectionResults; checks: Check[] }> {
   const baseDbUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const admin = postgres(baseDbUrl, { max: 1, onnotice: () => {} });
   const dbName = `simgate_conn_${process.pid}`;
   await admin.unsafe(`create database ${dbName}`);
   const dbUrl = Object.assign(new URL(baseDbUrl), { pathname: `/${dbName}` }).toString();
+  const processes = connectionProcesses(phoneCount);
+  const perProcess = Math.ceil(phoneCount / processes);
   const env = {
     ...benchServerEnv(),
+    WEB_CONCURRENCY: String(processes),
     DATABASE_URL: dbUrl,
     APP_SECRET: 'bench-secret-bench-secret-bench-secret-0',
     APP_URL: 'http://127.0.0.1',
     ALLOWED_HOSTS: '127.0.0.1',
     SSE_STREAMS_PER_INSTANCE: String(phoneCount),
-    // The heap sized for the phones, as the README tells an operator to: about 32 KB each over a base.
-    HEAP_MB: process.env.HEAP_MB ?? String(Math.max(256, Math.ceil((96 + phoneCount * 0.064) / 64) * 64)),
+    // Each process's heap sized for its share of the phones, as the README tells an operator to: about
+    // 64 KB each over a base.
+    HEAP_MB: process.env.HEAP_MB ?? String(Math.max(256, Math.ceil((96 + perProcess * 0.064) / 64) * 64)),
     SSE_STREAMS_PER_ACCOUNT: String(PHONES_PER_ACCOUNT),
     WAITING_CLAIMS_PER_INSTANCE: String(phoneCount),
     WAITING_CLAIMS_PER_ACCOUNT: String(PHONES_PER_ACCOUNT),
@@ -384,72 +308,100 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
     const allConnected = await waitFor(() => fleet!.connected() === phoneCount, 120_000);
     const connectS = (performance.now() - connectStarted) / 1000;
     console.log(
-      `connections: ${fleet.connected()} of ${phoneCount} connected in ${connectS.toFixed(1)} s${allConnected ? '' : ' (not all)'}`,
+      `connections: ${fleet.connected()} of ${phoneCount} connected in ${connectS.toFixed(1)} s to ${processes} web process(es)${allConnected ? '' : ` (not all; last: ${fleet.last()})`}`,
     );
     // Idle: keepalives and re-polls only.
-    const atIdle = await serverMetrics(server.baseUrl); // resets the event-loop histogram
-    const cpuBefore = processCpuMs(pid);
+    const atIdle = await serverMetrics(server.baseUrl);
+    const cpuBefore = serverCpuMs(pid);
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-    const idleCpuMs = processCpuMs(pid) - cpuBefore;
+    const idleCpuMs = serverCpuMs(pid) - cpuBefore;
     const idleMetrics = await serverMetrics(server.baseUrl);
     console.log(
-      `connections: idle ${IDLE_S} s: ${idleCpuMs} ms CPU, event loop p99 ${(idleMetrics.eldP99 * 1000).toFixed(1)} ms`,
+      `connections: idle ${IDLE_S} s: ${idleCpuMs} ms CPU, event loop p99 ${[...idleMetrics.eldP99BySlot.values()].map(ms).join(' / ')} ms`,
     );
-    const wake = await measureWakeUps(server.baseUrl, fleet);
+    const wake = await measureWakeUps(server.baseUrl, fleet, phoneCount);
     const metrics = await serverMetrics(server.baseUrl);
     const gcSince = (kind: 'major' | 'minor') => {
       const count = metrics.gc[kind].count - atIdle.gc[kind].count;
-      const ms = (metrics.gc[kind].seconds - atIdle.gc[kind].seconds) * 1000;
-      return { count, ms_avg: count > 0 ? Math.round((ms / count) * 10) / 10 : 0 };
+      const pausedMs = (metrics.gc[kind].seconds - atIdle.gc[kind].seconds) * 1000;
+      return { count, ms_avg: count > 0 ? Math.round((pausedMs / count) * 10) / 10 : 0 };
     };
-    const stats = processStats(pid);
+    /**
+     * A web process's worst p99 of the idle minute and the sends (a scrape the bench gave up on is still
+     * read by the server, so the next one covers the time since); NaN, a miss, when neither reported it.
+     */
+    const eldOf = (slot: number) => {
+      const readings = [idleMetrics, metrics].flatMap((m) => m.eldP99BySlot.get(slot) ?? []);
+      return ms(readings.length > 0 ? Math.max(...readings) : undefined);
+    };
+    const perProcessStats: ServerProcess[] = serverProcesses(pid).map(({ pid: p, slot }) => {
+      const stats = processStats(p);
+      return {
+        pid: p,
+        role: slot === undefined ? 'primary' : 'web',
+        ...(slot === undefined ? {} : { slot }),
+        rss_mb: Math.round(stats.rssMb),
+        open_fds: stats.fds,
+        ...(slot === undefined ? {} : { event_loop_delay_p99_ms: eldOf(slot) }),
+      };
+    });
     const dbConns = await dbConnections(dbUrl);
+    await fleet.refresh();
     const connectedAtEnd = fleet.connected();
-    const errorsBefore = { ...fleet.errors };
-    // The reconnect storm: the instance restarts under every connection.
-    console.log('connections: restarting the instance under every connection…');
+    const errorsBefore = fleet.errors();
+    // The reconnect storm: the server (all its processes) restarts under every connection.
+    console.log('connections: restarting the server under every connection…');
     await server.stop();
     const stormStarted = performance.now();
-    const connectsBefore = fleet.phones.map((phone) => phone.connects);
+    await fleet.mark();
     server = await startServer(env, [], { port });
-    const reconnected = () =>
-      fleet!.phones.filter((phone, i) => phone.connected && phone.connects > connectsBefore[i]!).length;
-    await waitFor(() => reconnected() === phoneCount, 180_000);
+    await waitFor(() => fleet!.reconnected() === phoneCount, 180_000);
+    await fleet.refresh();
     const stormS = (performance.now() - stormStarted) / 1000;
+    const errorsAfter = fleet.errors();
+    const webProcesses = perProcessStats.filter((p) => p.role === 'web');
     const results: ConnectionResults = {
       phones: phoneCount,
+      processes,
       connections: phoneCount,
       streams: Math.ceil(phoneCount / 2),
       long_polls: Math.floor(phoneCount / 2),
       connected_at_end: connectedAtEnd,
       dropped: phoneCount - connectedAtEnd,
-      rss_mb: Math.round(stats.rssMb),
+      rss_mb: perProcessStats.reduce((sum, p) => sum + p.rss_mb, 0),
+      rss_target_mb: rssTargetMb(phoneCount),
       heap_used_mb: Math.round(metrics.heapUsed / 2 ** 20),
       heap_limit_mb: Math.round(metrics.heapLimit / 2 ** 20),
-      open_fds: stats.fds,
+      open_fds: perProcessStats.reduce((sum, p) => sum + p.open_fds, 0),
       db_connections: dbConns,
-      event_loop_delay_p99_ms: Math.round(Math.max(idleMetrics.eldP99, metrics.eldP99) * 1000 * 10) / 10,
+      // A process that did not report counts as missing the target (NaN fails every comparison).
+      event_loop_delay_p99_ms:
+        webProcesses.length === processes
+          ? Math.max(...webProcesses.map((p) => p.event_loop_delay_p99_ms ?? NaN))
+          : Number.NaN,
       cpu_ms_per_idle_connection_per_min: Math.round((idleCpuMs / phoneCount / (IDLE_S / 60)) * 100) / 100,
       wake_ms: {
         p50: Math.round(percentile(wake.times, 50) * 10) / 10,
         p99: Math.round(percentile(wake.times, 99) * 10) / 10,
-        sends: wake.times.length + wake.missed,
+        sends: wake.times.length + wake.missed + wake.refused,
         missed: wake.missed,
+        refused: wake.refused,
       },
       connect_s: Math.round(connectS * 10) / 10,
       gc: { major: gcSince('major'), minor: gcSince('minor') },
       reconnect: {
         phones: phoneCount,
-        reconnected: reconnected(),
+        reconnected: fleet.reconnected(),
         seconds: Math.round(stormS * 10) / 10,
-        status_5xx: fleet.errors.status5xx - errorsBefore.status5xx,
-        refused_answers: fleet.errors.refused - errorsBefore.refused,
+        status_5xx: errorsAfter.status5xx - errorsBefore.status5xx,
+        refused_answers: errorsAfter.refused - errorsBefore.refused,
       },
       server_errors: errorsBefore.status5xx,
+      per_process: perProcessStats,
     };
     return { results, checks: connectionChecks(results) };
   } finally {
-    fleet?.stop();
+    await fleet?.stop();
     await server?.stop();
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end();
@@ -459,16 +411,23 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
 export function connectionChecks(r: ConnectionResults): Check[] {
   const n = `${r.phones.toLocaleString('en')} phones`;
   return [
-    [`${n}: RSS ≤ ${CONNECTION_TARGETS.rss_mb} MB`, r.rss_mb <= CONNECTION_TARGETS.rss_mb, `${r.rss_mb} MB`],
     [
-      `${n}: wake-up p99 ≤ ${CONNECTION_TARGETS.wake_p99_ms} ms`,
-      r.wake_ms.p99 <= CONNECTION_TARGETS.wake_p99_ms && r.wake_ms.missed === 0,
-      `p50 ${r.wake_ms.p50} ms, p99 ${r.wake_ms.p99} ms, ${r.wake_ms.missed} missed`,
+      `${n}: RSS of all ${r.processes + (r.processes > 1 ? 1 : 0)} server processes ≤ ${r.rss_target_mb} MB`,
+      r.rss_mb <= r.rss_target_mb,
+      `${r.rss_mb} MB (${r.per_process.map((p) => p.rss_mb).join(' + ')})`,
     ],
     [
-      `${n}: event-loop delay p99 ≤ ${CONNECTION_TARGETS.event_loop_delay_p99_ms} ms`,
+      `${n}: wake-up p99 ≤ ${CONNECTION_TARGETS.wake_p99_ms} ms`,
+      r.wake_ms.p99 <= CONNECTION_TARGETS.wake_p99_ms && r.wake_ms.missed === 0 && r.wake_ms.refused === 0,
+      `p50 ${r.wake_ms.p50} ms, p99 ${r.wake_ms.p99} ms, ${r.wake_ms.missed} missed, ${r.wake_ms.refused} sends failed`,
+    ],
+    [
+      `${n}: event-loop delay p99 ≤ ${CONNECTION_TARGETS.event_loop_delay_p99_ms} ms in every web process`,
       r.event_loop_delay_p99_ms <= CONNECTION_TARGETS.event_loop_delay_p99_ms,
-      `${r.event_loop_delay_p99_ms} ms`,
+      `worst ${r.event_loop_delay_p99_ms} ms (${r.per_process
+        .filter((p) => p.role === 'web')
+        .map((p) => `${p.slot}: ${p.event_loop_delay_p99_ms} ms`)
+        .join(', ')})`,
     ],
     [`${n}: none dropped`, r.dropped === 0, `${r.connected_at_end} connected at the end`],
     [
@@ -480,7 +439,9 @@ export function connectionChecks(r: ConnectionResults): Check[] {
 }
 
 export function printConnections(r: ConnectionResults): void {
-  console.log(`\nConnected phones (${r.streams} SSE streams + ${r.long_polls} long-polls, one instance, PostgreSQL)`);
+  console.log(
+    `\nConnected phones (${r.streams} SSE streams + ${r.long_polls} long-polls, ${r.processes} web process(es), PostgreSQL)`,
+  );
   console.table({
     [r.connections]: {
       'RSS MB': r.rss_mb,
@@ -495,10 +456,18 @@ export function printConnections(r: ConnectionResults): void {
       'reconnect s': r.reconnect.seconds,
     },
   });
+  console.table(
+    Object.fromEntries(
+      r.per_process.map((p) => [
+        p.role === 'primary' ? `primary ${p.pid}` : `web ${p.slot} (${p.pid})`,
+        { 'RSS MB': p.rss_mb, fds: p.open_fds, 'ELD p99 ms': p.event_loop_delay_p99_ms ?? '' },
+      ]),
+    ),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const phones = Number(process.env.BENCH_CONNECTIONS_PHONES ?? 1000);
+  const phones = Number(process.env.BENCH_CONNECTIONS_PHONES ?? 20_000);
   const { results, checks } = await measureConnections(phones);
   printConnections(results);
   console.log(JSON.stringify(results, null, 2));

@@ -96,14 +96,15 @@ type Check = [string, boolean, string];
 /**
  * The scenarios of issue "Scale", after the others (or alone with BENCH_ONLY=connections|big_table,
  * merged into the last bench/results/latest.json): the connected phones (BENCH_CONNECTIONS_PHONES,
- * default 1,000; on PostgreSQL, skipped without one) and, with BENCH_BIG_TABLE=1, ten million messages.
+ * default 20,000, issue 50's figure, over BENCH_CONNECTIONS_PROCESSES web processes; on PostgreSQL,
+ * skipped without one) and, with BENCH_BIG_TABLE=1, ten million messages.
  */
 async function scaleScenarios(): Promise<{ results: Record<string, unknown>; checks: Check[] }> {
   const results: Record<string, unknown> = {};
   const checks: Check[] = [];
   const only = process.env.BENCH_ONLY;
   if (only === undefined || only === 'connections') {
-    const phones = Number(process.env.BENCH_CONNECTIONS_PHONES ?? 1000);
+    const phones = Number(process.env.BENCH_CONNECTIONS_PHONES ?? 20_000);
     if (await postgresReachable()) {
       const measured = await measureConnections(phones);
       printConnections(measured.results);

@@ -368,9 +368,12 @@ export async function serveAll(root, distDir) {
   let readyCount = 0;
   let announced = false;
   const started = new Map();
-  const fork = () => {
-    const worker = cluster.fork();
+  /** Each process's slot (0 to processes - 1), which its replacement takes: the `process` label of its metrics. */
+  const slots = new Map();
+  const fork = (slot) => {
+    const worker = cluster.fork({ SIMGATE_WEB_PROCESS: String(slot) });
     started.set(worker.id, Date.now());
+    slots.set(worker.id, slot);
   };
   cluster.on('message', (worker, message) => {
     if (message?.type === READY && !announced && ++readyCount === processes) {
@@ -384,7 +387,9 @@ export async function serveAll(root, distDir) {
   });
   cluster.on('exit', (worker, code, signal) => {
     const livedMs = Date.now() - (started.get(worker.id) ?? 0);
+    const slot = slots.get(worker.id) ?? 0;
     started.delete(worker.id);
+    slots.delete(worker.id);
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
       return;
@@ -399,7 +404,7 @@ export async function serveAll(root, distDir) {
       return;
     }
     console.error(`web process ${worker.process.pid} exited (${signal ?? code}): starting another`);
-    fork();
+    fork(slot);
   });
   const stop = (signal) => {
     if (stopping) return;
@@ -413,7 +418,7 @@ export async function serveAll(root, distDir) {
     }, 60_000).unref();
   };
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => stop(signal));
-  for (let i = 0; i < processes; i++) fork();
+  for (let slot = 0; slot < processes; slot++) fork(slot);
 }
 
 const METRICS_ASK = 'simgate:metrics';

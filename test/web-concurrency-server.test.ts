@@ -123,6 +123,9 @@ describe.runIf(built && testDatabaseUrl())('npm start with two web processes', (
     // Global gauges are read once, not summed: one line per status, as with one process.
     const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
     expect(text.match(/^simgate_build_info\{.*\} 1$/m)).not.toBeNull();
+    // Each process's event-loop delay is its own series, not summed with the other's.
+    expect(text).toMatch(/^simgate_eventloop_delay_p99_seconds\{process="0"\} \S+$/m);
+    expect(text).toMatch(/^simgate_eventloop_delay_p99_seconds\{process="1"\} \S+$/m);
   });
 
   it('replaces a process that dies, and keeps answering', async () => {
@@ -137,6 +140,15 @@ describe.runIf(built && testDatabaseUrl())('npm start with two web processes', (
       { timeoutMs: 60_000, intervalMs: 100 },
     );
     await until(async () => (await fetch(`${server.baseUrl}/api/health`)).status === 200, { timeoutMs: 60_000 });
+    // The replacement takes the slot of the process it replaces: its metrics are process "1" or "0" again.
+    await until(
+      async () => {
+        const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+        const slots = [...text.matchAll(/^simgate_eventloop_delay_p99_seconds\{process="(\d+)"\}/gm)].map((m) => m[1]);
+        return slots.sort().join() === '0,1';
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     expect(server.output()).toMatch(new RegExp(`web process ${victim} exited \\(SIGKILL\\): starting another`));
   });
 

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { APP_VERSION } from '@/lib/version';
 
@@ -29,8 +30,18 @@ const MESSAGE_WAIT = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 3 * 3600, 12 
 const WEBHOOK_POST = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const TASK_RUN = [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300];
 
+/**
+ * Which of `npm start`'s web processes this is: 0 to WEB_CONCURRENCY - 1, a replacement taking the slot of
+ * the one it replaces (scripts/serve.mjs); 0 when it runs alone.
+ */
+const WEB_PROCESS = process.env.SIMGATE_WEB_PROCESS ?? '0';
+
 function define(registry: Registry) {
   const registers = [registry];
+  // prom-client's own p99 (nodejs_eventloop_lag_p99_seconds) is averaged over the web processes by the
+  // cluster's sum: this one keeps each process's, as the same 10 ms-resolution histogram read per scrape.
+  const eventLoopDelay = monitorEventLoopDelay({ resolution: 10 });
+  eventLoopDelay.enable();
   return {
     httpRequests: new Counter({
       name: 'simgate_http_requests_total',
@@ -200,6 +211,16 @@ function define(registry: Registry) {
       help: 'SMPP requests answered by this instance, by command and the status answered (ESME_ROK, ESME_RTHROTTLED, …).',
       labelNames: ['command', 'status'] as const,
       registers,
+    }),
+    eventLoopDelayP99: new Gauge({
+      name: 'simgate_eventloop_delay_p99_seconds',
+      help: 'Event-loop delay of one process, 99th percentile since the previous scrape, by web process (0 to WEB_CONCURRENCY - 1).',
+      labelNames: ['process'] as const,
+      registers,
+      collect() {
+        this.set({ process: WEB_PROCESS }, eventLoopDelay.percentile(99) / 1e9);
+        eventLoopDelay.reset();
+      },
     }),
     buildInfo: new Gauge({
       aggregator: 'first',

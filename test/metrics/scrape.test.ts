@@ -45,6 +45,8 @@ const CONTRACT: Record<string, { type: string; labels: string[] }> = {
   simgate_background_task_duration_seconds: { type: 'histogram', labels: ['task'] },
   simgate_db_pool_connections: { type: 'gauge', labels: ['state'] },
   simgate_build_info: { type: 'gauge', labels: ['version', 'node', 'database'] },
+  // Each web process's event-loop delay (issue 50): prom-client's is averaged over the processes.
+  simgate_eventloop_delay_p99_seconds: { type: 'gauge', labels: ['process'] },
   // Beyond the issue's table: what the retention sweep removed (issue 34).
   simgate_retention_rows_removed_total: { type: 'counter', labels: ['kind'] },
   // The SMPP server (issue 47).
