@@ -549,7 +549,13 @@ describe('replies from the webhook response', () => {
     db()
       .select({ replyResult: webhookAttempts.replyResult, statusCode: webhookAttempts.statusCode })
       .from(webhookAttempts)
-      .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
+      .innerJoin(
+        webhookDeliveries,
+        and(
+          eq(webhookDeliveries.accountId, webhookAttempts.accountId),
+          eq(webhookDeliveries.id, webhookAttempts.deliveryId),
+        ),
+      )
       .where(eq(webhookDeliveries.webhookId, hookId))
       .orderBy(webhookAttempts.id);
 
