@@ -1,3 +1,5 @@
+import { sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '@/db';
 import { DomainError } from '@/lib/errors';
 
 /**
@@ -26,4 +28,16 @@ export async function errorCodeOf(promise: Promise<unknown>): Promise<string | u
     if (error instanceof DomainError) return error.code;
     throw error;
   }
+}
+
+/** Until a statement of `db`'s database waits on a lock (PostgreSQL: the embedded database runs one transaction at a time). */
+export async function someoneWaitsOnALock(db: Executor): Promise<void> {
+  await until(async () => {
+    const [row] = await queryRows<{ waiting: number }>(
+      db,
+      sql`select count(*)::int as waiting from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`,
+    );
+    return Number(row?.waiting) > 0;
+  });
 }

@@ -24,6 +24,7 @@ import type { MessageStats } from '@/lib/stats/schemas';
 import { testDatabaseUrl } from './database';
 import { addTestPhone, createTestAccount, type TestAccount, testNumber } from './fixtures';
 import { call } from './http';
+import { someoneWaitsOnALock } from './poll';
 import { withTestDatabase } from './setup-db';
 
 const { db } = withTestDatabase();
@@ -388,7 +389,8 @@ describe('statistics from daily rollups', () => {
         swept = true;
         return n;
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The sweep waits for the change's row lock: it has not counted the day.
+      await someoneWaitsOnALock(db());
       expect(swept).toBe(false);
       release();
       await change;

@@ -13,7 +13,7 @@ import { sendMessage } from '@/lib/messages/send';
 import { onRealPostgres } from '../database';
 import { addTestPhone, balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
-import { errorCodeOf, until } from '../poll';
+import { errorCodeOf, someoneWaitsOnALock } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
@@ -45,18 +45,6 @@ async function ageHandOuts(phoneId: string, ms: number): Promise<void> {
     update ${messageStatusHistory} h set at = h.at - ${`${ms} milliseconds`}::interval
     from ${messages} m where m.account_id = h.account_id and m.id = h.message_id and m.phone_id = ${phoneId}::uuid
       and h.status = 'dispatched'`);
-}
-
-/** Until a statement of this database waits on a lock. */
-async function someoneWaitsOnALock(): Promise<void> {
-  await until(async () => {
-    const [row] = await queryRows<{ waiting: number }>(
-      db(),
-      sql`select count(*)::int as waiting from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'`,
-    );
-    return Number(row?.waiting) > 0;
-  });
 }
 
 describe('PATCH /api/v1/phones/{id}: quotas', () => {
@@ -301,7 +289,7 @@ describe('the monthly recipient cap', () => {
           sendMessage(tx, owner.accountId, { origin: 'api', from: owner.phone, to: testNumber(), content: 'second' }),
         ),
       );
-      await someoneWaitsOnALock();
+      await someoneWaitsOnALock(db());
       release();
       await first;
       expect(await second).toBe('RECIPIENT_QUOTA_REACHED');
