@@ -169,7 +169,7 @@ async function claimOnce(
   phone: DevicePhone,
   deviceId: string,
   { limit, order = 'oldest' }: Pick<ClaimOptions, 'limit' | 'order'>,
-  now: Date,
+  asked: Date,
 ): Promise<{ claimed: MessageRow[]; retryInMs?: number }> {
   return withTransaction(db, async (tx) => {
     // Serialises this phone's claims (not its sends), so pacing counts every concurrent claim.
@@ -189,6 +189,9 @@ async function claimOnce(
       .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
       .for('no key update', { of: phones });
     if (!locked) return { claimed: [] };
+    // The claim's time is once it holds the lock: a concurrent claim that asked later but took the
+    // lock first handed out at its own time, which pacing must count (it counts up to `now`).
+    const now = new Date(Math.max(asked.getTime(), Date.now()));
     // Paused by Android's SMS limiter (lib/phones/pause.ts): nothing, not even a redelivery, until it ends.
     if (locked.pausedUntil && locked.pausedUntil > now) {
       return { claimed: [], retryInMs: locked.pausedUntil.getTime() - now.getTime() };
