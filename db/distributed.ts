@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { type Executor, queryRows } from './client';
 
 /**
@@ -65,4 +66,36 @@ export async function perAccountWhenDistributed<I, O>(
     }),
   );
   return answers;
+}
+
+/**
+ * Work over the rows of several accounts, such as a sweep or a claim. On a single PostgreSQL it is
+ * one call, `run(undefined, budget)`, the one statement the bench measures. On a distributed
+ * database, where a statement locks rows of one shard only, `accountsWithWork` reads the accounts
+ * with work first, without a lock, and then `run(accountId, room)` works on each with its
+ * `account_id` fixed, until `budget` items are done. `run` answers how many it did; the answer is
+ * the total.
+ */
+export async function accountByAccountWhenDistributed(
+  db: Executor,
+  accountsWithWork: () => Promise<readonly string[]>,
+  run: (accountId: string | undefined, room: number) => Promise<number>,
+  budget = Number.POSITIVE_INFINITY,
+): Promise<number> {
+  if (!(await isDistributed(db))) return run(undefined, budget);
+  let done = 0;
+  for (const accountId of await accountsWithWork()) {
+    if (done >= budget) break;
+    done += await run(accountId, budget - done);
+  }
+  return done;
+}
+
+/** The accounts that have rows `where` picks in the table of `accountId`, read without a lock. */
+export async function accountsWhere(db: Executor, accountId: PgColumn, where: SQL | undefined): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ accountId })
+    .from(accountId.table as PgTable)
+    .where(where);
+  return rows.map((row) => String(row.accountId));
 }

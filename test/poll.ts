@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import { DomainError } from '@/lib/errors';
+import { citusMode } from './database';
 
 /**
  * Waits for async work without a fixed sleep: polls `probe` until it returns a truthy value (which
@@ -30,14 +31,18 @@ export async function errorCodeOf(promise: Promise<unknown>): Promise<string | u
   }
 }
 
-/** Until a statement of `db`'s database waits on a lock (PostgreSQL: the embedded database runs one transaction at a time). */
+/**
+ * Until a statement of `db`'s database waits on a lock (PostgreSQL: the embedded database runs one
+ * transaction at a time). On a Citus coordinator the wait is on a worker, where the shard's row is:
+ * `citus_lock_waits` shows the waits of every node.
+ */
 export async function someoneWaitsOnALock(db: Executor): Promise<void> {
+  const waits = citusMode()
+    ? sql`select count(*)::int as waiting from citus_lock_waits`
+    : sql`select count(*)::int as waiting from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`;
   await until(async () => {
-    const [row] = await queryRows<{ waiting: number }>(
-      db,
-      sql`select count(*)::int as waiting from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'`,
-    );
+    const [row] = await queryRows<{ waiting: number }>(db, waits);
     return Number(row?.waiting) > 0;
   });
 }

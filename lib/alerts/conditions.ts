@@ -16,9 +16,14 @@ function at(now: Date): SQL {
   return sql`${now.toISOString()}::timestamptz`;
 }
 
-export const ALERT_CONDITIONS: Record<AlertKind, (now: Date) => SQL> = {
+/** Narrows a condition to one account (a Citus database evaluates account by account), or not. */
+function only(accountIdColumn: SQL, accountId: string | undefined): SQL {
+  return accountId ? sql` and ${accountIdColumn} = ${accountId}::uuid` : sql``;
+}
+
+export const ALERT_CONDITIONS: Record<AlertKind, (now: Date, accountId?: string) => SQL> = {
   // Not online, with a last heartbeat longer ago than the threshold (a phone never heard from is not watched).
-  phone_offline: (now) => sql`
+  phone_offline: (now, accountId) => sql`
     select p.account_id, p.id::text as subject_id, p.phone as subject_name,
       jsonb_build_object(
         'status', p.status,
@@ -28,16 +33,16 @@ export const ALERT_CONDITIONS: Record<AlertKind, (now: Date) => SQL> = {
     from phones p join accounts a on a.id = p.account_id
     where a.alert_phone_offline_minutes is not null
       and p.status <> 'online'
-      and p.last_heartbeat_at < ${at(now)} - make_interval(mins => a.alert_phone_offline_minutes)`,
+      and p.last_heartbeat_at < ${at(now)} - make_interval(mins => a.alert_phone_offline_minutes)${only(sql`p.account_id`, accountId)}`,
   // The battery the phone last reported.
-  battery_low: () => sql`
+  battery_low: (_now, accountId) => sql`
     select p.account_id, p.id::text as subject_id, p.phone as subject_name,
       jsonb_build_object('battery', p.battery, 'threshold_percent', a.alert_battery_below_percent) as values
     from phones p join accounts a on a.id = p.account_id
     where a.alert_battery_below_percent is not null
-      and p.battery < a.alert_battery_below_percent`,
+      and p.battery < a.alert_battery_below_percent${only(sql`p.account_id`, accountId)}`,
   // An online phone holding a message due longer ago than the threshold: it is not taking its queue.
-  queue_stalled: (now) => sql`
+  queue_stalled: (now, accountId) => sql`
     select p.account_id, p.id::text as subject_id, p.phone as subject_name,
       jsonb_build_object(
         'queued', count(*)::int,
@@ -46,14 +51,14 @@ export const ALERT_CONDITIONS: Record<AlertKind, (now: Date) => SQL> = {
       ) as values
     from phones p
       join accounts a on a.id = p.account_id
-      join messages m on m.phone_id = p.id and m.status = 'queued'
+      join messages m on m.account_id = p.account_id and m.phone_id = p.id and m.status = 'queued'
         and m.send_at < ${at(now)} - make_interval(mins => a.alert_queued_older_than_minutes)
     where a.alert_queued_older_than_minutes is not null
-      and p.status = 'online'
+      and p.status = 'online'${only(sql`p.account_id`, accountId)}
     group by p.account_id, p.id, p.phone, a.alert_queued_older_than_minutes`,
   // Paused after Android's RESULT_ERROR_LIMIT_EXCEEDED (lib/phones/pause.ts), for a pause at least the
   // threshold long: raised once per pause, resolved when it ends.
-  phone_paused: (now) => sql`
+  phone_paused: (now, accountId) => sql`
     select p.account_id, p.id::text as subject_id, p.phone as subject_name,
       jsonb_build_object(
         'paused_until', ${iso(sql`p.paused_until`)},
@@ -63,16 +68,16 @@ export const ALERT_CONDITIONS: Record<AlertKind, (now: Date) => SQL> = {
     from phones p join accounts a on a.id = p.account_id
     where a.alert_phone_paused_minutes is not null
       and p.paused_until > ${at(now)}
-      and p.pause_seconds >= a.alert_phone_paused_minutes * 60`,
+      and p.pause_seconds >= a.alert_phone_paused_minutes * 60${only(sql`p.account_id`, accountId)}`,
   // Every group, the default one too.
-  group_balance_low: () => sql`
+  group_balance_low: (_now, accountId) => sql`
     select g.account_id, g.id::text as subject_id, g.name as subject_name,
       jsonb_build_object('balance', g.balance, 'threshold', a.alert_group_balance_below) as values
     from phone_groups g join accounts a on a.id = g.account_id
     where a.alert_group_balance_below is not null
-      and g.balance < a.alert_group_balance_below`,
+      and g.balance < a.alert_group_balance_below${only(sql`g.account_id`, accountId)}`,
   // Failed attempts since the webhook's last success (a success clears failing_since).
-  webhook_failing: () => sql`
+  webhook_failing: (_now, accountId) => sql`
     select w.account_id, w.id::text as subject_id, w.url as subject_name,
       jsonb_build_object(
         'failures_in_a_row', f.failures,
@@ -91,5 +96,5 @@ export const ALERT_CONDITIONS: Record<AlertKind, (now: Date) => SQL> = {
       ) f
     where a.alert_webhook_failures_in_a_row is not null
       and w.failing_since is not null
-      and f.failures >= a.alert_webhook_failures_in_a_row`,
+      and f.failures >= a.alert_webhook_failures_in_a_row${only(sql`w.account_id`, accountId)}`,
 };

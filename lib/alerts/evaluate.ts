@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows, withQueryOrigin } from '@/db';
+import { accountByAccountWhenDistributed } from '@/db/distributed';
 import { ALERT_KINDS, ALERT_RULES, type AlertKind, type AlertSubjectType, alerts } from '@/db/schema';
 import { columnsOf } from '@/lib/raw-rows';
 import { ALERT_CONDITIONS } from './conditions';
@@ -45,7 +46,7 @@ function byAccount(rows: RawAlert[]): RawAlert[] {
  * once, the second waits for the first to commit and then inserts nothing, so only the one whose
  * insert returned the row notifies. Rows go in one order, so two inserts never wait for each other.
  */
-async function raiseAlerts(db: Database, kind: AlertKind, now: Date): Promise<number> {
+async function raiseAlerts(db: Database, kind: AlertKind, now: Date, accountId?: string): Promise<number> {
   return db.transaction(async (tx) => {
     const raised = await queryRows<RawAlert>(
       tx,
@@ -53,7 +54,7 @@ async function raiseAlerts(db: Database, kind: AlertKind, now: Date): Promise<nu
         insert into alerts (account_id, kind, subject_type, subject_id, subject_name, values, raised_at)
         select c.account_id, ${kind}, ${ALERT_RULES[kind].subject}, c.subject_id, c.subject_name, c.values,
           ${now.toISOString()}::timestamptz
-        from (${ALERT_CONDITIONS[kind](now)}) c
+        from (${ALERT_CONDITIONS[kind](now, accountId)}) c
         where not exists (
           select 1 from alerts o
           where o.account_id = c.account_id and o.kind = ${kind} and o.subject_id = c.subject_id
@@ -73,17 +74,18 @@ async function raiseAlerts(db: Database, kind: AlertKind, now: Date): Promise<nu
  * subject is gone), and notifies each. Rows another evaluator is resolving are skipped, and the
  * update re-checks `resolved_at is null`, so a resolution is reported exactly once.
  */
-async function resolveAlerts(db: Database, kind: AlertKind, now: Date): Promise<number> {
+async function resolveAlerts(db: Database, kind: AlertKind, now: Date, accountId?: string): Promise<number> {
+  const account = accountId ? sql` and account_id = ${accountId}::uuid` : sql``;
   return db.transaction(async (tx) => {
     const resolved = await queryRows<RawAlert>(
       tx,
       sql`
         update alerts set resolved_at = ${now.toISOString()}::timestamptz
-        where resolved_at is null and id in (
+        where resolved_at is null${account} and id in (
           select o.id from alerts o
-          where o.kind = ${kind} and o.resolved_at is null
+          where o.kind = ${kind} and o.resolved_at is null${accountId ? sql` and o.account_id = ${accountId}::uuid` : sql``}
             and not exists (
-              select 1 from (${ALERT_CONDITIONS[kind](now)}) c
+              select 1 from (${ALERT_CONDITIONS[kind](now, accountId)}) c
               where c.account_id = o.account_id and c.subject_id = o.subject_id
             )
           order by o.id
@@ -96,17 +98,32 @@ async function resolveAlerts(db: Database, kind: AlertKind, now: Date): Promise<
   });
 }
 
+/** The accounts among the rows of `query` (an `account_id` column), read without a lock. */
+async function accountsWith(db: Database, query: SQL): Promise<string[]> {
+  const rows = await queryRows<{ account_id: string }>(db, sql`select distinct account_id from (${query}) q`);
+  return rows.map((row) => row.account_id);
+}
+
 /**
  * One evaluation pass over every account: for each kind, resolve the alerts whose condition
  * ended, then raise those whose condition started. Answers how many alerts changed. `now` is the
- * clock the thresholds are measured against.
+ * clock the thresholds are measured against. On a Citus database each kind goes account by
+ * account (the accounts read first without a lock), each statement with its `account_id` fixed.
  */
 export async function evaluateAlerts(db: Database, now: Date = new Date()): Promise<number> {
   return withQueryOrigin('task:alert evaluation', async () => {
     let changed = 0;
     for (const kind of ALERT_KINDS) {
-      changed += await resolveAlerts(db, kind, now);
-      changed += await raiseAlerts(db, kind, now);
+      changed += await accountByAccountWhenDistributed(
+        db,
+        () => accountsWith(db, sql`select account_id from alerts where kind = ${kind} and resolved_at is null`),
+        (accountId) => resolveAlerts(db, kind, now, accountId),
+      );
+      changed += await accountByAccountWhenDistributed(
+        db,
+        () => accountsWith(db, sql`select account_id from (${ALERT_CONDITIONS[kind](now)}) c`),
+        (accountId) => raiseAlerts(db, kind, now, accountId),
+      );
     }
     return changed;
   });

@@ -163,6 +163,13 @@ export async function confirmEmailAddress(
   token: string,
 ): Promise<{ email: string; status: 'confirmed' }> {
   return withTransaction(executor, async (tx) => {
+    // The address by its token first, without a lock (the link names no account); then its row is
+    // locked by its account and id, which picks one shard on a Citus database.
+    const [found] = await tx
+      .select({ id: emailAddresses.id, accountId: emailAddresses.accountId })
+      .from(emailAddresses)
+      .where(eq(emailAddresses.tokenHash, hashToken(token)));
+    if (!found) throw notFound('Confirmation link');
     const [row] = await tx
       .select({
         id: emailAddresses.id,
@@ -172,7 +179,13 @@ export async function confirmEmailAddress(
         expired: sql<boolean>`${emailAddresses.tokenExpiresAt} <= now()`,
       })
       .from(emailAddresses)
-      .where(eq(emailAddresses.tokenHash, hashToken(token)))
+      .where(
+        and(
+          eq(emailAddresses.accountId, found.accountId),
+          eq(emailAddresses.id, found.id),
+          eq(emailAddresses.tokenHash, hashToken(token)),
+        ),
+      )
       .for('update');
     if (!row) throw notFound('Confirmation link');
     if (!row.confirmedAt) {

@@ -1,6 +1,6 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Database, type Executor, queryRows, withQueryOrigin } from '@/db';
-import { isDistributed } from '@/db/distributed';
+import { accountByAccountWhenDistributed } from '@/db/distributed';
 import { emailOutbox } from '@/db/schema';
 import { log } from '@/lib/log';
 import { type Email, transmitEmail } from './send';
@@ -53,9 +53,18 @@ type Claim = { id: string; accountId: string; attemptCount: number; lockedUntil:
 /** Claims up to `limit` due pending emails for CLAIM_MS, by the database's clock. */
 export async function claimDueEmails(db: Database, limit = EMAIL_BATCH_SIZE): Promise<Claim[]> {
   return withQueryOrigin('task:email claim', async () => {
-    const rows = (await isDistributed(db))
-      ? await claimAccountByAccount(db, limit)
-      : await queryRows<ClaimedRow>(db, claimStatement(sql`true`, limit));
+    const rows: ClaimedRow[] = [];
+    await accountByAccountWhenDistributed(
+      db,
+      () => accountsWithDueEmails(db, limit),
+      async (accountId, room) => {
+        const where = accountId ? sql`account_id = ${accountId}::uuid` : sql`true`;
+        const claimed = await queryRows<ClaimedRow>(db, claimStatement(where, room));
+        rows.push(...claimed);
+        return claimed.length;
+      },
+      limit,
+    );
     return rows.map((row) => ({
       id: row.id,
       accountId: row.account_id,
@@ -84,29 +93,15 @@ function claimStatement(where: SQL, limit: number): SQL {
     returning id, account_id, attempt_count, locked_until`;
 }
 
-/**
- * The claim on a Citus database, where a statement locks rows of one shard only: the accounts with
- * due emails are read first without a lock (oldest due first), then each account's are claimed by a
- * statement with its `account_id` fixed, until `limit` are claimed.
- */
-async function claimAccountByAccount(db: Database, limit: number): Promise<ClaimedRow[]> {
-  const accounts = await queryRows<{ account_id: string }>(
+/** The accounts with due emails, oldest due first, read without a lock (a Citus database's claim). */
+async function accountsWithDueEmails(db: Database, limit: number): Promise<string[]> {
+  const rows = await queryRows<{ account_id: string }>(
     db,
     sql`select account_id from email_outbox
         where status = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
         group by account_id order by min(next_attempt_at) limit ${limit}`,
   );
-  const claimed: ClaimedRow[] = [];
-  for (const { account_id: accountId } of accounts) {
-    if (claimed.length >= limit) break;
-    claimed.push(
-      ...(await queryRows<ClaimedRow>(
-        db,
-        claimStatement(sql`account_id = ${accountId}::uuid`, limit - claimed.length),
-      )),
-    );
-  }
-  return claimed;
+  return rows.map((row) => row.account_id);
 }
 
 /** A refusal the server means for good (5xx) is not retried; a 4xx or a network error is. */

@@ -1,6 +1,6 @@
 import { and, eq, inArray, lt, type SQL } from 'drizzle-orm';
 import { type Database, withQueryOrigin } from '@/db';
-import { isDistributed } from '@/db/distributed';
+import { accountByAccountWhenDistributed, accountsWhere } from '@/db/distributed';
 import { phones } from '@/db/schema';
 import { config } from '@/lib/config';
 import { emitPhoneStatusChange } from './phone-status';
@@ -17,13 +17,11 @@ export async function sweepOfflinePhones(db: Database, now: Date = new Date()): 
   return withQueryOrigin('task:offline sweep', async () => {
     const cutoff = new Date(now.getTime() - config.heartbeatTimeoutSeconds * 1000);
     const silent = and(eq(phones.status, 'online'), lt(phones.lastHeartbeatAt, cutoff));
-    if (!(await isDistributed(db))) return sweepBatches(db, silent);
-    // Citus locks rows of one shard per statement: the accounts first, without a lock, then each
-    // account's phones with its account_id fixed.
-    const accounts = await db.selectDistinct({ accountId: phones.accountId }).from(phones).where(silent);
-    let total = 0;
-    for (const { accountId } of accounts) total += await sweepBatches(db, and(eq(phones.accountId, accountId), silent));
-    return total;
+    return accountByAccountWhenDistributed(
+      db,
+      () => accountsWhere(db, phones.accountId, silent),
+      (accountId) => sweepBatches(db, accountId ? and(eq(phones.accountId, accountId), silent) : silent),
+    );
   });
 }
 

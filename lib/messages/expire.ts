@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, lte, type SQL } from 'drizzle-orm';
 import { type Executor, withQueryOrigin } from '@/db';
-import { isDistributed } from '@/db/distributed';
+import { accountByAccountWhenDistributed, accountsWhere } from '@/db/distributed';
 import { messages } from '@/db/schema';
 import { withTransaction } from '@/lib/transactions';
 import { afterTransition, idIn, sourcesOf } from './state-machine';
@@ -15,15 +15,11 @@ const BATCH = 200;
 export async function expireMessages(db: Executor, now = new Date()): Promise<number> {
   return withQueryOrigin('task:message expiry sweep', async () => {
     const overdue = and(inArray(messages.status, sourcesOf('expired')), lte(messages.expiresAt, now));
-    if (!(await isDistributed(db))) return expireBatches(db, overdue, now);
-    // Citus locks rows of one shard per statement: the accounts first, without a lock, then each
-    // account's messages with its account_id fixed.
-    const accounts = await db.selectDistinct({ accountId: messages.accountId }).from(messages).where(overdue);
-    let total = 0;
-    for (const { accountId } of accounts) {
-      total += await expireBatches(db, and(eq(messages.accountId, accountId), overdue), now);
-    }
-    return total;
+    return accountByAccountWhenDistributed(
+      db,
+      () => accountsWhere(db, messages.accountId, overdue),
+      (accountId) => expireBatches(db, accountId ? and(eq(messages.accountId, accountId), overdue) : overdue, now),
+    );
   });
 }
 

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { OPERATOR } from '@/lib/audit/actor';
@@ -27,10 +27,17 @@ export async function grantCredits(executor: Executor, input: GrantInput) {
     throw validationError('note', `must be at most ${MAX_NOTE_LENGTH} characters`);
   }
   return withTransaction(executor, async (tx) => {
+    // The group's account first, without a lock (a group never changes account); then the row is
+    // locked by its account and id, which picks one shard on a Citus database.
+    const [owner] = await tx
+      .select({ accountId: phoneGroups.accountId })
+      .from(phoneGroups)
+      .where(eq(phoneGroups.id, groupId));
+    if (!owner) throw groupNotFound(groupId);
     const [group] = await tx
       .select({ accountId: phoneGroups.accountId, name: phoneGroups.name, balance: phoneGroups.balance })
       .from(phoneGroups)
-      .where(eq(phoneGroups.id, groupId))
+      .where(and(eq(phoneGroups.accountId, owner.accountId), eq(phoneGroups.id, groupId)))
       .for('update');
     if (!group) throw groupNotFound(groupId);
     if (group.balance + amount > MAX_GROUP_BALANCE) {

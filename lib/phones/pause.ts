@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, isNull, lte, type SQL } from 'drizzle-orm';
 import { type Database, type Executor, withQueryOrigin } from '@/db';
-import { isDistributed } from '@/db/distributed';
+import { accountByAccountWhenDistributed, accountsWhere } from '@/db/distributed';
 import { phones } from '@/db/schema';
 import { config } from '@/lib/config';
 import { emitEvent } from '@/lib/events/emit';
@@ -77,14 +77,11 @@ const BATCH_SIZE = 500;
 export async function resumePausedPhones(db: Database, now: Date = new Date()): Promise<number> {
   return withQueryOrigin('task:pause sweep', async () => {
     const over = and(isNotNull(phones.pausedUntil), isNull(phones.pauseResumedAt), lte(phones.pausedUntil, now));
-    if (!(await isDistributed(db))) return resumeBatches(db, over, now);
-    // Citus locks rows of one shard per statement: the accounts first, without a lock, then each
-    // account's phones with its account_id fixed.
-    const accounts = await db.selectDistinct({ accountId: phones.accountId }).from(phones).where(over);
-    let total = 0;
-    for (const { accountId } of accounts)
-      total += await resumeBatches(db, and(eq(phones.accountId, accountId), over), now);
-    return total;
+    return accountByAccountWhenDistributed(
+      db,
+      () => accountsWhere(db, phones.accountId, over),
+      (accountId) => resumeBatches(db, accountId ? and(eq(phones.accountId, accountId), over) : over, now),
+    );
   });
 }
 

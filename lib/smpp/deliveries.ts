@@ -1,5 +1,6 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
+import { accountByAccountWhenDistributed } from '@/db/distributed';
 import { type SmppDeliveryKind, type SmppDeliveryPayload, smppDeliveries } from '@/db/schema';
 import { notifyOnCommit } from '@/lib/notify/channel';
 import { SMPP_DELIVERY_TTL_MS } from './limits';
@@ -96,7 +97,9 @@ const CLAIM_MS = 30_000;
 
 /**
  * Claims the due deliveries of the accounts and logins with receiver binds on this instance (a
- * receipt goes to the login that submitted its message, an inbound message to any), oldest first; another instance skips what this one holds. Expired ones are deleted on the way.
+ * receipt goes to the login that submitted its message, an inbound message to any), oldest first;
+ * another instance skips what this one holds. Expired ones are deleted on the way. On a Citus
+ * database the accounts are claimed one by one, each statement with its `account_id` fixed.
  */
 export async function claimSmppDeliveries(
   executor: Executor,
@@ -104,45 +107,57 @@ export async function claimSmppDeliveries(
   limit: number,
 ): Promise<SmppDelivery[]> {
   if (bound.accountIds.length === 0) return [];
-  const ids = arrayLiteral(bound.accountIds);
   const systemIds = arrayLiteral(bound.systemIds);
-  await executor.execute(
-    sql`delete from smpp_deliveries where account_id = any(${ids}::uuid[]) and expires_at < now()`,
-  );
-  const rows = await queryRows<{
-    id: string;
-    account_id: string;
-    kind: SmppDeliveryKind;
-    system_id: string | null;
-    payload: SmppDeliveryPayload;
-    attempts: number;
-  }>(
+  const claimed: SmppDelivery[] = [];
+  await accountByAccountWhenDistributed(
     executor,
-    sql`
-      update smpp_deliveries d
-      set locked_until = now() + ${`${CLAIM_MS} milliseconds`}::interval, attempts = d.attempts + 1
-      from (
-        select id, account_id from smpp_deliveries
-        where account_id = any(${ids}::uuid[])
-          and (system_id is null or system_id = any(${systemIds}::text[]))
-          and next_attempt_at <= now()
-          and (locked_until is null or locked_until < now())
-        order by created_at
-        limit ${limit}
-        for update skip locked
-      ) due
-      where d.account_id = due.account_id and d.id = due.id
-      returning d.id, d.account_id, d.kind, d.system_id, d.payload, d.attempts
-    `,
+    async () => bound.accountIds,
+    async (accountId, room) => {
+      const accounts = accountId
+        ? sql`account_id = ${accountId}::uuid`
+        : sql`account_id = any(${arrayLiteral(bound.accountIds)}::uuid[])`;
+      await executor.execute(sql`delete from smpp_deliveries where ${accounts} and expires_at < now()`);
+      const rows = await queryRows<{
+        id: string;
+        account_id: string;
+        kind: SmppDeliveryKind;
+        system_id: string | null;
+        payload: SmppDeliveryPayload;
+        attempts: number;
+      }>(
+        executor,
+        sql`
+          update smpp_deliveries d
+          set locked_until = now() + ${`${CLAIM_MS} milliseconds`}::interval, attempts = d.attempts + 1
+          from (
+            select id, account_id from smpp_deliveries
+            where ${accounts}
+              and (system_id is null or system_id = any(${systemIds}::text[]))
+              and next_attempt_at <= now()
+              and (locked_until is null or locked_until < now())
+            order by created_at
+            limit ${Math.min(room, limit)}
+            for update skip locked
+          ) due
+          where d.account_id = due.account_id and d.id = due.id
+          returning d.id, d.account_id, d.kind, d.system_id, d.payload, d.attempts
+        `,
+      );
+      for (const row of rows) {
+        claimed.push({
+          id: row.id,
+          accountId: row.account_id,
+          kind: row.kind,
+          systemId: row.system_id,
+          payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
+          attempts: row.attempts,
+        });
+      }
+      return rows.length;
+    },
+    limit,
   );
-  return rows.map((row) => ({
-    id: row.id,
-    accountId: row.account_id,
-    kind: row.kind,
-    systemId: row.system_id,
-    payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
-    attempts: row.attempts,
-  }));
+  return claimed;
 }
 
 /** Acknowledged by a receiver bind: done. */

@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows, type Transaction, withQueryOrigin } from '@/db';
-import { isDistributed } from '@/db/distributed';
+import { accountByAccountWhenDistributed, isDistributed } from '@/db/distributed';
 import { events, webhookAttempts, webhookDeliveries, webhooks } from '@/db/schema';
 import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { config } from '@/lib/config';
@@ -76,13 +76,44 @@ export async function claimDueDeliveries(
     const lockedUntil = new Date(now.getTime() + CLAIM_MS);
     const perAccount = options.perAccount ?? config.webhookAccountInFlight;
     const limit = options.limit ?? DEFAULT_BATCH_SIZE;
-    const distributed = await isDistributed(db);
+    // Asked before the transaction, so that the answer is known inside it without a second connection.
+    await isDistributed(db);
     const rows = await db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`);
-      if (distributed) return claimAccountByAccount(tx, { at, lockedUntil, perAccount, limit });
-      return queryRows<ClaimedRow>(
-        tx,
-        sql`
+      const claimed: ClaimedRow[] = [];
+      await accountByAccountWhenDistributed(
+        db,
+        () => accountsWithDueDeliveries(tx, at, limit),
+        async (accountId, room) => {
+          const share = await queryRows<ClaimedRow>(
+            tx,
+            accountId
+              ? accountClaim(accountId, { at, lockedUntil, perAccount, room })
+              : everyAccountClaim({ at, lockedUntil, perAccount, limit }),
+          );
+          claimed.push(...share);
+          return share.length;
+        },
+        limit,
+      );
+      return claimed;
+    });
+    return rows.map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      attemptCount: Number(row.attempt_count),
+      claimedAt: now,
+      lockedUntil,
+    }));
+  });
+}
+
+type ClaimedRow = { id: string; account_id: string; attempt_count: number };
+type ClaimShape = { at: SQL; lockedUntil: Date; perAccount: number };
+
+/** The one-statement claim of a single PostgreSQL: a fair share of every account's due deliveries. */
+function everyAccountClaim({ at, lockedUntil, perAccount, limit }: ClaimShape & { limit: number }): SQL {
+  return sql`
         with recursive pending_accounts(account_id) as (
           (select account_id from webhook_deliveries where status = 'pending' order by account_id limit 1)
           union all
@@ -126,63 +157,39 @@ export async function claimDueDeliveries(
           for update of d skip locked
         )
         returning id, account_id, attempt_count
-      `,
-      );
-    });
-    return rows.map((row) => ({
-      id: row.id,
-      accountId: row.account_id,
-      attemptCount: Number(row.attempt_count),
-      claimedAt: now,
-      lockedUntil,
-    }));
-  });
+      `;
 }
 
-type ClaimedRow = { id: string; account_id: string; attempt_count: number };
-
-/**
- * The claim on a Citus database, where a statement locks rows of one shard only: the accounts with
- * due deliveries are read first without a lock (oldest due first), then each account's share is
- * claimed by a statement with its `account_id` fixed, until `limit` are claimed. The shares and the
- * order within an account are those of the one-statement claim.
- */
-async function claimAccountByAccount(
-  tx: Transaction,
-  claim: { at: SQL; lockedUntil: Date; perAccount: number; limit: number },
-): Promise<ClaimedRow[]> {
-  const { at, perAccount } = claim;
-  const accounts = await queryRows<{ account_id: string }>(
+/** The accounts with due deliveries, oldest due first, read without a lock (a Citus database's claim). */
+async function accountsWithDueDeliveries(tx: Transaction, at: SQL, limit: number): Promise<string[]> {
+  const rows = await queryRows<{ account_id: string }>(
     tx,
     sql`select account_id from webhook_deliveries
         where status = 'pending' and next_attempt_at <= ${at} and (locked_until is null or locked_until < ${at})
-        group by account_id order by min(next_attempt_at) limit ${claim.limit}`,
+        group by account_id order by min(next_attempt_at) limit ${limit}`,
   );
-  const claimed: ClaimedRow[] = [];
-  for (const { account_id: accountId } of accounts) {
-    const room = claim.limit - claimed.length;
-    if (room <= 0) break;
-    const account = sql`${accountId}::uuid`;
-    claimed.push(
-      ...(await queryRows<ClaimedRow>(
-        tx,
-        sql`update webhook_deliveries set locked_until = ${claim.lockedUntil.toISOString()}::timestamptz
-          where account_id = ${account} and id in (
-            select d.id from webhook_deliveries d
-            join webhooks w on w.account_id = d.account_id and w.id = d.webhook_id
-            where d.account_id = ${account} and d.status = 'pending' and d.next_attempt_at <= ${at}
-              and (d.locked_until is null or d.locked_until < ${at}) and w.enabled
-            order by d.next_attempt_at
-            limit least(${room}, greatest(${perAccount} - (
-              select count(*) from webhook_deliveries b
-              where b.account_id = ${account} and b.status = 'pending' and b.locked_until >= ${at}), 0))
-            for update of d skip locked
-          )
-          returning id, account_id, attempt_count`,
-      )),
-    );
-  }
-  return claimed;
+  return rows.map((row) => row.account_id);
+}
+
+/**
+ * One account's share on a Citus database, where a statement locks rows of one shard only: the
+ * share and the order within the account are those of the one-statement claim, up to `room`.
+ */
+function accountClaim(accountId: string, { at, lockedUntil, perAccount, room }: ClaimShape & { room: number }): SQL {
+  const account = sql`${accountId}::uuid`;
+  return sql`update webhook_deliveries set locked_until = ${lockedUntil.toISOString()}::timestamptz
+    where account_id = ${account} and id in (
+      select d.id from webhook_deliveries d
+      join webhooks w on w.account_id = d.account_id and w.id = d.webhook_id
+      where d.account_id = ${account} and d.status = 'pending' and d.next_attempt_at <= ${at}
+        and (d.locked_until is null or d.locked_until < ${at}) and w.enabled
+      order by d.next_attempt_at
+      limit least(${room}, greatest(${perAccount} - (
+        select count(*) from webhook_deliveries b
+        where b.account_id = ${account} and b.status = 'pending' and b.locked_until >= ${at}), 0))
+      for update of d skip locked
+    )
+    returning id, account_id, attempt_count`;
 }
 
 async function loadDelivery(db: Database, claim: ClaimedDelivery) {

@@ -10,6 +10,7 @@ import { accounts, creditLedger, devices, phoneGroups, phones, verificationCodes
 import { listDevInbox } from '@/lib/dev-inbox/store';
 import { createPhone } from '@/lib/phones/create';
 import { describeAuthCases } from '../auth-cases';
+import { earlier } from '../earlier';
 import { createTestAccount, sharedTestAccount, testNumber } from '../fixtures';
 import { call, fromSocket } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -350,7 +351,7 @@ describe('register-device rate limits', () => {
     // Another number is not affected; a refused request was not counted.
     await register(testNumber());
     await db().execute(
-      sql`update rate_limit_hits set created_at = created_at - interval '500 seconds'
+      sql`update rate_limit_hits set created_at = ${earlier(sql`created_at`, 500_000)}
           where bucket = ${`verify:${phoneNumber}`}`,
     );
     const later = await call(registerDevice, { body: { phone_number: phoneNumber } });
@@ -361,7 +362,7 @@ describe('register-device rate limits', () => {
 
     // Once the hits leave the rolling window, the number may register again.
     await db().execute(
-      sql`update rate_limit_hits set created_at = created_at - interval '200 seconds'
+      sql`update rate_limit_hits set created_at = ${earlier(sql`created_at`, 200_000)}
           where bucket = ${`verify:${phoneNumber}`}`,
     );
     await register(phoneNumber);

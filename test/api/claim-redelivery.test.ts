@@ -4,6 +4,7 @@ import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/r
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { messageStatusHistory, messages } from '@/db/schema';
+import { earlier } from '../earlier';
 import { balanceOf, createTestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -14,7 +15,7 @@ const { db } = withTestDatabase();
 async function ageHandOut(ids: string[], seconds = 121) {
   await db()
     .update(messages)
-    .set({ updatedAt: sql`${messages.updatedAt} - make_interval(secs => ${seconds})` })
+    .set({ updatedAt: earlier(messages.updatedAt, seconds * 1000) })
     .where(inArray(messages.id, ids));
 }
 

@@ -11,6 +11,7 @@ import { messageStatusHistory, messages, phoneGroups, phones, simRecipientCounts
 import { rerouteStranded } from '@/lib/messages/reroute';
 import { sendMessage } from '@/lib/messages/send';
 import { onRealPostgres } from '../database';
+import { earlier } from '../earlier';
 import { addTestPhone, balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
 import { errorCodeOf, someoneWaitsOnALock } from '../poll';
@@ -42,7 +43,7 @@ async function newGroup(who: TestAccount, credits = 100): Promise<number> {
 /** Moves the phone's hand-outs back in time for its pacing, as if they had happened `ms` earlier. */
 async function ageHandOuts(phoneId: string, ms: number): Promise<void> {
   await db().execute(sql`
-    update ${messageStatusHistory} h set at = h.at - ${`${ms} milliseconds`}::interval
+    update ${messageStatusHistory} h set at = ${earlier(sql`h.at`, ms)}
     from ${messages} m where m.account_id = h.account_id and m.id = h.message_id and m.phone_id = ${phoneId}::uuid
       and h.status = 'dispatched'`);
 }
