@@ -89,7 +89,7 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
       /from "devices" inner join "phones" on \("phones"\."device_id" = "devices"\."id" and "phones"\."account_id" = "devices"\."account_id"/,
     sometimes: true,
     reason:
-      "NOT routable on Citus yet: the live-device check (lib/devices/sessions.ts liveDevices) reads several devices' phones by the devices' accounts; on Citus it is to run per account",
+      "the live-device check (lib/devices/sessions.ts liveDevices) reads several devices' phones by the devices' accounts, one statement for the streams of this process; a read without a lock, joined on account_id, which Citus runs on every shard",
   },
   {
     statement:
@@ -102,7 +102,7 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
     statement: /from smpp_deliveries where account_id = any\(\$\d+::uuid\[\]\)/,
     sometimes: true,
     reason:
-      "NOT routable on Citus yet: an SMPP session's delivery claim reads every account bound to its system_id (= any); on Citus to claim account by account",
+      "an SMPP server's delivery claim takes the deliveries of every account with a receiver bind on it (= any) in one statement on a single PostgreSQL; on a Citus database (db/distributed.ts) it claims account by account, with account_id fixed",
   },
   {
     origin: 'smtp:confirmed sender',
