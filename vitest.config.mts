@@ -9,7 +9,8 @@ export default defineConfig({
     globalSetup: ['./test/global-setup.ts'],
     // What every entry point does: the adapters fill the domain's registries (lib/protocols/register.ts).
     setupFiles: ['./lib/protocols/register.ts'],
-    testTimeout: 30_000,
+    // The Citus mode (TEST_CITUS=1) runs three PostgreSQL clusters on the same cores: test/database.ts.
+    testTimeout: process.env.TEST_CITUS === '1' ? 120_000 : 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // The per-key rate limit is off unless a test turns it on: suites make hundreds of calls with one key.

@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { type DatabaseHandle, openPglite, openPostgres, runMigrations } from '@/db/client';
+import {
+  type DatabaseHandle,
+  type DatabaseLimits,
+  DEFAULT_DATABASE_LIMITS,
+  openPglite,
+  openPostgres,
+  runMigrations,
+} from '@/db/client';
 import { distributeTables } from '@/lib/ops/distribute';
 
 /**
@@ -179,7 +186,11 @@ export async function openTestDatabase(template: Template): Promise<TestDatabase
   // The workers' copies first: the coordinator's reaches them as soon as it is used.
   const nodes = [...(template.workers ?? []).map((worker) => new URL(worker)), url];
   for (const node of nodes) await onServer(node, [`create database ${name} template ${template.postgres}`]);
-  const handle = openPostgres(withDatabase(url, name), { max: 20, pipeline: 2 });
+  const handle = openPostgres(withDatabase(url, name), {
+    max: 20,
+    pipeline: 2,
+    ...(template.workers ? { limits: CITUS_TEST_LIMITS } : {}),
+  });
   return {
     ...handle,
     name,
@@ -189,5 +200,18 @@ export async function openTestDatabase(template: Template): Promise<TestDatabase
     },
   };
 }
+
+/**
+ * The Citus mode's bounds: three PostgreSQL clusters share this machine's cores with the tests, and a
+ * send there runs each of its data-modifying CTEs as a subplan, a round trip each (docs/past-one-machine.md),
+ * so one account's parallel sends, which take its queue row in turn, take far longer than on one
+ * PostgreSQL. The races the tests make are the same; only the time they may take is longer.
+ */
+const CITUS_TEST_LIMITS: DatabaseLimits = {
+  ...DEFAULT_DATABASE_LIMITS,
+  statementTimeoutMs: 60_000,
+  acquireTimeoutMs: 60_000,
+  requestDeadlineMs: 60_000,
+};
 
 export const onRealPostgres = (): boolean => Boolean(process.env.TEST_DATABASE_URL) || citusMode();

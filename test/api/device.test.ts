@@ -144,8 +144,17 @@ describe('POST /api/v1/device/outbox/claim', () => {
     const [row] = await db()
       .select({ n: sql<number>`count(*)::int` })
       .from(messageStatusHistory)
-      .innerJoin(messages, eq(messages.id, messageStatusHistory.messageId))
-      .where(and(eq(messages.phoneId, phone.phoneId), eq(messageStatusHistory.status, 'dispatched')));
+      .innerJoin(
+        messages,
+        and(eq(messages.accountId, messageStatusHistory.accountId), eq(messages.id, messageStatusHistory.messageId)),
+      )
+      .where(
+        and(
+          eq(messages.accountId, phone.accountId),
+          eq(messages.phoneId, phone.phoneId),
+          eq(messageStatusHistory.status, 'dispatched'),
+        ),
+      );
     expect(Number(row?.n)).toBe(200);
   });
 

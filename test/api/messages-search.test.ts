@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GET as list, POST as send } from '@/app/api/v1/messages/route';
-import { onRealPostgres } from '../database';
+import { citusMode, onRealPostgres } from '../database';
 import { createTestAccount, type TestAccount } from '../fixtures';
 import { call } from '../http';
 import { withTestDatabase } from '../setup-db';
@@ -193,6 +193,8 @@ describe('hostile queries', () => {
 describe.runIf(onRealPostgres())('on PostgreSQL', () => {
   it('serves the content predicates through the word and the trigram indexes', async () => {
     const plans = await db().transaction(async (tx) => {
+      // On a Citus coordinator the setting must reach the workers, where the shards' plans are made.
+      if (citusMode()) await tx.execute(sql`set local citus.propagate_set_commands = 'local'`);
       await tx.execute(sql`set local enable_seqscan = off`);
       const words = await tx.execute(
         sql`explain select id from messages where to_tsvector('simple', content) @@ websearch_to_tsquery('simple', 'pizza')`,

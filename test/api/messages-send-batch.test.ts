@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { queryRows } from '@/db';
 import { creditLedger, messages, phoneGroups } from '@/db/schema';
 import { sendMessage } from '@/lib/messages/send';
+import { citusMode } from '../database';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { withTestDatabase } from '../setup-db';
 
@@ -56,6 +57,8 @@ describe('sends batched', () => {
       const sent = await db().select().from(messages).where(eq(messages.accountId, account.accountId));
       expect(new Set(messageCharges.map((charge) => charge.messageId))).toEqual(new Set(sent.map((row) => row.id)));
     }
+    // On a Citus database the batch never runs (lib/messages/accept-batch.ts): each send is its own transaction.
+    if (citusMode()) return;
     // Rows written by one transaction share its xmin: 60 sends alone would be 60 transactions.
     const [written] = await queryRows<{ transactions: number }>(
       db(),

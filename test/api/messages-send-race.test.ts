@@ -1,27 +1,19 @@
 import { eq, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
-import { PIPELINE_LOCK_TIMEOUT_MS, queryRows } from '@/db';
+import { PIPELINE_LOCK_TIMEOUT_MS } from '@/db';
 import { creditLedger, messages, phoneGroups } from '@/db/schema';
 import { sendMessage } from '@/lib/messages/send';
 import { onRealPostgres } from '../database';
 import { createTestAccount, testNumber } from '../fixtures';
+import { someoneWaitsOnALock as waitsOnALock } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db, handle } = withTestDatabase();
 
-/** Until a statement of this database waits on a lock (on Postgres; the embedded database runs one transaction at a time). */
+/** Until a statement of this database waits on a lock (the embedded database runs one transaction at a time). */
 async function someoneWaitsOnALock(): Promise<void> {
   if (handle().driver.kind === 'pglite') return;
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const [row] = await queryRows<{ waiting: number }>(
-      db(),
-      sql`select count(*)::int as waiting from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'`,
-    );
-    if (Number(row?.waiting) > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('no statement started waiting on a lock');
+  await waitsOnALock(db());
 }
 
 it('a send whose request_id another send commits while it waits answers 409, charges nothing, and leaves the caller’s transaction usable', async () => {
@@ -86,7 +78,9 @@ it.runIf(onRealPostgres())(
       locked = resolve;
     });
     const holder = db().transaction(async (tx) => {
-      await tx.execute(sql`select balance from phone_groups where id = ${held.defaultGroupId} for update`);
+      await tx.execute(
+        sql`select balance from phone_groups where account_id = ${held.accountId} and id = ${held.defaultGroupId} for update`,
+      );
       locked();
       await released;
     });

@@ -7,6 +7,7 @@ import { acceptInBatch, type BatchedSend } from '@/lib/messages/accept-batch';
 import { sendBulk } from '@/lib/messages/bulk';
 import { type SendInput, sendMessage } from '@/lib/messages/send';
 import { countryOf } from '@/lib/phone-number';
+import { citusMode } from '../database';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { withTestDatabase } from '../setup-db';
 
@@ -154,7 +155,9 @@ describe('send eligibility: the single statement and the batch agree', () => {
         ...(await testCase.arrange(account)),
       };
       const fromBatch = await acceptInBatch(db(), batched(account, input));
-      expect(fromBatch === undefined ? 'left' : 'accepted').toBe(testCase.single === 'accepted' ? 'accepted' : 'left');
+      // On a Citus database the batch never runs (lib/messages/accept-batch.ts): it leaves every send.
+      const batchAccepts = testCase.single === 'accepted' && !citusMode();
+      expect(fromBatch === undefined ? 'left' : 'accepted').toBe(batchAccepts ? 'accepted' : 'left');
       // The single statement sees the same state (a fresh request_id where the batch just used one).
       const again = testCase.single === 'accepted' ? { ...input, to: testNumber() } : input;
       expect(await single(account, again)).toEqual(testCase.single);
