@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { getDatabase } from '@/db';
+import { type Executor, getDatabase } from '@/db';
+import { batcher } from '@/lib/batch';
 
 /**
  * "Device D opened event stream S", told to every instance (PostgreSQL NOTIFY; PGlite in process),
@@ -43,8 +44,32 @@ export async function listenForStreams(heard: Heard): Promise<void> {
   return ready;
 }
 
-/** Tells every instance that `deviceId` opened the stream `streamId`. */
+const announcers = new WeakMap<Executor, (payload: string) => Promise<void>>();
+
+/**
+ * Tells every instance that `deviceId` opened the stream `streamId`. The announcements of streams
+ * opening together (every phone reconnecting after a restart) go as one statement, in the order they
+ * were made: one NOTIFY each, delivered in that order.
+ */
 export async function announceStream(deviceId: string, streamId: string): Promise<void> {
   const { db } = await getDatabase();
-  await db.execute(sql`select pg_notify(${CHANNEL}, ${`${deviceId} ${streamId}`})`);
+  let announce = announcers.get(db);
+  if (!announce) {
+    announce = batcher<string, void>({
+      inFlight: 1,
+      max: 500,
+      gather: true,
+      run: async (payloads) => {
+        // Payloads are two UUIDs and a space: nothing to quote in an array literal.
+        const list = `{${payloads.map((payload) => `"${payload}"`).join(',')}}`;
+        await db.execute(
+          sql`select pg_notify(${CHANNEL}, p.payload)
+              from unnest(${list}::text[]) with ordinality as p(payload, n) order by p.n`,
+        );
+        return payloads.map(() => undefined);
+      },
+    });
+    announcers.set(db, announce);
+  }
+  await announce(`${deviceId} ${streamId}`);
 }
