@@ -17,7 +17,7 @@ function at(now: Date): SQL {
 }
 
 /** Narrows a condition to one account (a Citus database evaluates account by account), or not. */
-function only(accountIdColumn: SQL, accountId: string | undefined): SQL {
+export function only(accountIdColumn: SQL, accountId: string | undefined): SQL {
   return accountId ? sql` and ${accountIdColumn} = ${accountId}::uuid` : sql``;
 }
 

@@ -3,7 +3,7 @@ import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { accountByAccountWhenDistributed } from '@/db/distributed';
 import { ALERT_KINDS, ALERT_RULES, type AlertKind, type AlertSubjectType, alerts } from '@/db/schema';
 import { columnsOf } from '@/lib/raw-rows';
-import { ALERT_CONDITIONS } from './conditions';
+import { ALERT_CONDITIONS, only } from './conditions';
 import { notifyAlert } from './notify';
 import type { AlertRow } from './present';
 
@@ -75,15 +75,14 @@ async function raiseAlerts(db: Database, kind: AlertKind, now: Date, accountId?:
  * update re-checks `resolved_at is null`, so a resolution is reported exactly once.
  */
 async function resolveAlerts(db: Database, kind: AlertKind, now: Date, accountId?: string): Promise<number> {
-  const account = accountId ? sql` and account_id = ${accountId}::uuid` : sql``;
   return db.transaction(async (tx) => {
     const resolved = await queryRows<RawAlert>(
       tx,
       sql`
         update alerts set resolved_at = ${now.toISOString()}::timestamptz
-        where resolved_at is null${account} and id in (
+        where resolved_at is null${only(sql`account_id`, accountId)} and id in (
           select o.id from alerts o
-          where o.kind = ${kind} and o.resolved_at is null${accountId ? sql` and o.account_id = ${accountId}::uuid` : sql``}
+          where o.kind = ${kind} and o.resolved_at is null${only(sql`o.account_id`, accountId)}
             and not exists (
               select 1 from (${ALERT_CONDITIONS[kind](now, accountId)}) c
               where c.account_id = o.account_id and c.subject_id = o.subject_id
