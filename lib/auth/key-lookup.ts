@@ -1,11 +1,13 @@
 import { and, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type { Database, Executor } from '@/db';
+import { isDistributed } from '@/db/distributed';
 import { apiKeys, devices } from '@/db/schema';
 import { batcher } from '@/lib/batch';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 import { listenTo, notifyOnCommit } from '@/lib/notify/channel';
+import { sqlState } from '@/lib/transactions';
 import { hashSecret, isPlausibleKey, keyKindOf } from './keys';
 import type { AccountPrincipal, DevicePrincipal } from './principal';
 
@@ -156,27 +158,53 @@ export function touchLastUsed(db: Database, principal: AccountPrincipal | Device
 type Touches = { account: Set<string>; device: Set<string> };
 const touches = new Map<Database, Touches>();
 
+/**
+ * The longest a last-use write waits for a row or table lock. It is bookkeeping: rather than wait
+ * behind a request's transaction (or, on Citus, close a distributed deadlock with one through the
+ * reference tables' locks), it gives up, and the key's next use writes it again.
+ */
+const LAST_USED_LOCK_TIMEOUT = '100ms';
+const LOCK_NOT_AVAILABLE = '55P03';
+
 async function writeLastUsed(db: Database, { account, device }: Touches): Promise<void> {
   const stale = sql`now() - interval '1 minute'`;
+  const distributed = await isDistributed(db).catch(() => false);
   const writes = [];
   if (account.size > 0) {
     writes.push(
-      db
-        .update(apiKeys)
-        .set({ lastUsedAt: sql`now()` })
-        .where(and(inArray(apiKeys.id, [...account]), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale)))),
+      withoutWaiting(db, distributed, (tx) =>
+        tx
+          .update(apiKeys)
+          .set({ lastUsedAt: sql`now()` })
+          .where(and(inArray(apiKeys.id, [...account]), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale)))),
+      ),
     );
   }
   if (device.size > 0) {
     writes.push(
-      db
-        .update(devices)
-        .set({ lastUsedAt: sql`now()` })
-        .where(and(inArray(devices.id, [...device]), or(isNull(devices.lastUsedAt), lt(devices.lastUsedAt, stale)))),
+      withoutWaiting(db, distributed, (tx) =>
+        tx
+          .update(devices)
+          .set({ lastUsedAt: sql`now()` })
+          .where(and(inArray(devices.id, [...device]), or(isNull(devices.lastUsedAt), lt(devices.lastUsedAt, stale)))),
+      ),
     );
   }
   for (const result of await Promise.allSettled(writes)) {
-    if (result.status === 'rejected')
-      log.warn({ err: result.reason, keys: account.size + device.size }, 'could not record key last use');
+    if (result.status === 'fulfilled') continue;
+    const keys = account.size + device.size;
+    if (sqlState(result.reason) === LOCK_NOT_AVAILABLE)
+      log.debug({ keys }, 'key last use not recorded: its rows were busy');
+    else log.warn({ err: result.reason, keys }, 'could not record key last use');
   }
+}
+
+/** Runs `write` in a transaction whose lock waits end after LAST_USED_LOCK_TIMEOUT, on the workers too. */
+function withoutWaiting(db: Database, distributed: boolean, write: (tx: Executor) => Promise<unknown>): Promise<void> {
+  return db.transaction(async (tx) => {
+    // SET LOCAL, not set_config(): Citus passes the former on to the workers, where the rows wait.
+    if (distributed) await tx.execute(sql`set local citus.propagate_set_commands = 'local'`);
+    await tx.execute(sql.raw(`set local lock_timeout = '${LAST_USED_LOCK_TIMEOUT}'`));
+    await write(tx);
+  });
 }

@@ -1,0 +1,55 @@
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it, vi } from 'vitest';
+import { GET as listPhones } from '@/app/api/v1/phones/route';
+import { apiKeys } from '@/db/schema';
+import { onRealPostgres } from '../database';
+import { createTestAccount } from '../fixtures';
+import { call } from '../http';
+import { captureLogs } from '../logs';
+import { withTestDatabase } from '../setup-db';
+
+const { db } = withTestDatabase();
+const logs = captureLogs();
+
+describe('recording when a key was last used', () => {
+  // Two connections are needed: one holds the key's row while the request's write comes in.
+  it.runIf(onRealPostgres())(
+    'gives up at once behind a held row lock, logged at debug, and leaves the request unaffected',
+    async () => {
+      const owner = await createTestAccount(db());
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const holder = db().transaction(async (tx) => {
+        await tx.execute(sql`select id from api_keys where id = ${owner.apiKeyId} for update`);
+        locked();
+        await released;
+      });
+      try {
+        await isLocked;
+        expect((await call(listPhones, { apiKey: owner.apiKey })).status).toBe(200);
+        await vi.waitFor(
+          () =>
+            expect(logs.entries()).toContainEqual(
+              expect.objectContaining({ level: 20, msg: 'key last use not recorded: its rows were busy', keys: 1 }),
+            ),
+          { timeout: 20_000, interval: 20 },
+        );
+      } finally {
+        release();
+        await holder;
+      }
+      const [row] = await db()
+        .select({ lastUsedAt: apiKeys.lastUsedAt })
+        .from(apiKeys)
+        .where(eq(apiKeys.id, owner.apiKeyId));
+      expect(row?.lastUsedAt).toBeNull();
+      expect(logs.entries().filter((entry) => Number(entry.level) >= 40)).toEqual([]);
+    },
+  );
+});
