@@ -8,12 +8,11 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { runningCommitHooks } from './commit-hooks';
 import { createGate, type Gate, guardingEveryQuery } from './guard';
+import { applyMigrations } from './migrator';
 import { restrictToOwner, withOwnerOnlyUmask } from './owner-only';
 import { preparingPglite } from './pglite-prepared';
 import { postgresTarget } from './postgres-url';
@@ -378,7 +377,7 @@ export function pipelineOf(executor: Executor): Pipeline | undefined {
 export async function runMigrations(handle: DatabaseHandle, migrationsFolder = MIGRATIONS_FOLDER): Promise<void> {
   if (handle.driver.kind === 'pglite') {
     await refuseNewerSchema(handle.db, migrationsFolder);
-    await migratePglite(handle.db as never, { migrationsFolder });
+    await applyMigrations(handle.db, migrationsFolder);
     await recordSchemaVersion(handle.db, migrationsFolder);
     return;
   }
@@ -392,7 +391,7 @@ export async function runMigrations(handle: DatabaseHandle, migrationsFolder = M
     await lockClient`select set_config('lock_timeout', ${`${MIGRATION_LOCK_TIMEOUT_MS}ms`}, false)`;
     const locked = drizzlePostgres({ client: lockClient }) as unknown as Database;
     await refuseNewerSchema(locked, migrationsFolder);
-    await migrateAgainOnLockConflict(() => migratePostgres(locked as never, { migrationsFolder }));
+    await migrateAgainOnLockConflict(() => applyMigrations(locked, migrationsFolder));
     await recordSchemaVersion(locked, migrationsFolder);
     await lockClient`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
   } finally {
@@ -406,10 +405,11 @@ export const MIGRATION_LOCK_TIMEOUT_MS = 2_000;
 export const MIGRATION_ATTEMPTS = 10;
 
 /**
- * Runs `migrate` (all pending migrations in one transaction) again when it lost a lock conflict
- * with the serving instances' statements: a deadlock (40P01) or a lock it waited for past
- * MIGRATION_LOCK_TIMEOUT_MS (55P03). The failed try rolled back whole, so nothing of it stays; the
- * next waits a little longer (0.5 s, 1 s, … up to 5 s, with jitter) for the traffic to pass.
+ * Runs `migrate` (the pending migrations, in one transaction but for the online ones: db/migrator.ts)
+ * again when it lost a lock conflict with the serving instances' statements: a deadlock (40P01) or a
+ * lock it waited for past MIGRATION_LOCK_TIMEOUT_MS (55P03). The failed transaction rolled back whole,
+ * and an online migration's statements are idempotent, so the next try takes up where it stopped; it
+ * waits a little longer (0.5 s, 1 s, … up to 5 s, with jitter) for the traffic to pass.
  */
 export async function migrateAgainOnLockConflict(
   migrate: () => Promise<void>,

@@ -41,6 +41,70 @@ function unjustified(tag: string, text: string, earlierTags: string[]): string[]
   return problems;
 }
 
+/**
+ * Migrations stop no sends (issue 50): on a table a migration does not create itself, no statement may
+ * take a lock that holds writes up for longer than a moment on ten million rows. An index is built
+ * `CONCURRENTLY` (in an online migration: db/migrator.ts), a foreign key or check is added `NOT VALID`
+ * and validated by a later statement, a column's type is not changed in place, and `SET NOT NULL` waits
+ * for a validated check. A statement on a small table may say why it may wait: `-- brief: <why>`.
+ * Checked from this migration on; the ones before it were applied before the rule.
+ */
+const FIRST_LOCK_CHECKED = '0050_messages_word_search';
+const BRIEF = /--\s*brief:\s*\S/i;
+const CREATED = /\bCREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"?(\w+)"?/gi;
+const LOCK_RULES: Array<{ pattern: RegExp; table: RegExp; problem: string }> = [
+  {
+    pattern: /\bCREATE\s+(?:UNIQUE\s+)?INDEX\s+(?!CONCURRENTLY\b)/i,
+    table: /\bON\s+(?:ONLY\s+)?"?(\w+)"?/i,
+    problem: 'builds an index without CONCURRENTLY',
+  },
+  {
+    pattern: /\bADD\s+CONSTRAINT\s+"?\w+"?\s+(?:FOREIGN\s+KEY|CHECK)\b(?![\s\S]*\bNOT\s+VALID\b)/i,
+    table: /\bALTER\s+TABLE\s+(?:ONLY\s+)?"?(\w+)"?/i,
+    problem: 'adds a foreign key or check without NOT VALID',
+  },
+  {
+    pattern: /\bADD\s+CONSTRAINT\s+"?\w+"?\s+(?:UNIQUE|PRIMARY\s+KEY)\b(?![\s\S]*\bUSING\s+INDEX\b)/i,
+    table: /\bALTER\s+TABLE\s+(?:ONLY\s+)?"?(\w+)"?/i,
+    problem: 'adds a unique key without USING INDEX (of an index built CONCURRENTLY)',
+  },
+  {
+    pattern: /\bALTER\s+COLUMN\s+"?\w+"?\s+(?:SET\s+DATA\s+)?TYPE\b/i,
+    table: /\bALTER\s+TABLE\s+(?:ONLY\s+)?"?(\w+)"?/i,
+    problem: "changes a column's type in place",
+  },
+  {
+    pattern: /\bSET\s+NOT\s+NULL\b/i,
+    table: /\bALTER\s+TABLE\s+(?:ONLY\s+)?"?(\w+)"?/i,
+    problem: 'sets NOT NULL (a scan of the table under its strongest lock)',
+  },
+];
+
+/** The statements of one migration file that would hold writes to an existing table up. */
+function blocking(tag: string, text: string): string[] {
+  const online = text.trimStart().startsWith('-- online');
+  const created = new Set([...text.matchAll(CREATED)].map((match) => match[1]!.toLowerCase()));
+  const problems: string[] = [];
+  for (const statement of text.split('--> statement-breakpoint')) {
+    const code = statement
+      .split('\n')
+      .map((line) => line.replace(/--.*$/, ''))
+      .join('\n');
+    const summary = code.trim().replace(/\s+/g, ' ').slice(0, 120);
+    if (/\bCONCURRENTLY\b/i.test(code) && !online) {
+      problems.push(`${tag}: "${summary}" runs CONCURRENTLY in a migration without "-- online" on its first line`);
+    }
+    if (BRIEF.test(statement)) continue;
+    for (const rule of LOCK_RULES) {
+      if (!rule.pattern.test(code)) continue;
+      const table = rule.table.exec(code)?.[1]?.toLowerCase();
+      if (table && created.has(table)) continue;
+      problems.push(`${tag}: "${summary}" ${rule.problem}`);
+    }
+  }
+  return problems;
+}
+
 describe('migration files', () => {
   const entries = journal(MIGRATIONS_FOLDER);
 
@@ -55,6 +119,44 @@ describe('migration files', () => {
       );
     });
     expect(problems).toEqual([]);
+  });
+
+  it('hold no writes up on a table they did not create (from 0050 on)', () => {
+    const first = entries.findIndex((entry) => entry.tag === FIRST_LOCK_CHECKED);
+    expect(first).toBeGreaterThan(0);
+    const problems = entries
+      .slice(first)
+      .flatMap((entry) =>
+        blocking(entry.tag, fs.readFileSync(path.join(MIGRATIONS_FOLDER, `${entry.tag}.sql`), 'utf8')),
+      );
+    expect(problems).toEqual([]);
+  });
+
+  it('the lock check refuses what would hold writes up and accepts the online forms', () => {
+    const refused = [
+      'CREATE INDEX "i" ON "messages" ("a");',
+      'CREATE UNIQUE INDEX "i" ON "messages" USING btree ("a");',
+      'ALTER TABLE "messages" ADD CONSTRAINT "f" FOREIGN KEY ("a") REFERENCES "accounts"("id");',
+      'ALTER TABLE "messages" ADD CONSTRAINT "c" CHECK ("a" > 0);',
+      'ALTER TABLE "messages" ADD CONSTRAINT "u" UNIQUE ("a");',
+      'ALTER TABLE "messages" ALTER COLUMN "a" SET DATA TYPE bigint;',
+      'ALTER TABLE "messages" ALTER COLUMN "a" TYPE bigint;',
+      'ALTER TABLE "messages" ALTER COLUMN "a" SET NOT NULL;',
+    ];
+    for (const statement of refused) expect(blocking('0099_x', statement), statement).toHaveLength(1);
+    expect(blocking('0099_x', 'CREATE INDEX CONCURRENTLY IF NOT EXISTS "i" ON "messages" ("a");')[0]).toMatch(
+      /without "-- online"/,
+    );
+    const accepted = [
+      '-- online: why\nCREATE INDEX CONCURRENTLY IF NOT EXISTS "i" ON "messages" ("a");',
+      'ALTER TABLE "messages" ADD CONSTRAINT "f" FOREIGN KEY ("a") REFERENCES "accounts"("id") NOT VALID;',
+      'ALTER TABLE "messages" VALIDATE CONSTRAINT "f";',
+      'ALTER TABLE "messages" ADD CONSTRAINT "u" UNIQUE USING INDEX "i";',
+      'ALTER TABLE "messages" ADD COLUMN "b" boolean DEFAULT false NOT NULL;',
+      'CREATE TABLE "t" ("a" int NOT NULL);--> statement-breakpoint\nCREATE INDEX "t_a" ON "t" ("a");--> statement-breakpoint\nALTER TABLE "t" ADD CONSTRAINT "f" FOREIGN KEY ("a") REFERENCES "x"("id");',
+      '-- brief: a handful of rows, one per instance\nCREATE INDEX "i" ON "instances" ("a");',
+    ];
+    for (const text of accepted) expect(blocking('0099_x', text), text).toEqual([]);
   });
 
   it('every file in the folder is in the journal, and the other way round', () => {
