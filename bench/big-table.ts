@@ -7,6 +7,8 @@
 // time since added) and the credits ledger for a large and a small account, and sends with and without
 // the retention sweep purging content older than 90 days. `npx tsx bench/big-table.ts` runs it alone.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { activateBenchPhone } from './activate';
@@ -50,6 +52,8 @@ export type BigTableResults = {
   send_p50_ms_during_purge: number;
   send_p50_ms_without_purge: number;
   purge: { rows: number; ms: number; rows_per_s: number };
+  /** Sends while `npm run db:migrate` applies an online migration: migration 0050's index, built again. */
+  migrate: { ms: number; sends: number; send_p50_ms: number; send_p99_ms: number; send_max_ms: number };
   /** The rollup sweep's pass before the measures: days counted, and its time. */
   rollup: { days: number; ms: number };
   sizes_mb: { messages: number; messages_indexes: number; history: number; ledger: number };
@@ -299,9 +303,8 @@ async function seedRows(db: postgres.Sql, largeAccount: string, smallAccount: st
 }
 
 /**
- * A database seeded by an older bench: the word index of migration 0050, built here as an operator would
- * build it beforehand (the server's start, which would otherwise build it while migrating, gives up after
- * a minute), and messages_account_to_idx as migrated, with text_pattern_ops (an older seed built it
+ * A database seeded by an older bench: the word index of migration 0050, built here in one sort (the
+ * server's start would build it CONCURRENTLY, for minutes, before it serves), and messages_account_to_idx as migrated, with text_pattern_ops (an older seed built it
  * without, so that a number prefix could not use it).
  */
 async function catchUp(db: postgres.Sql): Promise<void> {
@@ -472,13 +475,19 @@ const timing = (samples: number[]): Timing => ({
   n: samples.length,
 });
 
-/** Sends from the large account, SEND_CONCURRENCY at a time, for `seconds`. */
-async function sendFor(baseUrl: string, key: string, seconds: number, label: string): Promise<number[]> {
+/** Sends from the large account, SEND_CONCURRENCY at a time, for `seconds` or until `done` says so. */
+async function sendFor(
+  baseUrl: string,
+  key: string,
+  seconds: number,
+  label: string,
+  done: () => boolean = () => false,
+): Promise<number[]> {
   const samples: number[] = [];
   const deadline = performance.now() + seconds * 1000;
   let n = 0;
   const worker = async () => {
-    while (performance.now() < deadline) {
+    while (performance.now() < deadline && !done()) {
       const i = n++;
       const started = performance.now();
       const res = await fetch(`${baseUrl}/api/v1/messages`, {
@@ -531,6 +540,70 @@ function runSweep(
       resolve(JSON.parse(out.trim().split('\n').pop()!));
     });
   });
+}
+
+/** The bench's online migration: migration 0050's statements, building its index again under another name. */
+const BENCH_MIGRATION_TAG = '9999_bench_online_index';
+const BENCH_MIGRATION_INDEX = 'bench_migrate_fts_idx';
+
+/**
+ * `npm run db:migrate` (scripts/migrate.ts, in a process of its own) of a release with one migration more
+ * than the database has: a copy of the migrations folder (in a home of its own: the command reads the
+ * folder from its working directory) plus migration 0050's text with its index renamed. Answers its time.
+ */
+function runMigrate(): Promise<number> {
+  const root = path.resolve(import.meta.dirname, '..');
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-bench-migrate-'));
+  const folder = path.join(home, 'db', 'migrations');
+  fs.cpSync(path.join(root, 'db', 'migrations'), folder, { recursive: true });
+  const journalFile = path.join(folder, 'meta', '_journal.json');
+  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8')) as {
+    entries: Array<{ idx: number; when: number; tag: string }>;
+  };
+  const last = journal.entries.at(-1)!;
+  journal.entries.push({ ...last, idx: last.idx + 1, when: last.when + 1, tag: BENCH_MIGRATION_TAG });
+  fs.writeFileSync(journalFile, JSON.stringify(journal));
+  const wordIndex = fs.readFileSync(path.join(folder, '0050_messages_word_search.sql'), 'utf8');
+  if (!wordIndex.startsWith('-- online')) throw new Error('migration 0050 is no longer an online migration');
+  let text = wordIndex.replaceAll('messages_content_fts_idx', BENCH_MIGRATION_INDEX);
+  // BENCH_MIGRATE_BLOCKING=1: the same build as a plain migration would run it, in its transaction (a
+  // figure to compare with; sends wait for it).
+  if (process.env.BENCH_MIGRATE_BLOCKING === '1')
+    text = text.replace(/^-- online.*\n/, '').replace(' CONCURRENTLY', '');
+  fs.writeFileSync(path.join(folder, `${BENCH_MIGRATION_TAG}.sql`), text);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+        '--tsconfig',
+        path.join(root, 'tsconfig.json'),
+        path.join(root, 'scripts', 'migrate.ts'),
+      ],
+      {
+        cwd: home,
+        env: { ...process.env, ...serverEnv(), LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
+    child.on('exit', (code) => {
+      fs.rmSync(home, { recursive: true, force: true });
+      if (code !== 0) return reject(new Error(`db:migrate exited with ${code}`));
+      resolve(performance.now() - started);
+    });
+  });
+}
+
+/** Takes the bench's migration back out: the database is again at the code's newest migration. */
+async function undoBenchMigration(db: postgres.Sql): Promise<void> {
+  await db.unsafe(`drop index if exists "${BENCH_MIGRATION_INDEX}"`);
+  const journalFile = path.resolve(import.meta.dirname, '..', 'db', 'migrations', 'meta', '_journal.json');
+  const newest = (JSON.parse(fs.readFileSync(journalFile, 'utf8')) as { entries: Array<{ when: number }> }).entries.at(
+    -1,
+  )!.when;
+  await db`delete from drizzle.__drizzle_migrations where created_at > ${newest}`;
+  await db`delete from drizzle.simgate_schema_versions where tag = ${BENCH_MIGRATION_TAG}`;
 }
 
 export async function measureBigTable(): Promise<{
@@ -621,6 +694,24 @@ export async function measureBigTable(): Promise<{
     } finally {
       await db`update accounts set retention_content_days = null, retention_content_mode = null`;
     }
+    // Sends while db:migrate builds an index of every message, CONCURRENTLY (an online migration).
+    await undoBenchMigration(db);
+    let migrated = false;
+    let migrateMs = 0;
+    let duringMigrate: number[] = [];
+    try {
+      [migrateMs, duringMigrate] = await Promise.all([
+        runMigrate().finally(() => {
+          migrated = true;
+        }),
+        sendFor(baseUrl, keys.large, 3_600, 'migrate', () => migrated),
+      ]);
+      console.log(
+        `db:migrate of an online index build: ${(migrateMs / 1000).toFixed(1)} s, ${duringMigrate.length} sends meanwhile`,
+      );
+    } finally {
+      await undoBenchMigration(db);
+    }
     const purged = purge.report.message_content ?? 0;
     const results: BigTableResults = {
       messages: Number(counts!.messages),
@@ -642,6 +733,13 @@ export async function measureBigTable(): Promise<{
       send_p50_ms_during_purge: percentile(during, 50),
       send_p50_ms_without_purge: percentile(without, 50),
       purge: { rows: purged, ms: Math.round(purge.ms), rows_per_s: Math.round(purged / (purge.ms / 1000)) },
+      migrate: {
+        ms: Math.round(migrateMs),
+        sends: duringMigrate.length,
+        send_p50_ms: percentile(duringMigrate, 50),
+        send_p99_ms: percentile(duringMigrate, 99),
+        send_max_ms: Math.max(0, ...duringMigrate),
+      },
       rollup: { days: Number(rollup.report.days ?? 0), ms: Math.round(rollup.ms) },
       sizes_mb: {
         messages: Number(counts!.messages_mb),
@@ -670,6 +768,11 @@ function checksOf(r: BigTableResults): Array<[string, boolean, string]> {
       'send p99 during a purge ≤ 1.2 × without',
       r.send_p99_ms_during_purge <= 1.2 * r.send_p99_ms_without_purge,
       `${ms(r.send_p99_ms_during_purge)} against ${ms(r.send_p99_ms_without_purge)}`,
+    ],
+    [
+      'no send waits past 1 s during db:migrate',
+      r.migrate.send_max_ms <= 1_000,
+      `longest ${ms(r.migrate.send_max_ms)}, p99 ${ms(r.migrate.send_p99_ms)} of ${r.migrate.sends} sends in ${(r.migrate.ms / 1000).toFixed(0)} s`,
     ],
   ];
 }
@@ -705,6 +808,10 @@ export function printBigTable(r: BigTableResults): void {
   );
   console.log(
     `rollup sweep: ${r.rollup.days.toLocaleString('en')} days counted in ${(r.rollup.ms / 1000).toFixed(1)} s`,
+  );
+  const m = r.migrate;
+  console.log(
+    `sends during db:migrate (an online index build, ${(m.ms / 1000).toFixed(1)} s): ${m.sends} sends, p50 / p99 / longest ${m.send_p50_ms.toFixed(1)} / ${m.send_p99_ms.toFixed(1)} / ${m.send_max_ms.toFixed(1)} ms`,
   );
 }
 
