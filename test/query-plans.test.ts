@@ -6,10 +6,9 @@ import { type SQLWrapper, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '@/db';
 import { ledgerPageQuery } from '@/lib/credits/history';
-import { dailyCountsStatement, statsWindow } from '@/lib/messages/daily-counts';
+import { creditsUsedStatement, dailyCountsStatement, statsWindow } from '@/lib/messages/daily-counts';
 import { listMessages, type MessageListQuery, messagePageQuery } from '@/lib/messages/list';
 import { encodeCursor } from '@/lib/pagination';
-import { creditTotalsStatement } from '@/lib/stats/messages';
 import { createTestAccount, type TestAccount } from './fixtures';
 import { withTestDatabase } from './setup-db';
 
@@ -188,9 +187,17 @@ describe('the overview statistics', () => {
     expect(await planOf(dailyCountsStatement(busy.accountId, [{ from: liveStart, to: end }]))).toContain(
       'Index Only Scan using messages_account_created_idx',
     );
-    expect(await planOf(creditTotalsStatement(busy.accountId, today, start))).toContain(
-      'Index Only Scan using credit_ledger_account_created_idx',
-    );
+    for (const ranges of [
+      [{ from: today, to: end }],
+      [
+        { from: start, to: new Date(start.getTime() + DAY) },
+        { from: liveStart, to: today },
+      ],
+    ]) {
+      expect(await planOf(creditsUsedStatement(busy.accountId, ranges))).toContain(
+        'Index Only Scan using credit_ledger_account_created_idx',
+      );
+    }
   });
 
   it('count a day missing from the rollups apart, each range through the same index', async () => {

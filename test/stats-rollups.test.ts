@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/route';
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
 import { type Executor, queryRows, withQueryOrigin } from '@/db';
-import { type MessageStatus, messageDailyCounts, messages } from '@/db/schema';
+import { creditLedger, type MessageStatus, messageDailyCounts, messages } from '@/db/schema';
 import {
   addDays,
   type DayCountRow,
@@ -317,6 +317,62 @@ describe('statistics from daily rollups', () => {
     expect((await rowOf(mine.accountId, eightDaysAgo))?.stale).toBe(false);
     await expectStatsLive(mine.accountId, now);
     await expectStatsLive(theirs.accountId, now);
+  });
+
+  it('give the credits used as the ledger does, from rollups once swept, and from the ledger where a row has none', async () => {
+    const now = new Date();
+    const account = await createTestAccount(db());
+    await seed(account, mixOfDays(now));
+    const { today } = statsWindow(now);
+    // Charges and refunds on days across the window (and before it), and a grant that is not a use.
+    const movements: Array<{ back: number; kind: 'message_charge' | 'refund' | 'operator_grant'; amount: number }> = [];
+    for (let back = 0; back <= 34; back++) {
+      movements.push({ back, kind: 'message_charge', amount: -(1 + (back % 4)) });
+      if (back % 3 === 0) movements.push({ back, kind: 'refund', amount: 1 });
+      if (back % 10 === 0) movements.push({ back, kind: 'operator_grant', amount: 50 });
+    }
+    await db()
+      .insert(creditLedger)
+      .values(
+        movements.map((m) => ({
+          accountId: account.accountId,
+          groupId: account.defaultGroupId,
+          kind: m.kind,
+          amount: m.amount,
+          balanceAfter: 1000,
+          createdAt: new Date(Math.min(now.getTime(), addDays(today, -m.back).getTime() + 3_600_000)),
+        })),
+      );
+    const used = (inWindow: (back: number) => boolean) =>
+      0 - movements.filter((m) => m.kind !== 'operator_grant' && inWindow(m.back)).reduce((n, m) => n + m.amount, 0);
+    const expected = { today: used((back) => back === 0), period: used((back) => back < 30) };
+    const credits = async () => {
+      const stats = await messageStats(db(), account.accountId, now);
+      return { today: stats.today.credits_used, period: stats.last_30_days.credits_used };
+    };
+    expect(await credits()).toEqual(expected);
+
+    await sweep({ now, everyAccount: true });
+    const rows = await rollupRows(account.accountId);
+    expect(rows.length).toBeGreaterThan(20);
+    expect(rows.every((row) => row.creditsUsed !== null)).toBe(true);
+    expect(await credits()).toEqual(expected);
+
+    // Read from the rollups, not the ledger: a row changed by hand shows; one without credits does not.
+    const { start } = statsWindow(now);
+    const setCredits = (day: Date, creditsUsed: number | null) =>
+      db()
+        .update(messageDailyCounts)
+        .set({ creditsUsed })
+        .where(and(eq(messageDailyCounts.accountId, account.accountId), eq(messageDailyCounts.day, dayKey(day))));
+    await setCredits(addDays(start, 2), 1_000);
+    const dayUsed = used((back) => dayKey(addDays(today, -back)) === dayKey(addDays(start, 2)));
+    expect(await credits()).toEqual({ ...expected, period: expected.period - dayUsed + 1_000 });
+    await setCredits(addDays(start, 2), null);
+    expect(await credits()).toEqual(expected);
+    // A row without credits (one counted before they were) is due: the next pass over every account counts it.
+    expect(await sweep({ now, everyAccount: true })).toBe(1);
+    expect((await rowOf(account.accountId, addDays(start, 2)))?.creditsUsed).toBe(dayUsed);
   });
 
   it('sweep idempotently: a second pass counts nothing, a day later only what is due, and old rows go', async () => {

@@ -8,7 +8,8 @@ import { accounts } from './accounts';
  * A row exists once the rollup sweep counted its day, or once a change marked it; `stale` says a
  * message of the day changed since it was counted (a state that moved, an inbound message dated
  * back, a phone removed with its messages), or that it never was: the statistics then count that
- * day live, and the next sweep counts it again.
+ * day live, and the next sweep counts it again. `credits_used` is the day's charges less refunds by
+ * the ledger's time (a past day's ledger rows never change); null until a sweep counted it.
  */
 export const messageDailyCounts = pgTable(
   'message_daily_counts',
@@ -24,6 +25,7 @@ export const messageDailyCounts = pgTable(
     received: integer('received').notNull().default(0),
     stale: boolean('stale').notNull().default(true),
     countedAt: timestamp('counted_at', { withTimezone: true, precision: 3 }),
+    creditsUsed: integer('credits_used'),
   },
   (t) => [
     primaryKey({ name: 'message_daily_counts_pkey', columns: [t.accountId, t.day] }),

@@ -22,6 +22,9 @@ const DAY_MS = 86_400_000;
  * hand) stays wrong for a day or two at most.
  */
 const RECOUNT_AFTER_MS = DAY_MS / 2;
+/** Whether a rollup row is counted again: stale, never counted, counted before `recountBefore`, or without credits. */
+const dueSql = (recountBefore: Date) =>
+  sql`(stale or counted_at is null or credits_used is null or counted_at < ${recountBefore.toISOString()}::timestamptz)`;
 /** After this long a sweep stops between two days; the next one goes on where it stopped. */
 const DEFAULT_BUDGET_MS = 60_000;
 
@@ -80,9 +83,23 @@ export function dailyCountsStatement(accountId: string, ranges: readonly DayRang
 
 export type DayCountRow = { day: string; bucket: Bucket; count: number };
 
-/** The account's rollups of the days from `start` to `liveStart` that are not stale. */
+/**
+ * Credits used (charges less refunds) in each range, by the ledger's time: an index-only scan of
+ * credit_ledger_account_created_idx per range, summed.
+ */
+export function creditsUsedStatement(accountId: string, ranges: readonly DayRange[]): SQL {
+  if (ranges.length === 0) return sql`select 0 as used`;
+  const scans = ranges.map(
+    (range) => sql`select -sum(amount) as used from credit_ledger
+      where account_id = ${accountId}::uuid and kind in ('message_charge', 'refund')
+        and created_at >= ${range.from.toISOString()}::timestamptz and created_at < ${range.to.toISOString()}::timestamptz`,
+  );
+  return sql`select coalesce(sum(used), 0)::int as used from (${sql.join(scans, sql` union all `)}) ranges`;
+}
+
+/** The account's rollups of the days from `start` to `liveStart` that are not stale (credits_used may be null). */
 export function rolledUpStatement(accountId: string, start: Date, liveStart: Date): SQL {
-  return sql`select to_char(day, 'YYYY-MM-DD') as day, queued, sent, delivered, failed, received
+  return sql`select to_char(day, 'YYYY-MM-DD') as day, queued, sent, delivered, failed, received, credits_used
     from message_daily_counts
     where account_id = ${accountId}::uuid and day >= ${dayKey(start)}::date and day < ${dayKey(liveStart)}::date
       and not stale`;
@@ -168,21 +185,20 @@ async function countDay(db: Executor, accountId: string, day: Date, now: Date, r
     );
     const [row] = await queryRows<{ due: boolean }>(
       tx,
-      sql`select stale or counted_at is null or counted_at < ${recountBefore.toISOString()}::timestamptz as due
+      sql`select ${dueSql(recountBefore)} as due
         from message_daily_counts where account_id = ${accountId}::uuid and day = ${dayKey(day)}::date for update`,
     );
     if (!row?.due) return false;
-    const rows = await queryRows<DayCountRow>(
-      tx,
-      dailyCountsStatement(accountId, [{ from: day, to: addDays(day, 1) }]),
-    );
+    const range = { from: day, to: addDays(day, 1) };
+    const rows = await queryRows<DayCountRow>(tx, dailyCountsStatement(accountId, [range]));
     const counts = Object.fromEntries(BUCKETS.map((bucket) => [bucket, 0])) as Record<Bucket, number>;
     for (const row of rows) counts[row.bucket] += Number(row.count);
+    const [credits] = await queryRows<{ used: number }>(tx, creditsUsedStatement(accountId, [range]));
     await tx.execute(
       sql`update message_daily_counts
         set queued = ${counts.queued}, sent = ${counts.sent}, delivered = ${counts.delivered},
-          failed = ${counts.failed}, received = ${counts.received}, stale = false,
-          counted_at = ${now.toISOString()}::timestamptz
+          failed = ${counts.failed}, received = ${counts.received}, credits_used = ${Number(credits?.used ?? 0)},
+          stale = false, counted_at = ${now.toISOString()}::timestamptz
         where account_id = ${accountId}::uuid and day = ${dayKey(day)}::date`,
     );
     return true;
@@ -257,8 +273,7 @@ export async function rollUpDailyCounts(db: Executor, options: RollupOptions = {
     if (Date.now() >= deadline) return counted;
     const rows = await queryRows<{ day: string; due: boolean }>(
       db,
-      sql`select to_char(day, 'YYYY-MM-DD') as day,
-          stale or counted_at is null or counted_at < ${recountBefore.toISOString()}::timestamptz as due
+      sql`select to_char(day, 'YYYY-MM-DD') as day, ${dueSql(recountBefore)} as due
         from message_daily_counts where account_id = ${accountId}::uuid`,
     );
     if (rows.some((row) => row.day < dayKey(start))) {

@@ -1,8 +1,8 @@
-import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import {
   addDays,
   BUCKETS,
+  creditsUsedStatement,
   type DayCountRow,
   type DayRange,
   dailyCountsStatement,
@@ -15,18 +15,6 @@ import type { MessageStats } from './schemas';
 
 type Totals = MessageStats['today'];
 type Day = MessageStats['daily'][number];
-
-/** Credits used (charges less refunds) today and since `start`: an index-only scan of credit_ledger_account_created_idx. */
-export function creditTotalsStatement(accountId: string, today: Date, start: Date): SQL {
-  return sql`
-    select
-      coalesce(-sum(amount) filter (where created_at >= ${today.toISOString()}::timestamptz), 0)::int as today,
-      coalesce(-sum(amount), 0)::int as period
-    from credit_ledger
-    where account_id = ${accountId}::uuid and kind in ('message_charge', 'refund')
-      and created_at >= ${start.toISOString()}::timestamptz
-  `;
-}
 
 /**
  * The days of [start, end) not in `rolled`, as ranges of consecutive days: one range from the live
@@ -47,7 +35,7 @@ function daysToCount(start: Date, end: Date, rolled: ReadonlySet<string>): DayRa
  * The overview's figures for one account: today's and the last 30 days' totals and the daily
  * volume by state. Days older than the live ones come from their rollups (lib/stats/rollups.ts)
  * when those are there and not stale; the other days are counted from messages_account_created_idx.
- * Credits come from the ledger's index.
+ * Credits likewise: a rolled day's from its row, the others' from the ledger's index.
  */
 export async function messageStats(
   executor: Executor,
@@ -55,7 +43,7 @@ export async function messageStats(
   now: Date = new Date(),
 ): Promise<MessageStats> {
   const { start, liveStart, today, end } = statsWindow(now);
-  const rolled = await queryRows<Omit<Day, 'date'> & { day: string }>(
+  const rolled = await queryRows<Omit<Day, 'date'> & { day: string; credits_used: number | null }>(
     executor,
     rolledUpStatement(accountId, start, liveStart),
   );
@@ -64,10 +52,19 @@ export async function messageStats(
     executor,
     dailyCountsStatement(accountId, daysToCount(start, end, rolledDays)),
   );
-  const credits = await queryRows<{ today: number; period: number }>(
+  // Credits: a rolled day's from its row, the other days' (today's apart) from the ledger.
+  const withCredits = rolled.filter((row) => row.credits_used !== null);
+  const [todayCredits] = await queryRows<{ used: number }>(
     executor,
-    creditTotalsStatement(accountId, today, start),
+    creditsUsedStatement(accountId, [{ from: today, to: end }]),
   );
+  const [otherCredits] = await queryRows<{ used: number }>(
+    executor,
+    creditsUsedStatement(accountId, daysToCount(start, today, new Set(withCredits.map((row) => row.day)))),
+  );
+  const creditsToday = Number(todayCredits?.used ?? 0);
+  const creditsPeriod =
+    creditsToday + Number(otherCredits?.used ?? 0) + withCredits.reduce((n, row) => n + Number(row.credits_used), 0);
   const daily = new Map<string, Day>();
   for (let day = start; day < end; day = addDays(day, 1)) {
     const date = dayKey(day);
@@ -95,9 +92,9 @@ export async function messageStats(
     queue: { queued: queue.queued, max_queued_messages: queue.limit },
     today: sum(
       days.filter((d) => d.date === todayKey),
-      Number(credits[0]?.today ?? 0),
+      creditsToday,
     ),
-    last_30_days: sum(days, Number(credits[0]?.period ?? 0)),
+    last_30_days: sum(days, creditsPeriod),
     daily: days,
   };
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "message_daily_counts" ADD COLUMN "credits_used" integer;
