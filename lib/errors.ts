@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   RECIPIENT_OPTED_OUT: { status: 422, title: 'Recipient opted out' },
   RECIPIENT_COUNTRY_NOT_ALLOWED: { status: 422, title: 'Recipient country not allowed' },
   RECIPIENT_QUOTA_REACHED: { status: 422, title: 'Recipient quota reached' },
+  SEARCH_TOO_BROAD: { status: 422, title: 'Search too broad' },
   MISDIRECTED_REQUEST: { status: 421, title: 'Misdirected request' },
   SIM_MISMATCH: { status: 409, title: "The phone's SIM does not match its number" },
   AUTH_METHOD_RETIRED: { status: 410, title: 'Authentication method retired' },

@@ -139,6 +139,8 @@ export const envSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: variable(wholeNumber(100)).default(10_000),
   DATABASE_ACQUIRE_TIMEOUT_MS: variable(wholeNumber(100)).default(5_000),
   DATABASE_MAX_WAITING: variable(wholeNumber(1)).default(512),
+  /** The longest a message search's statement runs before it answers 422 SEARCH_TOO_BROAD (lib/messages/list.ts). */
+  SEARCH_BUDGET_MS: variable(wholeNumber(1)).default(2_000),
   /** A request's one bound for all its waits on a server database together (db/deadline.ts). */
   REQUEST_DEADLINE_MS: variable(wholeNumber(100)).default(10_000),
   /** Seconds after which a message handed to a phone and not reported is handed out again (lib/messages/claim.ts). */

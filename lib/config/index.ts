@@ -54,6 +54,9 @@ export const config = {
     return readSetting('PAIRING_RATE_LIMIT');
   },
   /** A message handed to a phone and not reported within this is handed out again (lib/messages/claim.ts). */
+  get searchBudgetMs() {
+    return readSetting('SEARCH_BUDGET_MS');
+  },
   get claimRedeliverAfterSeconds() {
     return readSetting('CLAIM_REDELIVER_AFTER_S');
   },

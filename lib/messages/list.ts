@@ -1,9 +1,11 @@
 import { and, asc, desc, eq, gte, ilike, like, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessagePriority, type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
+import { config } from '@/lib/config';
 import { contactsByNumber } from '@/lib/contacts/names';
+import { DomainError } from '@/lib/errors';
 import { keysetPage, type Page, toPage } from '@/lib/pagination';
-import { withTransaction } from '@/lib/transactions';
+import { sqlState, withTransaction } from '@/lib/transactions';
 import { ownedMessage } from './owned';
 import { counterpartOf, type MessageRow, type MessageWire, presentMessage } from './present';
 import type { SearchMatch } from './schemas';
@@ -108,23 +110,45 @@ export async function listMessages(
   accountId: string,
   query: MessageListQuery,
 ): Promise<Page<MessageWire>> {
-  return withTransaction(executor, async (tx) => {
-    // For these values (above), and without JIT compilation, which PostgreSQL starts once a plan's cost passes
-    // jit_above_cost (a rare prefix walked along an account's rows was estimated past it), and which a
-    // page of 21 rows never repays.
-    await tx.execute(
-      sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('jit', 'off', true)`,
-    );
-    const { statement } = await messagePageQuery(tx, accountId, query);
-    if (!statement) return { data: [], next_cursor: null };
-    const rows = await statement;
-    const contacts = await contactsByNumber(tx, accountId, rows.slice(0, query.limit).map(counterpartOf));
-    return toPage(rows, query.limit, (row) => ({
-      ...presentMessage(row),
-      contact: contacts.get(counterpartOf(row)) ?? null,
-    }));
-  });
+  const budgetMs = query.q ? config.searchBudgetMs : undefined;
+  const started = performance.now();
+  try {
+    return await withTransaction(executor, async (tx) => {
+      // For these values (above), and without JIT compilation, which PostgreSQL starts once a plan's cost passes
+      // jit_above_cost (a rare prefix walked along an account's rows was estimated past it), and which a
+      // page of 21 rows never repays.
+      await tx.execute(
+        sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('jit', 'off', true)`,
+      );
+      // A search's budget (SEARCH_BUDGET_MS), or less when the request's deadline left less (db/guard.ts).
+      if (budgetMs !== undefined) {
+        await tx.execute(
+          sql`select set_config('statement_timeout', least(${budgetMs}::int,
+            nullif(extract(epoch from current_setting('statement_timeout')::interval) * 1000, 0))::int || 'ms', true)`,
+        );
+      }
+      const { statement } = await messagePageQuery(tx, accountId, query);
+      if (!statement) return { data: [], next_cursor: null };
+      const rows = await statement;
+      const contacts = await contactsByNumber(tx, accountId, rows.slice(0, query.limit).map(counterpartOf));
+      return toPage(rows, query.limit, (row) => ({
+        ...presentMessage(row),
+        contact: contacts.get(counterpartOf(row)) ?? null,
+      }));
+    });
+  } catch (error) {
+    // Cancelled at its budget (not sooner, by the request's deadline, which answers 503).
+    if (budgetMs !== undefined && sqlState(error) === QUERY_CANCELED && performance.now() - started >= budgetMs) {
+      throw new DomainError(
+        'SEARCH_TOO_BROAD',
+        `The search ran past its budget of ${budgetMs} ms. Narrow it: a date range (created_after, created_before), a status, a direction or a phone, or a rarer word; a phrase of common words is the costliest.`,
+      );
+    }
+    throw error;
+  }
 }
+
+const QUERY_CANCELED = '57014';
 
 /** One message of the account with every state it has been in. */
 export async function getMessage(executor: Executor, accountId: string, messageId: string): Promise<MessageWire> {

@@ -205,4 +205,27 @@ describe.runIf(onRealPostgres())('on PostgreSQL', () => {
     expect(plans.words).toContain('messages_content_fts_idx');
     expect(plans.substring).toContain('messages_content_trgm_idx');
   });
+
+  it('answers 422 SEARCH_TOO_BROAD past SEARCH_BUDGET_MS, naming what narrows it; a list without q is not bounded', async () => {
+    const busy = await createTestAccount(db());
+    // Messages that all say "Luigi's pizza": the phrase "Luigi pizza" reads every one of them.
+    await db().execute(sql`insert into messages (account_id, phone_id, group_id, direction, "from", "to", content,
+        status, segments, encoding)
+      select ${busy.accountId}::uuid, ${busy.phoneId}::uuid, ${busy.defaultGroupId}, 'outbound', ${busy.phone},
+        '+14155550000', 'Table at Luigi''s pizza, number ' || g, 'delivered', 1, 'GSM-7'
+      from generate_series(1, 20000) g`);
+    expect((await searchAnswer('"Luigi pizza"', '', busy)).status).toBe(200);
+    process.env.SEARCH_BUDGET_MS = '1';
+    try {
+      const res = await searchAnswer('"Luigi pizza"', '', busy);
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body).toMatchObject({ code: 'SEARCH_TOO_BROAD', status: 422 });
+      expect(res.body.detail).toMatch(/created_after/);
+      const plain = await call(list, { path: '/x?limit=5', apiKey: busy.apiKey });
+      expect(plain.status).toBe(200);
+      expect(plain.body.data).toHaveLength(5);
+    } finally {
+      delete process.env.SEARCH_BUDGET_MS;
+    }
+  });
 });

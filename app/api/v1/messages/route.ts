@@ -64,9 +64,11 @@ export const GET = route(
     doc: {
       operationId: 'listMessages',
       summary: 'List messages',
-      description: 'Newest first; `status`, `direction`, `phone` and the creation range narrow the list.',
+      description:
+        'Newest first; `status`, `direction`, `phone` and the creation range narrow the list. A search (`q`) whose statement runs past `SEARCH_BUDGET_MS` (2 s by default) answers 422 `SEARCH_TOO_BROAD`: narrow it by date, state, direction or phone, or search rarer words.',
       tags: ['Messages'],
       response: { description: 'A page of messages.', schema: pageOf(messageSchema) },
+      errors: ['SEARCH_TOO_BROAD'],
     },
   },
   async ({ db, principal, query }) => listMessages(db, principal.accountId, query),
