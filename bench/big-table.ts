@@ -102,6 +102,8 @@ function serverEnv(): Record<string, string> {
     ALLOWED_HOSTS: '127.0.0.1',
     // The sweep runs from its own process when the bench says so, never on the server's timer.
     RETENTION_SWEEP_INTERVAL_S: '86400',
+    // Sends stay queued (no phone claims them), run after run: the account's queue cap is not measured here.
+    ACCOUNT_MAX_QUEUED: '100000000',
   };
 }
 
