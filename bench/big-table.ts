@@ -459,14 +459,16 @@ async function queriesFor(
   return queries;
 }
 
-/** Errors per query (a statement past DATABASE_STATEMENT_TIMEOUT_MS answers 503): counted, timed, not fatal. */
+/** Answers past a budget per query (a statement timeout's 503, a search's 422): counted, timed, not fatal. */
 const failures = new Map<string, number>();
 
 async function timeGet(baseUrl: string, key: string, pathAndQuery: string): Promise<number> {
   const started = performance.now();
   const res = await fetch(`${baseUrl}${pathAndQuery}`, { headers: { 'x-api-key': key } });
   const body = await res.text();
-  if (res.status === 503) failures.set(`${key} ${pathAndQuery}`, (failures.get(`${key} ${pathAndQuery}`) ?? 0) + 1);
+  // 503: past the statement timeout; 422 SEARCH_TOO_BROAD: a search past SEARCH_BUDGET_MS.
+  const pastBudget = res.status === 503 || (res.status === 422 && body.includes('SEARCH_TOO_BROAD'));
+  if (pastBudget) failures.set(`${key} ${pathAndQuery}`, (failures.get(`${key} ${pathAndQuery}`) ?? 0) + 1);
   else if (res.status !== 200) throw new Error(`GET ${pathAndQuery} answered ${res.status}: ${body.slice(0, 300)}`);
   return performance.now() - started;
 }
@@ -783,7 +785,7 @@ function printQueries(queries: Record<string, Timing>): void {
   const width = Math.max(...Object.keys(queries).map((k) => k.length));
   console.log(`${'query'.padEnd(width)}  p50 ms   p99 ms`);
   for (const [name, t] of Object.entries(queries)) {
-    const note = t.timeouts ? `   ${t.timeouts} of ${t.n} past the statement timeout` : '';
+    const note = t.timeouts ? `   ${t.timeouts} of ${t.n} past a budget (search or statement)` : '';
     console.log(
       `${name.padEnd(width)}  ${t.p50_ms.toFixed(1).padStart(6)}   ${t.p99_ms.toFixed(1).padStart(6)}${note}`,
     );
