@@ -45,8 +45,8 @@ function unjustified(tag: string, text: string, earlierTags: string[]): string[]
  * Migrations stop no sends (issue 50): on a table a migration does not create itself, no statement may
  * take a lock that holds writes up for longer than a moment on ten million rows. An index is built
  * `CONCURRENTLY` (in an online migration: db/migrator.ts), a foreign key or check is added `NOT VALID`
- * and validated by a later statement, a column's type is not changed in place, and `SET NOT NULL` waits
- * for a validated check. A statement on a small table may say why it may wait: `-- brief: <why>`.
+ * and validated by a later statement, a column's type is not changed in place, `SET NOT NULL` waits
+ * for a validated check, and rows are not backfilled in the migration. A statement on a small table may say why it may wait: `-- brief: <why>`.
  * Checked from this migration on; the ones before it were applied before the rule.
  */
 const FIRST_LOCK_CHECKED = '0050_messages_word_search';
@@ -72,6 +72,11 @@ const LOCK_RULES: Array<{ pattern: RegExp; table: RegExp; problem: string }> = [
     pattern: /\bALTER\s+COLUMN\s+"?\w+"?\s+(?:SET\s+DATA\s+)?TYPE\b/i,
     table: /\bALTER\s+TABLE\s+(?:ONLY\s+)?"?(\w+)"?/i,
     problem: "changes a column's type in place",
+  },
+  {
+    pattern: /^\s*(?:UPDATE|DELETE\s+FROM)\s/i,
+    table: /^\s*(?:UPDATE|DELETE\s+FROM)\s+(?:ONLY\s+)?"?(\w+)"?/i,
+    problem: 'rewrites rows in the migration (a backfill goes in batches, from a command, once the release runs)',
   },
   {
     pattern: /\bSET\s+NOT\s+NULL\b/i,
@@ -142,6 +147,8 @@ describe('migration files', () => {
       'ALTER TABLE "messages" ALTER COLUMN "a" SET DATA TYPE bigint;',
       'ALTER TABLE "messages" ALTER COLUMN "a" TYPE bigint;',
       'ALTER TABLE "messages" ALTER COLUMN "a" SET NOT NULL;',
+      'UPDATE "messages" SET "b" = true;',
+      'DELETE FROM "messages" WHERE "b";',
     ];
     for (const statement of refused) expect(blocking('0099_x', statement), statement).toHaveLength(1);
     expect(blocking('0099_x', 'CREATE INDEX CONCURRENTLY IF NOT EXISTS "i" ON "messages" ("a");')[0]).toMatch(
