@@ -48,7 +48,7 @@ describe('npm run ops -- distribute', () => {
 });
 
 describe.runIf(citusMode())('a migration on a distributed database', () => {
-  it('runs through the coordinator: a column and an index added to a distributed table reach its shards', async () => {
+  it('runs through the coordinator: a column and an index built online on a distributed table reach its shards', async () => {
     const url = testDatabaseUrl() as URL;
     const workers = await citusWorkers(url);
     const name = `simgate_mig_${randomBytes(4).toString('hex')}`;
@@ -60,12 +60,16 @@ describe.runIf(citusMode())('a migration on a distributed database', () => {
       entries: { idx: number; tag: string; when: number }[];
     };
     const last = journal.entries.at(-1) as { idx: number; tag: string; when: number };
-    journal.entries.push({ ...last, idx: last.idx + 1, tag: '9999_citus_later', when: last.when + 1 });
+    journal.entries.push(
+      { ...last, idx: last.idx + 1, tag: '9998_citus_later', when: last.when + 1 },
+      { ...last, idx: last.idx + 2, tag: '9999_citus_online', when: last.when + 2 },
+    );
     fs.writeFileSync(journalFile, JSON.stringify(journal));
+    fs.writeFileSync(path.join(later, '9998_citus_later.sql'), 'ALTER TABLE "messages" ADD COLUMN "citus_later" text;');
+    // An online migration (db/migrator.ts): the index built CONCURRENTLY, outside a transaction.
     fs.writeFileSync(
-      path.join(later, '9999_citus_later.sql'),
-      'ALTER TABLE "messages" ADD COLUMN "citus_later" text;--> statement-breakpoint\n' +
-        'CREATE INDEX "messages_citus_later_idx" ON "messages" ("account_id", "citus_later");',
+      path.join(later, '9999_citus_online.sql'),
+      '-- online\nCREATE INDEX CONCURRENTLY IF NOT EXISTS "messages_citus_later_idx" ON "messages" ("account_id", "citus_later");',
     );
     await createCitusTemplate(url, workers, name);
     const handle = openPostgres(withDatabase(url, name), { max: 1 });
