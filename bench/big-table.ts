@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { ONLINE_MARK } from '../db/migrator';
 import { activateBenchPhone } from './activate';
 import { percentile, recipient } from './load';
 import { benchServerEnv, type Server, startServer } from './server';
@@ -585,12 +586,12 @@ function runMigrate(): Promise<number> {
   journal.entries.push({ ...last, idx: last.idx + 1, when: last.when + 1, tag: BENCH_MIGRATION_TAG });
   fs.writeFileSync(journalFile, JSON.stringify(journal));
   const wordIndex = fs.readFileSync(path.join(folder, '0050_messages_word_search.sql'), 'utf8');
-  if (!wordIndex.startsWith('-- online')) throw new Error('migration 0050 is no longer an online migration');
+  if (!wordIndex.startsWith(ONLINE_MARK)) throw new Error('migration 0050 is no longer an online migration');
   let text = wordIndex.replaceAll('messages_content_fts_idx', BENCH_MIGRATION_INDEX);
   // BENCH_MIGRATE_BLOCKING=1: the same build as a plain migration would run it, in its transaction (a
   // figure to compare with; sends wait for it).
   if (process.env.BENCH_MIGRATE_BLOCKING === '1')
-    text = text.replace(/^-- online.*\n/, '').replace(' CONCURRENTLY', '');
+    text = text.replace(new RegExp(`^${ONLINE_MARK}.*\\n`), '').replace(' CONCURRENTLY', '');
   fs.writeFileSync(path.join(folder, `${BENCH_MIGRATION_TAG}.sql`), text);
   const started = performance.now();
   return new Promise((resolve, reject) => {

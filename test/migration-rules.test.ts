@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS_FOLDER } from '@/db/client';
+import { ONLINE_MARK } from '@/db/migrator';
 import { journal } from '@/db/schema-version';
 
 /**
@@ -20,18 +21,24 @@ const JUSTIFIED = /--\s*unread since (\d{4}_[a-z0-9_]+)/i;
 /** Migrations committed before this rule, allowed as they are (file name: why). None so far. */
 const ALLOWED: Record<string, string> = {};
 
-/** The destructive statements of one migration file that lack a valid justification. */
-function unjustified(tag: string, text: string, earlierTags: string[]): string[] {
-  const problems: string[] = [];
-  for (const statement of text.split('--> statement-breakpoint')) {
+/** A migration file's statements: each as written, without its comments, and in one short line. */
+function statementsOf(text: string): Array<{ statement: string; code: string; summary: string }> {
+  return text.split('--> statement-breakpoint').map((statement) => {
     const code = statement
       .split('\n')
       .map((line) => line.replace(/--.*$/, ''))
       .join('\n');
+    return { statement, code, summary: code.trim().replace(/\s+/g, ' ').slice(0, 120) };
+  });
+}
+
+/** The destructive statements of one migration file that lack a valid justification. */
+function unjustified(tag: string, text: string, earlierTags: string[]): string[] {
+  const problems: string[] = [];
+  for (const { statement, code, summary } of statementsOf(text)) {
     const destructive = DESTRUCTIVE.exec(code);
     if (!destructive) continue;
     const named = JUSTIFIED.exec(statement)?.[1];
-    const summary = code.trim().replace(/\s+/g, ' ').slice(0, 120);
     if (!named) {
       problems.push(`${tag}: "${summary}" ${destructive[1]!.toUpperCase()} without "-- unread since <migration>"`);
     } else if (!earlierTags.includes(named)) {
@@ -87,15 +94,10 @@ const LOCK_RULES: Array<{ pattern: RegExp; table: RegExp; problem: string }> = [
 
 /** The statements of one migration file that would hold writes to an existing table up. */
 function blocking(tag: string, text: string): string[] {
-  const online = text.trimStart().startsWith('-- online');
+  const online = text.trimStart().startsWith(ONLINE_MARK);
   const created = new Set([...text.matchAll(CREATED)].map((match) => match[1]!.toLowerCase()));
   const problems: string[] = [];
-  for (const statement of text.split('--> statement-breakpoint')) {
-    const code = statement
-      .split('\n')
-      .map((line) => line.replace(/--.*$/, ''))
-      .join('\n');
-    const summary = code.trim().replace(/\s+/g, ' ').slice(0, 120);
+  for (const { statement, code, summary } of statementsOf(text)) {
     if (/\bCONCURRENTLY\b/i.test(code) && !online) {
       problems.push(`${tag}: "${summary}" runs CONCURRENTLY in a migration without "-- online" on its first line`);
     }
