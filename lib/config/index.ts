@@ -53,10 +53,11 @@ export const config = {
   get pairingRateLimit() {
     return readSetting('PAIRING_RATE_LIMIT');
   },
-  /** A message handed to a phone and not reported within this is handed out again (lib/messages/claim.ts). */
+  /** The longest a message search's statement runs (lib/messages/list.ts). */
   get searchBudgetMs() {
     return readSetting('SEARCH_BUDGET_MS');
   },
+  /** A message handed to a phone and not reported within this is handed out again (lib/messages/claim.ts). */
   get claimRedeliverAfterSeconds() {
     return readSetting('CLAIM_REDELIVER_AFTER_S');
   },
