@@ -382,10 +382,10 @@ export async function runMigrations(handle: DatabaseHandle, migrationsFolder = M
     return;
   }
   // A dedicated single connection holds the advisory lock for the whole migration.
-  // No statement timeout here: waiting for another instance's migration is this connection's job.
+  // No statement timeout here: an online migration's index build may take minutes.
   const lockClient = connectPostgres(handle.driver.url, 1, undefined, handle.driver.connectTimeoutS);
   try {
-    await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+    await takeMigrationLock(lockClient);
     // Past the advisory lock, a table lock is waited for MIGRATION_LOCK_TIMEOUT_MS at most: traffic
     // queued behind a waiting ALTER TABLE waits no longer than that.
     await lockClient`select set_config('lock_timeout', ${`${MIGRATION_LOCK_TIMEOUT_MS}ms`}, false)`;
@@ -396,6 +396,23 @@ export async function runMigrations(handle: DatabaseHandle, migrationsFolder = M
     await lockClient`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
   } finally {
     await lockClient.end({ timeout: 5 });
+  }
+}
+
+/** How often an instance that waits for another's migration tries the migration lock again. */
+const MIGRATION_LOCK_POLL_MS = 200;
+
+/**
+ * Takes the migration lock, trying it again every MIGRATION_LOCK_POLL_MS rather than waiting inside a
+ * statement: a waiting statement holds a snapshot, and an online migration's CREATE INDEX CONCURRENTLY
+ * waits for every snapshot older than its own, so the instance migrating would wait for the one that
+ * waits for it, a deadlock (two web processes starting together on a new database).
+ */
+async function takeMigrationLock(lockClient: postgres.Sql): Promise<void> {
+  for (;;) {
+    const [row] = await lockClient<{ taken: boolean }[]>`select pg_try_advisory_lock(${MIGRATION_LOCK_ID}) as taken`;
+    if (row?.taken) return;
+    await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
   }
 }
 
@@ -454,7 +471,7 @@ function isLockConflict(error: unknown): boolean {
 export async function withMigrationLock<T>(url: string, work: () => Promise<T>): Promise<T> {
   const lockClient = connectPostgres(url, 1);
   try {
-    await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+    await takeMigrationLock(lockClient);
     try {
       return await work();
     } finally {

@@ -111,6 +111,20 @@ describe.skipIf(!base)('online migrations on PostgreSQL', () => {
     }
   });
 
+  it('run once when two instances start together: the one waiting holds no snapshot the build waits for', async () => {
+    const folder = folderOf([TABLE, ONLINE_INDEX, COLUMN]);
+    const handles = [0, 1].map(() => openPostgres(withDatabase(base as URL, name), { max: 1 }));
+    try {
+      // A waiting instance that sat in a statement would hold a snapshot, which CREATE INDEX
+      // CONCURRENTLY waits for while its instance holds the lock the other waits for: "deadlock detected".
+      await Promise.all(handles.map((handle) => runMigrations(handle, folder)));
+      expect(await indexState(handles[0]!.db, 'notes_body_idx')).toBe('valid');
+      expect(await applied(handles[0]!.db)).toBe(3);
+    } finally {
+      for (const handle of handles) await handle.close();
+    }
+  });
+
   it('does not hold writes to the table while the index builds', async () => {
     const handle = openPostgres(withDatabase(base as URL, name), { max: 2 });
     const writer = postgres(withDatabase(base as URL, name), { max: 1, onnotice: () => {} });

@@ -104,9 +104,25 @@ describe('phones connecting together', () => {
     const principals = (await Promise.all(
       phones.map((phone) => principalForKey(db(), phone.deviceKey)),
     )) as DevicePrincipal[];
-    const updates = vi.spyOn(db(), 'update');
-    for (const principal of principals) touchLastUsed(db(), principal);
-    touchLastUsed(db(), { kind: 'account', accountId: who.accountId, keyId: who.apiKeyId, via: 'api_key' });
-    await vi.waitFor(() => expect(updates).toHaveBeenCalledTimes(2), { timeout: 5000 });
+    // Each kind's write runs in a transaction of its own (its lock wait bounded): the updates are counted there.
+    const transaction = db().transaction.bind(db());
+    let updates = 0;
+    const transactions = vi.spyOn(db(), 'transaction').mockImplementation(((work, config) =>
+      transaction(async (tx) => {
+        const update = tx.update.bind(tx);
+        tx.update = ((table) => {
+          updates++;
+          return update(table);
+        }) as typeof tx.update;
+        return work(tx);
+      }, config)) as ReturnType<typeof db>['transaction']);
+    try {
+      for (const principal of principals) touchLastUsed(db(), principal);
+      touchLastUsed(db(), { kind: 'account', accountId: who.accountId, keyId: who.apiKeyId, via: 'api_key' });
+      await vi.waitFor(() => expect(updates).toBe(2), { timeout: 5000 });
+      expect(transactions).toHaveBeenCalledTimes(2);
+    } finally {
+      transactions.mockRestore();
+    }
   });
 });
