@@ -1,11 +1,13 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Executor, pipelineOf, queryRows } from '@/db';
 import { isDistributed } from '@/db/distributed';
+import { fixedStatement } from '@/db/fixed-statement';
+import { config } from '@/lib/config';
 import { creditMovementCall } from '@/lib/credits/ledger';
 import { outboxNotification } from '@/lib/notify/outbox';
 import { batchedOnPipeline } from '@/lib/transactions';
 import * as eligible from './eligibility';
-import { insertOutbound, type OutboundMessage, outboundRecords } from './outbound-row';
+import { insertOutbound, type OutboundMessage, outboundRecordset, outboundRecordsJson } from './outbound-row';
 import { type MessageRow, messageColumns, messageRowOf } from './present';
 import { reserveQueueSql } from './queue-room';
 import { recordRecipientsCtes } from './quota';
@@ -34,7 +36,14 @@ export async function acceptInBatch(executor: Executor, send: BatchedSend): Prom
 
 const acceptOnPipeline = batchedOnPipeline<BatchedSend, MessageRow>(
   async (db, sends) => {
-    const rows = await queryRows<Record<string, unknown>>(db, batchStatement(sends));
+    const input = outboundRecordsJson(sends, {
+      ord: { type: 'int', value: (index) => index },
+      country: { type: 'text', value: (index) => sends[index]?.country ?? null },
+    });
+    const rows = await queryRows<Record<string, unknown>>(
+      db,
+      batchStatement({ input, queueCap: config.accountMaxQueued }),
+    );
     const accepted = new Map(rows.map((row) => [String(row.id), messageRowOf(row)]));
     return sends.map((send) => accepted.get(send.id));
   },
@@ -49,14 +58,12 @@ const acceptOnPipeline = batchedOnPipeline<BatchedSend, MessageRow>(
  * alone), then one call of the credit rule per
  * group for all of that group's sends (all or nothing, so a group that cannot cover its whole
  * batch takes none and its sends go alone), groups in id order so that two batches never lock
- * two groups in opposite orders. The sends travel as one JSON parameter, so the statement's text
- * is the same whatever the batch (prepared once per connection).
+ * two groups in opposite orders. The sends travel as one JSON parameter (`input`), so the
+ * statement's text is the same whatever the batch: built once, prepared once per connection. The
+ * instance's queue cap (`queueCap`) is read on each call.
  */
-function batchStatement(sends: BatchedSend[]): SQL {
-  const input = outboundRecords(sends, 'i', {
-    ord: { type: 'int', value: (index) => index },
-    country: { type: 'text', value: (index) => sends[index]?.country ?? null },
-  });
+const batchStatement = fixedStatement(['input', 'queueCap'], (slots) => {
+  const input = outboundRecordset(slots.input, 'i', { ord: 'int', country: 'text' });
   const charge = creditMovementCall({
     accountId: sql`batch.account_id`,
     groupId: sql`batch.group_id`,
@@ -95,7 +102,10 @@ function batchStatement(sends: BatchedSend[]): SQL {
         and ${eligible.countryAllowed(facts)}
     ),
     room as materialized (
-      ${reserveQueueSql(sql`select account_id, count(*)::int as count from eligible group by account_id order by account_id`)}
+      ${reserveQueueSql(
+        sql`select account_id, count(*)::int as count from eligible group by account_id order by account_id`,
+        slots.queueCap,
+      )}
     ),
     charged as materialized (
       select batch.account_id, batch.group_id, ${charge} as balance_after
@@ -124,4 +134,4 @@ function batchStatement(sends: BatchedSend[]): SQL {
     select (select count(*)::int from woken) as woken, (select ok from quota_guard) as quota_guard,
       ${messageColumns('message')} from message
   `;
-}
+});

@@ -102,17 +102,32 @@ export type ExtraFields = Record<string, { type: string; value: (index: number) 
  * (and `extra`): one JSON parameter, so the statement's text is the same whatever the count.
  */
 export function outboundRecords(messages: OutboundMessage[], alias: string, extra: ExtraFields = {}): SQL {
+  const types = Object.fromEntries(Object.entries(extra).map(([name, field]) => [name, field.type]));
+  return outboundRecordset(sql`${outboundRecordsJson(messages, extra)}`, alias, types);
+}
+
+/** The JSON parameter of `outboundRecordset`: one record per message, with `extra`'s fields. */
+export function outboundRecordsJson(messages: OutboundMessage[], extra: ExtraFields = {}): string {
+  const extras = Object.entries(extra);
   const records = messages.map((message, index) => {
     const record: Record<string, unknown> = {};
-    for (const [name, field] of Object.entries(extra)) record[name] = field.value(index);
+    for (const [name, field] of extras) record[name] = field.value(index);
     for (const column of COLUMNS) record[column.name] = column.value(message);
     return record;
   });
+  return JSON.stringify(records);
+}
+
+/**
+ * The records of `json` (`outboundRecordsJson`) as a record set named `alias`, with the extra
+ * fields' types (`{ ord: 'int' }`) before the outbound columns.
+ */
+export function outboundRecordset(json: SQL, alias: string, extraTypes: Record<string, string> = {}): SQL {
   const fields = [
-    ...Object.entries(extra).map(([name, field]) => sql`${sql.identifier(name)} ${sql.raw(field.type)}`),
+    ...Object.entries(extraTypes).map(([name, type]) => sql`${sql.identifier(name)} ${sql.raw(type)}`),
     ...COLUMNS.map((column) => sql`${sql.identifier(column.name)} ${sql.raw(column.type)}`),
   ];
-  return sql`jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as ${sql.identifier(alias)}(${sql.join(fields, sql`, `)})`;
+  return sql`jsonb_to_recordset(${json}::jsonb) as ${sql.identifier(alias)}(${sql.join(fields, sql`, `)})`;
 }
 
 /**

@@ -24,9 +24,14 @@ export const QUEUE_FULL_RETRY_AFTER_S = 60;
 /** A full queue is recounted at most this often: sends refused meanwhile cost no count. */
 const RECOUNT_EVERY_MS = 5_000;
 
-/** The account's limit, as an SQL expression. */
-export function queueLimitSql(accountId: SQL): SQL {
-  return sql`(select least(a.max_queued_messages, ${config.accountMaxQueued}::int) from accounts a where a.id = ${accountId})`;
+/** The instance's cap (ACCOUNT_MAX_QUEUED), as a statement's parameter. */
+export function instanceQueueCap(): SQL {
+  return sql`${config.accountMaxQueued}`;
+}
+
+/** The account's limit, as an SQL expression; `instanceCap` as a statement built once passes it. */
+export function queueLimitSql(accountId: SQL, instanceCap: SQL = instanceQueueCap()): SQL {
+  return sql`(select least(a.max_queued_messages, ${instanceCap}::int) from accounts a where a.id = ${accountId})`;
 }
 
 /**
@@ -36,11 +41,11 @@ export function queueLimitSql(accountId: SQL): SQL {
  * Its rows go in `source`'s order (account order in a batch, so that two batches never lock two
  * accounts in opposite orders).
  */
-export function reserveQueueSql(source: SQL): SQL {
+export function reserveQueueSql(source: SQL, instanceCap: SQL = instanceQueueCap()): SQL {
   return sql`
     insert into account_queues as q (account_id, queued, queue_limit)
     select r.account_id, r.count, r.queue_limit from (
-      select s.account_id, s.count, ${queueLimitSql(sql`s.account_id`)} as queue_limit from (${source}) s
+      select s.account_id, s.count, ${queueLimitSql(sql`s.account_id`, instanceCap)} as queue_limit from (${source}) s
     ) r where r.count <= r.queue_limit
     on conflict (account_id) do update set queued = q.queued + excluded.queued, queue_limit = excluded.queue_limit
       where q.queued + excluded.queued <= excluded.queue_limit
