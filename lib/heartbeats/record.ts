@@ -1,6 +1,7 @@
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { type Executor, pipelineOf, queryRows } from '@/db';
 import { perAccountWhenDistributed } from '@/db/distributed';
+import { fixedStatement } from '@/db/fixed-statement';
 import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
 import { DomainError } from '@/lib/errors';
@@ -51,22 +52,25 @@ function arrayLiteral(values: Array<string | number | null>): string {
   return `{${values.map((value) => (value === null ? 'NULL' : String(value))).join(',')}}`;
 }
 
+/** The values of `oneAccountTarget`: the account, and the beats' numbers, statuses and batteries as array literals. */
+type OneAccountSlots = Record<'account' | 'numbers' | 'statuses' | 'batteries', SQL>;
+
 /**
  * `target` for beats of one account: the phones locked, with each beat's order, status and battery
  * looked up in array parameters by the phone's number. No set-returning function: Citus cannot
  * insert from a CTE of a statement that has one (it reads the intermediate result in the wrong format).
  */
-function oneAccountTarget(account: string, beats: BeatInput[], quiet: boolean): SQL {
-  const numbers = sql`${arrayLiteral(beats.map((beat) => beat.phone))}::text[]`;
+function oneAccountTarget(slots: OneAccountSlots, quiet: boolean): SQL {
+  const numbers = sql`${slots.numbers}::text[]`;
   const at = sql`array_position(${numbers}, p.phone)`;
-  const status = sql`(${arrayLiteral(beats.map((beat) => beat.status))}::text[])[${at}]`;
-  const battery = sql`(${arrayLiteral(beats.map((beat) => beat.battery))}::smallint[])[${at}]`;
-  const pingWanted = sql`(${status} = 'online' and ${pingWantedSql(account)})`;
+  const status = sql`(${slots.statuses}::text[])[${at}]`;
+  const battery = sql`(${slots.batteries}::smallint[])[${at}]`;
+  const pingWanted = sql`(${status} = 'online' and ${pingWantedSql(slots.account)})`;
   return sql`target as materialized (
       select p.id, ${at} - 1 as ord, p.account_id, ${status} as status, ${battery} as battery,
         p.status as old_status, ${quiet ? sql`false` : pingWanted} as ping_wanted
       from phones p
-      where p.account_id = ${account}::uuid and p.phone = any(${numbers})
+      where p.account_id = ${slots.account}::uuid and p.phone = any(${numbers})
         ${quiet ? sql`and p.status = ${status} and not ${pingWanted}` : sql``}
       order by p.id
       for update of p
@@ -74,8 +78,7 @@ function oneAccountTarget(account: string, beats: BeatInput[], quiet: boolean): 
 }
 
 /** `target` for beats of several accounts (a batch on a single PostgreSQL): the beats as one JSON parameter. */
-function accountsTarget(beats: BeatInput[], quiet: boolean): SQL {
-  const input = JSON.stringify(beats.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
+function accountsTarget(input: SQL, quiet: boolean): SQL {
   const pingWanted = sql`(i.status = 'online' and ${pingWantedSql(sql`i.account_id`)})`;
   return sql`input as materialized (
       select * from jsonb_to_recordset(${input}::jsonb)
@@ -91,23 +94,10 @@ function accountsTarget(beats: BeatInput[], quiet: boolean): SQL {
     )`;
 }
 
-/**
- * Heartbeats as one statement, the single beat and the batch alike: lock each phone (in id order, so
- * two statements never wait on each other in a circle), add a history row, update status, battery
- * and last heartbeat time, and answer each phone's status before, whether its device is connected
- * and whether a `phone.ping` receiver waits. `quiet` records only the beats with nothing else due
- * (the status stays as it was, no `phone.ping` receiver): the guard is re-checked on the locked rows
- * (READ COMMITTED re-reads them after waiting), so a concurrent transition is never missed, and a
- * beat that fails it writes nothing and gets no row. Phones come as one JSON parameter, so the
- * statement's text is the same whatever their number (prepared once per connection). Beats of one
- * account (always, on a distributed database: lib/heartbeats `quietBeats`) fix `account_id` to it in
- * every table's condition, so that the statement runs on that account's shard.
- */
-function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
-  const first = beats[0]?.accountId;
-  const account = first && beats.every((beat) => beat.accountId === first) ? first : undefined;
+/** The statement around `target` (see `beatsStatement`); `account` fixes every table's condition to one account. */
+function beatsAround(target: SQL, account: SQL | undefined): SQL {
   return sql`
-    with ${account ? oneAccountTarget(account, beats, quiet) : accountsTarget(beats, quiet)},
+    with ${target},
     beat as (
       insert into heartbeats (account_id, phone_id, status, battery)
       select account_id, id, status, battery from target
@@ -123,6 +113,44 @@ function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
       exists (select 1 from devices d where d.id = updated.device_id and d.status = 'activated') as device_connected
     from updated join target on target.id = updated.id
   `;
+}
+
+// Each form of the statement is built once (db/fixed-statement.ts); a call gives only its values.
+const ONE_ACCOUNT = ['account', 'numbers', 'statuses', 'batteries'] as const;
+const oneAccountBeats = {
+  quiet: fixedStatement(ONE_ACCOUNT, (slots) => beatsAround(oneAccountTarget(slots, true), slots.account)),
+  loud: fixedStatement(ONE_ACCOUNT, (slots) => beatsAround(oneAccountTarget(slots, false), slots.account)),
+};
+const accountsBeats = {
+  quiet: fixedStatement(['input'], (slots) => beatsAround(accountsTarget(slots.input, true), undefined)),
+  loud: fixedStatement(['input'], (slots) => beatsAround(accountsTarget(slots.input, false), undefined)),
+};
+
+/**
+ * Heartbeats as one statement, the single beat and the batch alike: lock each phone (in id order, so
+ * two statements never wait on each other in a circle), add a history row, update status, battery
+ * and last heartbeat time, and answer each phone's status before, whether its device is connected
+ * and whether a `phone.ping` receiver waits. `quiet` records only the beats with nothing else due
+ * (the status stays as it was, no `phone.ping` receiver): the guard is re-checked on the locked rows
+ * (READ COMMITTED re-reads them after waiting), so a concurrent transition is never missed, and a
+ * beat that fails it writes nothing and gets no row. Phones come as parameters, so the statement's
+ * text is the same whatever their number (prepared once per connection). Beats of one
+ * account (always, on a distributed database: lib/heartbeats `quietBeats`) fix `account_id` to it in
+ * every table's condition, so that the statement runs on that account's shard.
+ */
+function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
+  const first = beats[0]?.accountId;
+  const form = quiet ? 'quiet' : 'loud';
+  if (first && beats.every((beat) => beat.accountId === first)) {
+    return oneAccountBeats[form]({
+      account: first,
+      numbers: arrayLiteral(beats.map((beat) => beat.phone)),
+      statuses: arrayLiteral(beats.map((beat) => beat.status)),
+      batteries: arrayLiteral(beats.map((beat) => beat.battery)),
+    });
+  }
+  const input = JSON.stringify(beats.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
+  return accountsBeats[form]({ input });
 }
 
 /**
