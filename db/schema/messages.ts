@@ -202,8 +202,11 @@ export const messages = pgTable(
     index('messages_account_queued_idx').on(t.accountId).where(sql`${t.status} = 'queued'`),
     // Expiry sweep over live outbound messages only.
     index('messages_expiry_idx').on(t.expiresAt).where(sql`${t.status} in ('queued', 'dispatched', 'cancelling')`),
-    // Pacing counts what a phone was handed recently.
-    index('messages_phone_updated_idx').on(t.phoneId, t.updatedAt).where(sql`${t.direction} = 'outbound'`),
+    // Pacing counts what a phone was handed recently (lib/messages/pacing.ts `HANDED_OUT`): only messages
+    // handed out at least once are in it, so a phone's backlog of never-claimed sends is never walked.
+    index('messages_phone_handed_idx')
+      .on(t.phoneId, t.updatedAt)
+      .where(sql`${t.direction} = 'outbound' and (${t.status} <> 'queued' or ${t.attempts} > 1)`),
     // Search by content, substrings: messages_content_trgm_idx, a pg_trgm GIN index (hand-written migration 0009).
     // Search by words (lib/messages/list.ts): the account's messages holding every word, found in one GIN
     // scan that intersects the account's entry with the words' (account_id through btree_gin), so that a

@@ -3,6 +3,7 @@ import { type Executor, queryRows } from '@/db';
 import { phoneGroups } from '@/db/schema';
 import { DomainError } from '@/lib/errors';
 import { groupNotFound } from '@/lib/ids/groups';
+import { handedOutSql } from './pacing';
 import { QUOTA_MONTH, quotaSimSql } from './quota';
 
 /** A phone of a group that may be handed the group's messages now. */
@@ -130,7 +131,7 @@ function handedOutSince(account: SQL, cap: SQL, since: SQL, sim: SQL): SQL {
   return sql`case when ${cap} is null then 0 else (
           select count(*)::int from messages m
           join message_status_history h on h.account_id = m.account_id and h.message_id = m.id and h.status = 'dispatched'
-          where m.account_id = ${account} and m.phone_id = p.id and m.direction = 'outbound'
+          where m.account_id = ${account} and m.phone_id = p.id and ${handedOutSql(sql`m`)}
             and m.updated_at >= ${since} and h.at >= ${since} and ${quotaSimSql(sql`m.sim`)} = ${sim}) end`;
 }
 

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '@/db';
 import type { HeldReason } from '@/db/schema';
 import { quotaSimSql } from './quota';
@@ -51,8 +51,19 @@ export const NONE: DispatchCounts = {
 const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
 
 /**
+ * The outbound messages of alias `m` that were handed out at least once, as messages_phone_handed_idx
+ * holds them (db/schema/messages.ts, the same condition). A message leaves `queued` only by being
+ * handed out (or cancelled), and goes back to it only by a retry or a reroute after a failure, each of
+ * which counts an attempt (state-machine.ts `requeueMessage`): so every message with a `dispatched`
+ * history row is among these, and a queued message never yet claimed is not.
+ */
+export function handedOutSql(m: SQL): SQL {
+  return sql`${m}.direction = 'outbound' and (${m}.status <> 'queued' or ${m}.attempts > 1)`;
+}
+
+/**
  * What each of `phoneIds` was handed (its `dispatched` history rows) in the last minute, the last
- * hour and the UTC day, reached through messages_phone_updated_idx (a message dispatched in the
+ * hour and the UTC day, reached through messages_phone_handed_idx (a message dispatched in the
  * window was updated in it).
  */
 export async function dispatchCounts(
@@ -125,7 +136,7 @@ async function handOutRows(
           : sql``
       }
       where m.account_id = ${accountId}::uuid and m.phone_id = any(${`{${phoneIds.join(',')}}`}::uuid[])
-        and m.direction = 'outbound'
+        and ${handedOutSql(sql`m`)}
         and m.updated_at >= ${windowStart}::timestamptz
         and h.at >= ${windowStart}::timestamptz and h.at <= ${now.toISOString()}::timestamptz
       group by 1, 2

@@ -11,6 +11,7 @@ import { PATCH as patchGroup } from '@/app/api/v1/phone-groups/[id]/route';
 import { POST as createGroup } from '@/app/api/v1/phone-groups/route';
 import { PATCH as patchSettings, GET as readSettings } from '@/app/api/v1/settings/sending/route';
 import { creditLedger, events, messages, phones } from '@/db/schema';
+import { dispatchCounts } from '@/lib/messages/pacing';
 import { describeAuthCases } from '../auth-cases';
 import { onRealPostgres } from '../database';
 import { balanceOf, createTestAccount, sharedTestAccount, type TestAccount, testNumber } from '../fixtures';
@@ -280,6 +281,9 @@ describe('automatic retry', () => {
     const sent = await sendAs(account);
     const first = await failOnce(account, sent.body.id, 'RESULT_ERROR_NO_SERVICE');
     expect(first.body).toMatchObject({ status: 'queued', attempts: 2 });
+    // Queued again, its hand-out still counts for the phone's pacing (lib/messages/pacing.ts `handedOutSql`).
+    const counts = await dispatchCounts(db(), account.accountId, [account.phoneId], new Date());
+    expect(counts.get(account.phoneId)).toMatchObject({ lastMinute: 1, lastHour: 1, today: 1 });
     expect(new Date(first.body.send_at).getTime()).toBeGreaterThan(Date.now() + 50_000);
     expect((await claimAs(account)).body.data).toEqual([]);
     await dueNow(sent.body.id);

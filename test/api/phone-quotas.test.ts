@@ -8,6 +8,7 @@ import { GET as readPhone, PATCH as updatePhone } from '@/app/api/v1/phones/[id]
 import { GET as listPhones } from '@/app/api/v1/phones/route';
 import { queryRows } from '@/db';
 import { messageStatusHistory, messages, phoneGroups, phones, simRecipientCounts, simRecipients } from '@/db/schema';
+import { handedOutSql } from '@/lib/messages/pacing';
 import { rerouteStranded } from '@/lib/messages/reroute';
 import { sendMessage } from '@/lib/messages/send';
 import { onRealPostgres } from '../database';
@@ -356,6 +357,24 @@ describe('the hourly cap and the jitter', () => {
     const released = (await claimAs(owner.deviceKey)).body.data;
     expect(released.map((m: { id: string }) => m.id)).toEqual([ids[2]]);
     expect(released[0].held_reason).toBeNull();
+  });
+
+  it('reads hand-outs through messages_phone_handed_idx: its condition and the counts’ are one', async () => {
+    const owner = await createTestAccount(db(), { credits: 1 });
+    // A backlog of sends never claimed, which the index leaves out.
+    await db().execute(sql`
+      insert into messages (account_id, phone_id, group_id, direction, "from", "to", content, status, segments, encoding)
+      select ${owner.accountId}::uuid, ${owner.phoneId}::uuid, ${owner.defaultGroupId}::int, 'outbound', ${owner.phone},
+        '+4477009' || lpad(i::text, 5, '0'), 'Backlog', 'queued', 1, 'GSM-7'
+      from generate_series(1, 2000) i`);
+    await db().execute(sql`analyze messages`);
+    const plan = await queryRows<{ 'QUERY PLAN': string }>(
+      db(),
+      sql`explain select 1 from messages m where m.account_id = ${owner.accountId}::uuid
+        and m.phone_id = ${owner.phoneId}::uuid and ${handedOutSql(sql`m`)}
+        and m.updated_at >= now() - interval '1 hour'`,
+    );
+    expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain('messages_phone_handed_idx');
   });
 
   it('hands out one message at a time with a jitter, each after its random delay', async () => {
