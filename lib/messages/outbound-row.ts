@@ -40,12 +40,11 @@ type Column = {
   name: string;
   /** Its type in the JSON record set the rows travel in. */
   type: string;
-  value: (message: OutboundMessage) => string | number | boolean | null;
+  /** `iso` writes a date as text, once per distinct date of the call (a bulk's thousand rows share theirs). */
+  value: (message: OutboundMessage, iso: (date: Date) => string) => string | number | boolean | null;
   /** What is written, from the record's field (`ref`); the field itself by default. */
   written?: (ref: SQL) => SQL;
 };
-
-const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null);
 
 /**
  * The outbound row's columns, each written once. `direction` and `status` are the same for every
@@ -75,18 +74,18 @@ const COLUMNS: Column[] = [
   { name: 'origin_rule_id', type: 'uuid', value: (m) => m.origin?.ruleId ?? null },
   { name: 'origin_message_id', type: 'uuid', value: (m) => m.origin?.inboundMessageId ?? null },
   { name: 'origin_key', type: 'text', value: (m) => m.origin?.key ?? null },
-  { name: 'send_at', type: 'timestamptz', value: (m) => m.sendAt.toISOString() },
-  { name: 'expires_at', type: 'timestamptz', value: (m) => m.expiresAt.toISOString() },
+  { name: 'send_at', type: 'timestamptz', value: (m, iso) => iso(m.sendAt) },
+  { name: 'expires_at', type: 'timestamptz', value: (m, iso) => iso(m.expiresAt) },
   {
     name: 'created_at',
     type: 'timestamptz',
-    value: (m) => isoOrNull(m.createdAt),
+    value: (m, iso) => (m.createdAt ? iso(m.createdAt) : null),
     written: (ref) => sql`coalesce(${ref}, now())`,
   },
   {
     name: 'updated_at',
     type: 'timestamptz',
-    value: (m) => isoOrNull(m.createdAt),
+    value: (m, iso) => (m.createdAt ? iso(m.createdAt) : null),
     written: (ref) => sql`coalesce(${ref}, now())`,
   },
 ];
@@ -109,10 +108,19 @@ export function outboundRecords(messages: OutboundMessage[], alias: string, extr
 /** The JSON parameter of `outboundRecordset`: one record per message, with `extra`'s fields. */
 export function outboundRecordsJson(messages: OutboundMessage[], extra: ExtraFields = {}): string {
   const extras = Object.entries(extra);
+  const texts = new Map<Date, string>();
+  const iso = (date: Date) => {
+    let text = texts.get(date);
+    if (text === undefined) {
+      text = date.toISOString();
+      texts.set(date, text);
+    }
+    return text;
+  };
   const records = messages.map((message, index) => {
     const record: Record<string, unknown> = {};
     for (const [name, field] of extras) record[name] = field.value(index);
-    for (const column of COLUMNS) record[column.name] = column.value(message);
+    for (const column of COLUMNS) record[column.name] = column.value(message, iso);
     return record;
   });
   return JSON.stringify(records);
