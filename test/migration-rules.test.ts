@@ -53,7 +53,7 @@ function unjustified(tag: string, text: string, earlierTags: string[]): string[]
  * take a lock that holds writes up for longer than a moment on ten million rows. An index is built
  * `CONCURRENTLY` (in an online migration: db/migrator.ts), a foreign key or check is added `NOT VALID`
  * and validated by a later statement, a column's type is not changed in place, `SET NOT NULL` waits
- * for a validated check, and rows are not backfilled in the migration. A statement on a small table may say why it may wait: `-- brief: <why>`.
+ * for a validated check, an index is dropped `CONCURRENTLY`, and rows are not backfilled in the migration. A statement on a small table may say why it may wait: `-- brief: <why>`.
  * Checked from this migration on; the ones before it were applied before the rule.
  */
 const FIRST_LOCK_CHECKED = '0050_messages_word_search';
@@ -84,6 +84,12 @@ const LOCK_RULES: Array<{ pattern: RegExp; table: RegExp; problem: string }> = [
     pattern: /^\s*(?:UPDATE|DELETE\s+FROM)\s/i,
     table: /^\s*(?:UPDATE|DELETE\s+FROM)\s+(?:ONLY\s+)?"?(\w+)"?/i,
     problem: 'rewrites rows in the migration (a backfill goes in batches, from a command, once the release runs)',
+  },
+  {
+    // DROP INDEX names no table: whatever index it drops, its table is locked.
+    pattern: /\bDROP\s+INDEX\s+(?!CONCURRENTLY\b)/i,
+    table: /(?!)/,
+    problem: 'drops an index without CONCURRENTLY (ACCESS EXCLUSIVE on its table)',
   },
   {
     pattern: /\bSET\s+NOT\s+NULL\b/i,
@@ -151,6 +157,8 @@ describe('migration files', () => {
       'ALTER TABLE "messages" ALTER COLUMN "a" SET NOT NULL;',
       'UPDATE "messages" SET "b" = true;',
       'DELETE FROM "messages" WHERE "b";',
+      'DROP INDEX "i";',
+      'DROP INDEX IF EXISTS "i";',
     ];
     for (const statement of refused) expect(blocking('0099_x', statement), statement).toHaveLength(1);
     expect(blocking('0099_x', 'CREATE INDEX CONCURRENTLY IF NOT EXISTS "i" ON "messages" ("a");')[0]).toMatch(
@@ -158,6 +166,7 @@ describe('migration files', () => {
     );
     const accepted = [
       '-- online: why\nCREATE INDEX CONCURRENTLY IF NOT EXISTS "i" ON "messages" ("a");',
+      '-- online: why\nDROP INDEX CONCURRENTLY IF EXISTS "i";',
       'ALTER TABLE "messages" ADD CONSTRAINT "f" FOREIGN KEY ("a") REFERENCES "accounts"("id") NOT VALID;',
       'ALTER TABLE "messages" VALIDATE CONSTRAINT "f";',
       'ALTER TABLE "messages" ADD CONSTRAINT "u" UNIQUE USING INDEX "i";',
