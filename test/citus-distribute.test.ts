@@ -48,7 +48,7 @@ describe('npm run ops -- distribute', () => {
 });
 
 describe.runIf(citusMode())('a migration on a distributed database', () => {
-  it('runs through the coordinator: a column and an index built online on a distributed table reach its shards', async () => {
+  it('runs through the coordinator: a column, and an index built and one dropped online, reach every shard', async () => {
     const url = testDatabaseUrl() as URL;
     const workers = await citusWorkers(url);
     const name = `simgate_mig_${randomBytes(4).toString('hex')}`;
@@ -66,10 +66,15 @@ describe.runIf(citusMode())('a migration on a distributed database', () => {
     );
     fs.writeFileSync(journalFile, JSON.stringify(journal));
     fs.writeFileSync(path.join(later, '9998_citus_later.sql'), 'ALTER TABLE "messages" ADD COLUMN "citus_later" text;');
-    // An online migration (db/migrator.ts): the index built CONCURRENTLY, outside a transaction.
+    // An online migration (db/migrator.ts): an index built and another dropped CONCURRENTLY, outside a
+    // transaction, as migration 0053 does.
     fs.writeFileSync(
       path.join(later, '9999_citus_online.sql'),
-      '-- online\nCREATE INDEX CONCURRENTLY IF NOT EXISTS "messages_citus_later_idx" ON "messages" ("account_id", "citus_later");',
+      [
+        '-- online',
+        'CREATE INDEX CONCURRENTLY IF NOT EXISTS "messages_citus_later_idx" ON "messages" ("account_id", "citus_later");--> statement-breakpoint',
+        'DROP INDEX CONCURRENTLY IF EXISTS "messages_phone_handed_idx";',
+      ].join('\n'),
     );
     await createCitusTemplate(url, workers, name);
     const handle = openPostgres(withDatabase(url, name), { max: 1 });
@@ -93,8 +98,15 @@ describe.runIf(citusMode())('a migration on a distributed database', () => {
         handle.db,
         sql`select count(*)::int as count from pg_dist_shard where logicalrelid = 'messages'::regclass`,
       );
+      const dropped = await queryRows<{ count: number }>(
+        handle.db,
+        sql`select count(*)::int as count from run_command_on_shards('messages',
+          $$select count(*) from pg_indexes where indexname like 'messages_phone_handed_idx%%' and tablename = '%s'$$)
+          where result = '0'`,
+      );
       expect(all?.count).toBeGreaterThan(1);
       expect(shards[0]?.count).toBe(all?.count);
+      expect(dropped[0]?.count).toBe(all?.count);
       const again = await distributeTables(handle.db);
       expect(again).toMatchObject({ referenced: [], distributed: [], foreignKeys: 0 });
     } finally {
