@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
@@ -412,7 +413,7 @@ async function takeMigrationLock(lockClient: postgres.Sql): Promise<void> {
   for (;;) {
     const [row] = await lockClient<{ taken: boolean }[]>`select pg_try_advisory_lock(${MIGRATION_LOCK_ID}) as taken`;
     if (row?.taken) return;
-    await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
+    await sleep(MIGRATION_LOCK_POLL_MS);
   }
 }
 
@@ -431,7 +432,7 @@ export const MIGRATION_ATTEMPTS = 10;
 export async function migrateAgainOnLockConflict(
   migrate: () => Promise<void>,
   attempts = MIGRATION_ATTEMPTS,
-  pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  pause: (ms: number) => Promise<void> = sleep,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
