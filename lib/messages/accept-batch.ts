@@ -37,8 +37,8 @@ export async function acceptInBatch(executor: Executor, send: BatchedSend): Prom
 const acceptOnPipeline = batchedOnPipeline<BatchedSend, MessageRow>(
   async (db, sends) => {
     const input = outboundRecordsJson(sends, {
-      ord: { type: 'int', value: (index) => index },
-      country: { type: 'text', value: (index) => sends[index]?.country ?? null },
+      ord: (index) => index,
+      country: (index) => sends[index]?.country ?? null,
     });
     const rows = await queryRows<Record<string, unknown>>(
       db,

@@ -93,16 +93,18 @@ const COLUMNS: Column[] = [
 /** The columns every new outbound row is written with (besides `direction` and `status`). */
 export const OUTBOUND_COLUMN_NAMES: readonly string[] = COLUMNS.map((column) => column.name);
 
-/** Fields a statement adds to each record for its own use (the batch's `ord`, `country`). */
-export type ExtraFields = Record<string, { type: string; value: (index: number) => string | number | null }>;
+/**
+ * Fields a statement adds to each record for its own use (the batch's `ord`, `country`): each
+ * record's value by its index. Their types go to `outboundRecordset`.
+ */
+export type ExtraFields = Record<string, (index: number) => string | number | null>;
 
 /**
- * `messages` as a record set named `alias`, one record per message with every outbound column
- * (and `extra`): one JSON parameter, so the statement's text is the same whatever the count.
+ * `messages` as a record set named `alias`, one record per message with every outbound column:
+ * one JSON parameter, so the statement's text is the same whatever the count.
  */
-export function outboundRecords(messages: OutboundMessage[], alias: string, extra: ExtraFields = {}): SQL {
-  const types = Object.fromEntries(Object.entries(extra).map(([name, field]) => [name, field.type]));
-  return outboundRecordset(sql`${outboundRecordsJson(messages, extra)}`, alias, types);
+export function outboundRecords(messages: OutboundMessage[], alias: string): SQL {
+  return outboundRecordset(sql`${outboundRecordsJson(messages)}`, alias);
 }
 
 /** The JSON parameter of `outboundRecordset`: one record per message, with `extra`'s fields. */
@@ -119,7 +121,7 @@ export function outboundRecordsJson(messages: OutboundMessage[], extra: ExtraFie
   };
   const records = messages.map((message, index) => {
     const record: Record<string, unknown> = {};
-    for (const [name, field] of extras) record[name] = field.value(index);
+    for (const [name, value] of extras) record[name] = value(index);
     for (const column of COLUMNS) record[column.name] = column.value(message, iso);
     return record;
   });

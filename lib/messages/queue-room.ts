@@ -25,7 +25,7 @@ export const QUEUE_FULL_RETRY_AFTER_S = 60;
 const RECOUNT_EVERY_MS = 5_000;
 
 /** The instance's cap (ACCOUNT_MAX_QUEUED), as a statement's parameter. */
-export function instanceQueueCap(): SQL {
+function instanceQueueCap(): SQL {
   return sql`${config.accountMaxQueued}`;
 }
 
