@@ -378,15 +378,20 @@ describe('switching to a membership with two-factor on', () => {
     // One person, a member of both accounts; two-factor on only in `other`.
     const person = await addMember(other, 'operator');
     await db().insert(members).values({ accountId: home.accountId, email: person.email, role: 'viewer' });
-    const otherCookie = await signIn(person);
+    // A session on each account, by member: signing in by email code picks the earliest membership,
+    // and the two may have joined in the same millisecond.
+    const { memberCookie } = await import('../member-fixtures');
+    const sessionOn = async (accountId: string) => {
+      const [member] = await db()
+        .select({ id: members.id })
+        .from(members)
+        .where(and(eq(members.accountId, accountId), eq(members.email, person.email)));
+      return memberCookie(accountId, member!.id);
+    };
+    const otherCookie = await sessionOn(other.accountId);
     const { secret } = await turnOn(otherCookie);
     // A session on `home`, as the header's switcher would start from.
-    const [homeMember] = await db()
-      .select({ id: members.id })
-      .from(members)
-      .where(and(eq(members.accountId, home.accountId), eq(members.email, person.email)));
-    const { memberCookie } = await import('../member-fixtures');
-    const homeCookie = await memberCookie(home.accountId, homeMember!.id);
+    const homeCookie = await sessionOn(home.accountId);
     const to = (totp?: string) =>
       call(switchAccount, {
         body: totp ? { account_id: other.accountId, totp } : { account_id: other.accountId },
