@@ -65,6 +65,8 @@ export type CpuPerRequest = {
   server_main_waiting: number;
   /** The share of all the machine's CPUs' time that no process used. */
   machine_idle: number;
+  /** CPU time of the load generator (this process, every thread): what it takes of the shared cores. */
+  loadgen_us: number;
 };
 
 /** Clock ticks of user and system time in a /proc/…/stat line (fields 14 and 15), as ms. */
@@ -74,11 +76,17 @@ function statMs(file: string): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-type CpuSample = { main: number; postgres: number; mainWaited: number; idle: number; all: number };
+type CpuSample = { main: number; postgres: number; mainWaited: number; idle: number; all: number; loadgen: number };
 
 /** The server's main thread's time waiting for a CPU so far, in ms (/proc/…/schedstat, field 2, ns). */
 function waitedMs(pid: number): number {
   return Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+}
+
+/** This process's CPU time so far (user and system, every thread), in ms. */
+function loadgenMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 /** The machine's CPU time so far, idle and in all, in clock ticks (/proc/stat's first line). */
@@ -111,9 +119,17 @@ function cpuSample(pid: number | undefined): CpuSample {
       postgres: postgresMs,
       mainWaited: waitedMs(pid),
       ...machineTicks(),
+      loadgen: loadgenMs(),
     };
   } catch {
-    return { main: Number.NaN, postgres: Number.NaN, mainWaited: Number.NaN, idle: Number.NaN, all: Number.NaN };
+    return {
+      main: Number.NaN,
+      postgres: Number.NaN,
+      mainWaited: Number.NaN,
+      idle: Number.NaN,
+      all: Number.NaN,
+      loadgen: loadgenMs(),
+    };
   }
 }
 
@@ -144,6 +160,7 @@ export async function interleaved<K extends string>(
     waited: number;
     idle: number;
     all: number;
+    loadgen: number;
   };
   const totals = new Map<string, Total>();
   for (let done = 0; done < duration; done += SLICE_S) {
@@ -165,12 +182,14 @@ export async function interleaved<K extends string>(
         waited: 0,
         idle: 0,
         all: 0,
+        loadgen: 0,
       };
       total.main += after.main - before.main;
       total.pg += after.postgres - before.postgres;
       total.waited += after.mainWaited - before.mainWaited;
       total.idle += after.idle - before.idle;
       total.all += after.all - before.all;
+      total.loadgen += after.loadgen - before.loadgen;
       total.requests += requests;
       total.seconds += seconds;
       total.p50 += slice.p50_ms * requests;
@@ -202,6 +221,7 @@ export async function interleaved<K extends string>(
           server_main_busy: Math.round((100 * total.main) / (total.seconds * 1000)) / 100,
           server_main_waiting: Math.round((100 * total.waited) / (total.seconds * 1000)) / 100,
           machine_idle: Math.round((100 * total.idle) / Math.max(1, total.all)) / 100,
+          loadgen_us: perRequest(total.loadgen, total),
         },
       ]),
     ) as Record<K, CpuPerRequest>,

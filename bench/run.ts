@@ -520,12 +520,13 @@ function printTable(results: Results): void {
   console.log(
     `\nSimgate benchmark (${results.database}, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION_S} s, ${results.machine.cpus} cores)`,
   );
-  console.log('scenario              req/s     p50 ms   p99 ms   errors   main µs/req   PG µs/req');
-  const cpu: Record<string, { server_main_us: number; postgres_us: number }> = results.cpu_us_per_request;
+  console.log('scenario              req/s     p50 ms   p99 ms   errors   main µs/req   PG µs/req   load gen µs/req');
+  const cpu: Record<string, { server_main_us: number; postgres_us: number; loadgen_us: number }> =
+    results.cpu_us_per_request;
   for (const [name, s] of Object.entries(results.scenarios)) {
     const used = cpu[name];
     const cpuColumns = used
-      ? `${String(used.server_main_us).padStart(13)} ${String(used.postgres_us).padStart(11)}`
+      ? `${String(used.server_main_us).padStart(13)} ${String(used.postgres_us).padStart(11)} ${String(used.loadgen_us).padStart(17)}`
       : '';
     console.log(
       `${name.padEnd(20)} ${s.rps.toFixed(0).padStart(7)} ${s.p50_ms.toFixed(1).padStart(9)} ${s.p99_ms.toFixed(1).padStart(8)} ${String(s.errors).padStart(8)}${cpuColumns}`,
