@@ -22,28 +22,49 @@ import { Readable } from 'node:stream';
  * (a Promise), then writes its Response: status, headers, and the body as it comes (an event
  * stream's events as they are written). The Request's signal aborts when the client hangs up; the
  * body's reader is cancelled then too (an event stream ends).
+ *
+ * With the app's `held` bodies (lib/net/held-body.ts, handed over through the lifecycle), a small
+ * request body goes to the route as the bytes read here and an answer made in one piece is written
+ * as it is, neither through a web stream, and the signal is made only when the route asks for it.
  */
-export async function serveDirect(handler, req, res, authority, params = {}) {
-  const controller = new AbortController();
+export async function serveDirect(
+  handler,
+  req,
+  res,
+  authority,
+  params = {},
+  held = globalThis.__simgateLifecycle?.heldBodies,
+) {
+  let controller;
+  let hungUp = false;
+  let onHangUp = () => {};
+  const signal = () => {
+    controller ??= new AbortController();
+    if (hungUp && !controller.signal.aborted) controller.abort();
+    return controller.signal;
+  };
   // Closed before it finished: the client hung up (as Next's signalFromNodeResponse). A close after
   // the answer is written aborts nothing: an abort makes a DOMException with its stack, every request.
   res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
+    if (res.writableFinished) return;
+    hungUp = true;
+    controller?.abort();
+    onHangUp();
   });
   try {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (Array.isArray(value)) for (const one of value) headers.append(name, one);
-      else if (value !== undefined) headers.set(name, value);
-    }
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
     const https = req.headers['x-forwarded-proto']?.includes('https') === true;
-    const request = new Request(`${https ? 'https' : 'http'}://${authority}${req.url}`, {
-      method: req.method,
-      headers,
-      signal: controller.signal,
-      ...(hasBody ? { body: await bodyOf(req), duplex: 'half' } : {}),
-    });
+    const url = `${https ? 'https' : 'http'}://${authority}${req.url}`;
+    const body = hasBody ? await bodyOf(req) : null;
+    const request =
+      held && !(body instanceof ReadableStream)
+        ? held.request(url, req.method, headerPairs(req.headers), body, signal)
+        : new Request(url, {
+            method: req.method,
+            headers: headerPairs(req.headers),
+            signal: signal(),
+            ...(hasBody ? { body, duplex: 'half' } : {}),
+          });
     const response = await handler(request, { params: Promise.resolve(params) });
     res.statusCode = response.status;
     for (const [name, value] of response.headers) {
@@ -51,12 +72,16 @@ export async function serveDirect(handler, req, res, authority, params = {}) {
     }
     const cookies = response.headers.getSetCookie();
     if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+    // An answer in one piece, as the app made it: with its headers, in one write.
+    const whole = held?.take(response);
+    if (whole !== undefined) return void res.end(whole);
     if (!response.body) return void res.end();
     // An event stream's headers go at once; its events follow as they are written.
     const eventStream = response.headers.get('content-type')?.startsWith('text/event-stream') === true;
     if (eventStream) res.flushHeaders();
     const reader = response.body.getReader();
-    controller.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+    onHangUp = () => void reader.cancel().catch(() => {});
+    if (hungUp) onHangUp();
     let { done, value } = await reader.read();
     // A body in one piece (most answers: a JSON document) goes with its headers in one write.
     if (!done && !eventStream) {
@@ -72,7 +97,7 @@ export async function serveDirect(handler, req, res, authority, params = {}) {
     }
     res.end();
   } catch (error) {
-    if (controller.signal.aborted) return;
+    if (hungUp) return;
     console.error('direct route failed:', error);
     if (!res.headersSent) {
       res.statusCode = 500;
@@ -82,6 +107,17 @@ export async function serveDirect(handler, req, res, authority, params = {}) {
       res.destroy();
     }
   }
+}
+
+/** A Node request's headers as name-value pairs, a repeated one (an array) as one pair each. */
+function headerPairs(headers) {
+  const pairs = [];
+  for (const name in headers) {
+    const value = headers[name];
+    if (Array.isArray(value)) for (const one of value) pairs.push([name, one]);
+    else if (value !== undefined) pairs.push([name, value]);
+  }
+  return pairs;
 }
 
 /** Resolves when `res` can take more (or is closed: the reader is cancelled then). */

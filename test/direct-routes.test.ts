@@ -9,7 +9,9 @@ import { GET as appEvents } from '@/app/api/mobile/v1/events/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { ROUTES } from '@/app/route-index';
 import { principalForKey } from '@/lib/auth/key-lookup';
-import type { DirectHandler } from '@/lib/runtime/lifecycle';
+import { json } from '@/lib/http/route';
+import { heldBodies } from '@/lib/net/held-body';
+import type { DirectHandler, HeldBodies } from '@/lib/runtime/lifecycle';
 import { directRoutes } from '@/lib/server/direct-routes';
 import { urlPathOf } from '@/scripts/route-index';
 import { createTestAccount } from './fixtures';
@@ -23,6 +25,7 @@ type ServeDirect = (
   res: http.ServerResponse,
   authority: string,
   params?: Record<string, string>,
+  held?: HeldBodies | null,
 ) => Promise<void>;
 
 let serveDirect: ServeDirect;
@@ -30,11 +33,14 @@ let server: http.Server;
 let port = 0;
 let current: DirectHandler = async () => new Response(null, { status: 204 });
 let currentParams: Record<string, string> = {};
+let currentHeld: HeldBodies | null = null;
 
 beforeAll(async () => {
   const file = pathToFileURL(path.resolve(import.meta.dirname, '..', 'scripts', 'serve.mjs')).href;
   ({ serveDirect } = (await import(file)) as { serveDirect: ServeDirect });
-  server = http.createServer((req, res) => void serveDirect(current, req, res, `127.0.0.1:${port}`, currentParams));
+  server = http.createServer(
+    (req, res) => void serveDirect(current, req, res, `127.0.0.1:${port}`, currentParams, currentHeld),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -44,7 +50,16 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-describe("npm start's direct lane (scripts/serve.mjs serveDirect)", () => {
+// Both ways the lane builds a Request and writes a Response: web streams around the bodies, and the
+// app's held bodies (lib/net/held-body.ts), which `npm start` uses.
+describe.each([
+  ['with web streams', null],
+  ['with held bodies', heldBodies],
+])("npm start's direct lane (scripts/serve.mjs serveDirect), %s", (_lane, held) => {
+  beforeAll(() => {
+    currentHeld = held;
+  });
+
   it('hands the route a web Request (method, path, headers, body) and writes its Response', async () => {
     let seen: { method: string; url: string; key: string | null; body: unknown; params: unknown } | undefined;
     currentParams = { id: 'p1' };
@@ -114,6 +129,21 @@ describe("npm start's direct lane (scripts/serve.mjs serveDirect)", () => {
     await arrived;
     socket.destroy();
     await expect.poll(() => read, { timeout: 5000 }).toBe('failed');
+  });
+
+  it("writes the app's JSON answers (held or streamed) with their headers and a Content-Length", async () => {
+    current = async (req) => json({ echoed: await req.json(), signalled: req.signal.aborted }, 201, { 'x-one': '1' });
+    const res = await fetch(`http://127.0.0.1:${port}/x`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'é' }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-one')).toBe('1');
+    expect(res.headers.get('content-type')).toBe('application/json');
+    const text = await res.text();
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+    expect(JSON.parse(text)).toEqual({ echoed: { name: 'é' }, signalled: false });
   });
 
   it('writes a long body no faster than the client reads it', async () => {

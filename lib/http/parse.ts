@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { DomainError, type FieldError } from '@/lib/errors';
+import { takeHeldBody } from '@/lib/net/held-body';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting of objects and arrays a JSON body may have: no client of ours needs more than a few. */
@@ -18,6 +19,13 @@ export async function readCapped(
 ): Promise<Uint8Array> {
   const declared = Number(req.headers.get('content-length') ?? Number.NaN);
   if (declared > limit.bytes) throw limit.refusal();
+  // Read by the host already (npm start's direct lane), without a stream around it.
+  const held = takeHeldBody(req);
+  if (held !== undefined) {
+    const bytes = typeof held === 'string' ? Buffer.from(held) : held;
+    if (bytes.byteLength > limit.bytes) throw limit.refusal();
+    return bytes;
+  }
   if (!req.body) return new Uint8Array();
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -8,6 +8,7 @@ import { guardedByRoute, misdirected, securedAnswer } from '@/lib/http/front-doo
 import { log } from '@/lib/log';
 import { accessFor, type RouteRule, refusalDetail, roleMayCall, routeRule } from '@/lib/members/route-areas';
 import { httpAnswered, surfaceOf } from '@/lib/metrics/http';
+import { heldResponse } from '@/lib/net/held-body';
 import { problemBody, problemResponse } from '@/lib/net/problem';
 import { attachSpec, type OperationDoc } from '@/lib/openapi/define';
 import { handling } from '@/lib/runtime/lifecycle';
@@ -63,7 +64,7 @@ function requestIdOf(req: Request): string {
 }
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': 'application/json' } });
+  return heldResponse(JSON.stringify(body), { status, headers: { ...headers, 'content-type': 'application/json' } });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode, type ErrorOperation, type FieldError, statusOf } from '@/lib/errors';
+import { heldResponse } from './held-body';
 
 /** Where a code is explained: the API reference's error page, generated from the catalogue (app/docs/errors). */
 export function problemType(code: ErrorCode): string {
@@ -41,7 +42,7 @@ export function problemBody(code: ErrorCode, detail: string, options: ProblemOpt
 }
 
 export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(problem), {
+  return heldResponse(JSON.stringify(problem), {
     status: problem.status,
     headers: { ...headers, 'content-type': 'application/problem+json' },
   });

@@ -43,6 +43,23 @@ type Lifecycle = {
    * method and path (lib/server/direct-routes.ts).
    */
   directRoute?: DirectRouter;
+  /** For the host to build the direct lane's requests and write its answers without web streams (lib/net/held-body.ts). */
+  heldBodies?: HeldBodies;
+};
+
+/**
+ * Requests whose body the host has read (`bytes`; null for none), held as they are, with the host's
+ * signal made on demand; and an answer's body in one piece, when the app made it so and nothing read it.
+ */
+export type HeldBodies = {
+  request: (
+    url: string,
+    method: string,
+    headers: Array<[string, string]>,
+    bytes: Uint8Array | null,
+    signal: () => AbortSignal,
+  ) => Request;
+  take: (response: Response) => Uint8Array | string | undefined;
 };
 
 /** A route handler as the host calls it: a web Request in, a Response out (lib/http/route.ts `RouteHandler`). */
@@ -90,8 +107,9 @@ export function offerApiHeaders(apiHeaders: NonNullable<Lifecycle['apiHeaders']>
 }
 
 /** Hands scripts/serve.mjs the routes it serves without Next's router (lib/server/direct-routes.ts). */
-export function offerDirectRoutes(router: DirectRouter): void {
+export function offerDirectRoutes(router: DirectRouter, heldBodies: HeldBodies): void {
   lifecycle().directRoute = router;
+  lifecycle().heldBodies = heldBodies;
 }
 
 /** Whether scripts/start.mjs drives the shutdown (and the app must not exit on signals itself). */

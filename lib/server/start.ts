@@ -3,6 +3,7 @@ import { appSecret, assertConfig, config } from '@/lib/config';
 import { freezeSettings } from '@/lib/config/env';
 import { apiSecurityHeaders, guardedByRoute } from '@/lib/http/front-door';
 import { log } from '@/lib/log';
+import { heldBodies } from '@/lib/net/held-body';
 import { SECURED_BY_HOST } from '@/lib/net/host-policy';
 // The adapters' auth modes, webhook formats and sealed columns, for every bundle of this process.
 import '@/lib/protocols/register';
@@ -48,7 +49,7 @@ export async function startServer(): Promise<void> {
     // two lanes (test/direct-lane-server.test.ts); both answer alike, through the same route().
     if (process.env.SIMGATE_DIRECT_LANE !== 'off') {
       const { directRoutes } = await import('./direct-routes');
-      offerDirectRoutes(directRoutes());
+      offerDirectRoutes(directRoutes(), heldBodies);
     }
   }
   const handle = await getDatabase();
