@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { migrationsWith } from '../db/migration-folder';
 import { ONLINE_MARK } from '../db/migrator';
 import { activateBenchPhone } from './activate';
 import { percentile, recipient } from './load';
@@ -576,23 +577,14 @@ const BENCH_MIGRATION_INDEX = 'bench_migrate_fts_idx';
 function runMigrate(): Promise<number> {
   const root = path.resolve(import.meta.dirname, '..');
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-bench-migrate-'));
-  const folder = path.join(home, 'db', 'migrations');
-  fs.cpSync(path.join(root, 'db', 'migrations'), folder, { recursive: true });
-  const journalFile = path.join(folder, 'meta', '_journal.json');
-  const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8')) as {
-    entries: Array<{ idx: number; when: number; tag: string }>;
-  };
-  const last = journal.entries.at(-1)!;
-  journal.entries.push({ ...last, idx: last.idx + 1, when: last.when + 1, tag: BENCH_MIGRATION_TAG });
-  fs.writeFileSync(journalFile, JSON.stringify(journal));
-  const wordIndex = fs.readFileSync(path.join(folder, '0050_messages_word_search.sql'), 'utf8');
+  const wordIndex = fs.readFileSync(path.join(root, 'db', 'migrations', '0050_messages_word_search.sql'), 'utf8');
   if (!wordIndex.startsWith(ONLINE_MARK)) throw new Error('migration 0050 is no longer an online migration');
   let text = wordIndex.replaceAll('messages_content_fts_idx', BENCH_MIGRATION_INDEX);
   // BENCH_MIGRATE_BLOCKING=1: the same build as a plain migration would run it, in its transaction (a
   // figure to compare with; sends wait for it).
   if (process.env.BENCH_MIGRATE_BLOCKING === '1')
     text = text.replace(new RegExp(`^${ONLINE_MARK}.*\\n`), '').replace(' CONCURRENTLY', '');
-  fs.writeFileSync(path.join(folder, `${BENCH_MIGRATION_TAG}.sql`), text);
+  migrationsWith([{ tag: BENCH_MIGRATION_TAG, text }], { into: path.join(home, 'db', 'migrations') });
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '@/db';
-import { MIGRATIONS_FOLDER, openPostgres, runMigrations } from '@/db/client';
+import { openPostgres, runMigrations } from '@/db/client';
+import { migrationsWith } from '@/db/migration-folder';
 import { GLOBAL_TABLES } from '@/db/tenancy';
 import { distributeTables } from '@/lib/ops/distribute';
 import { citusMode, citusWorkers, createCitusTemplate, dropDatabase, testDatabaseUrl, withDatabase } from './database';
@@ -52,30 +51,20 @@ describe.runIf(citusMode())('a migration on a distributed database', () => {
     const url = testDatabaseUrl() as URL;
     const workers = await citusWorkers(url);
     const name = `simgate_mig_${randomBytes(4).toString('hex')}`;
-    // This release's migrations, then one more, made here, applied after distributing.
-    const later = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-migrations-'));
-    fs.cpSync(MIGRATIONS_FOLDER, later, { recursive: true });
-    const journalFile = path.join(later, 'meta', '_journal.json');
-    const journal = JSON.parse(fs.readFileSync(journalFile, 'utf8')) as {
-      entries: { idx: number; tag: string; when: number }[];
-    };
-    const last = journal.entries.at(-1) as { idx: number; tag: string; when: number };
-    journal.entries.push(
-      { ...last, idx: last.idx + 1, tag: '9998_citus_later', when: last.when + 1 },
-      { ...last, idx: last.idx + 2, tag: '9999_citus_online', when: last.when + 2 },
-    );
-    fs.writeFileSync(journalFile, JSON.stringify(journal));
-    fs.writeFileSync(path.join(later, '9998_citus_later.sql'), 'ALTER TABLE "messages" ADD COLUMN "citus_later" text;');
-    // An online migration (db/migrator.ts): an index built and another dropped CONCURRENTLY, outside a
+    // This release's migrations, then two more, made here, applied after distributing. The second is an
+    // online migration (db/migrator.ts): an index built and another dropped CONCURRENTLY, outside a
     // transaction, as migration 0053 does.
-    fs.writeFileSync(
-      path.join(later, '9999_citus_online.sql'),
-      [
-        '-- online',
-        'CREATE INDEX CONCURRENTLY IF NOT EXISTS "messages_citus_later_idx" ON "messages" ("account_id", "citus_later");--> statement-breakpoint',
-        'DROP INDEX CONCURRENTLY IF EXISTS "messages_phone_handed_idx";',
-      ].join('\n'),
-    );
+    const later = migrationsWith([
+      { tag: '9998_citus_later', text: 'ALTER TABLE "messages" ADD COLUMN "citus_later" text;' },
+      {
+        tag: '9999_citus_online',
+        text: [
+          '-- online',
+          'CREATE INDEX CONCURRENTLY IF NOT EXISTS "messages_citus_later_idx" ON "messages" ("account_id", "citus_later");--> statement-breakpoint',
+          'DROP INDEX CONCURRENTLY IF EXISTS "messages_phone_handed_idx";',
+        ].join('\n'),
+      },
+    ]);
     await createCitusTemplate(url, workers, name);
     const handle = openPostgres(withDatabase(url, name), { max: 1 });
     try {

@@ -1,10 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openPglite, openPostgres, queryRows, runMigrations } from '@/db';
+import { type ExtraMigration, migrationsWith } from '@/db/migration-folder';
 import { testDatabaseUrl, withDatabase } from './database';
 import { until } from './poll';
 
@@ -12,25 +10,10 @@ import { until } from './poll';
  * db/migrator.ts: an online migration (first line `-- online`) runs outside a transaction, after the
  * migrations before it are committed, and a try that stopped part-way is taken up again.
  */
-type Migration = { tag: string; text: string };
+type Migration = ExtraMigration;
 
-function folderOf(migrations: Migration[]): string {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-migrations-'));
-  fs.mkdirSync(path.join(folder, 'meta'));
-  const entries = migrations.map((m, idx) => ({
-    idx,
-    version: '7',
-    when: 1_700_000_000_000 + idx,
-    tag: m.tag,
-    breakpoints: true,
-  }));
-  fs.writeFileSync(
-    path.join(folder, 'meta', '_journal.json'),
-    JSON.stringify({ version: '7', dialect: 'postgresql', entries }),
-  );
-  for (const m of migrations) fs.writeFileSync(path.join(folder, `${m.tag}.sql`), m.text);
-  return folder;
-}
+/** A folder of these migrations alone. */
+const folderOf = (migrations: Migration[]) => migrationsWith(migrations, { from: null });
 
 const TABLE: Migration = {
   tag: '0000_table',

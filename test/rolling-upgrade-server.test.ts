@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DatabaseHandle, MIGRATIONS_FOLDER, openPostgres, queryRows, runMigrations } from '@/db';
+import { type DatabaseHandle, openPostgres, queryRows, runMigrations } from '@/db';
+import { migrationsWith, nextMigrationTag } from '@/db/migration-folder';
 import { addOptOut } from '@/lib/opt-outs/manage';
 import { testDatabaseUrl } from './database';
 import { addTestPhone, createTestAccount, type TestAccount, type TestPhone } from './fixtures';
@@ -41,18 +40,7 @@ UPDATE "${table}" SET "upgrade_probe" = 'backfilled' WHERE "upgrade_probe" IS NU
 
 /** A copy of the migrations folder with the probe migration after the last one. */
 function newerMigrations(): string {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-newer-migrations-'));
-  fs.cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-  const journalPath = path.join(folder, 'meta', '_journal.json');
-  const journal = JSON.parse(fs.readFileSync(journalPath, 'utf8')) as {
-    entries: { idx: number; version: string; when: number; tag: string; breakpoints: boolean }[];
-  };
-  const last = journal.entries.at(-1) as (typeof journal.entries)[number];
-  const tag = `${String(last.idx + 1).padStart(4, '0')}_upgrade_probe`;
-  journal.entries.push({ idx: last.idx + 1, version: last.version, when: last.when + 1, tag, breakpoints: true });
-  fs.writeFileSync(journalPath, JSON.stringify(journal, null, 2));
-  fs.writeFileSync(path.join(folder, `${tag}.sql`), PROBE_MIGRATION);
-  return folder;
+  return migrationsWith([{ tag: nextMigrationTag('upgrade_probe'), text: PROBE_MIGRATION }]);
 }
 
 type Answer = { requestId: string; status: number; body: Record<string, unknown> | null };
