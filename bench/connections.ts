@@ -62,7 +62,15 @@ export type ConnectionResults = {
   event_loop_delay_p99_ms: number;
   cpu_ms_per_idle_connection_per_min: number;
   /** `missed`: not heard within 10 s; `refused`: the send itself failed (not 201, or no answer in 30 s). */
-  wake_ms: { p50: number; p99: number; sends: number; missed: number; refused: number };
+  wake_ms: {
+    p50: number;
+    p99: number;
+    sends: number;
+    missed: number;
+    refused: number;
+    /** The same by the kind of phone woken: an event stream's event, or a long-poll's claim answer. */
+    by_kind: Record<'stream' | 'poll', { p50: number; p99: number; heard: number }>;
+  };
   connect_s: number;
   /** Garbage collections while idle and during the sends (V8's full and young-generation ones), with their mean pause. */
   gc: Record<'major' | 'minor', { count: number; ms_avg: number }>;
@@ -195,13 +203,27 @@ async function dbConnections(dbUrl: string): Promise<number> {
   }
 }
 
+/** The kind of the phone at `index`, as bench/fleet.ts opens it (BENCH_CONNECTIONS_KIND, else by parity). */
+function kindOf(index: number): 'stream' | 'poll' {
+  const only = process.env.BENCH_CONNECTIONS_KIND;
+  if (only === 'stream' || only === 'poll') return only;
+  return index % 2 === 0 ? 'stream' : 'poll';
+}
+
+const wakeFigures = (times: number[]) => ({
+  p50: Math.round(percentile(times, 50) * 10) / 10,
+  p99: Math.round(percentile(times, 99) * 10) / 10,
+  heard: times.length,
+});
+
 /** Sends to random phones at SENDS_PER_S; each latency is the send's 201 to the phone hearing of it. */
 async function measureWakeUps(
   baseUrl: string,
   fleet: Fleet,
   phoneCount: number,
-): Promise<{ times: number[]; missed: number; refused: number }> {
+): Promise<{ times: number[]; byKind: Record<'stream' | 'poll', number[]>; missed: number; refused: number }> {
   const times: number[] = [];
+  const byKind: Record<'stream' | 'poll', number[]> = { stream: [], poll: [] };
   let missed = 0;
   let refused = 0;
   const watched = new Set<number>();
@@ -241,7 +263,9 @@ async function measureWakeUps(
       watch.cancel();
       return;
     }
-    times.push(Math.max(0, (heardAt ?? at ?? answered) - answered));
+    const time = Math.max(0, (heardAt ?? at ?? answered) - answered);
+    times.push(time);
+    byKind[kindOf(index)].push(time);
   };
   const running: Promise<void>[] = [];
   for (let n = 0; n < SENDS; n++) {
@@ -249,7 +273,7 @@ async function measureWakeUps(
     await new Promise((r) => setTimeout(r, 1000 / SENDS_PER_S));
   }
   await Promise.all(running);
-  return { times, missed, refused };
+  return { times, byKind, missed, refused };
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -386,6 +410,10 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
         sends: wake.times.length + wake.missed + wake.refused,
         missed: wake.missed,
         refused: wake.refused,
+        by_kind: {
+          stream: wakeFigures(wake.byKind.stream),
+          poll: wakeFigures(wake.byKind.poll),
+        },
       },
       connect_s: Math.round(connectS * 10) / 10,
       gc: { major: gcSince('major'), minor: gcSince('minor') },
@@ -419,7 +447,7 @@ export function connectionChecks(r: ConnectionResults): Check[] {
     [
       `${n}: wake-up p99 ≤ ${CONNECTION_TARGETS.wake_p99_ms} ms`,
       r.wake_ms.p99 <= CONNECTION_TARGETS.wake_p99_ms && r.wake_ms.missed === 0 && r.wake_ms.refused === 0,
-      `p50 ${r.wake_ms.p50} ms, p99 ${r.wake_ms.p99} ms, ${r.wake_ms.missed} missed, ${r.wake_ms.refused} sends failed`,
+      `p50 ${r.wake_ms.p50} ms, p99 ${r.wake_ms.p99} ms, ${r.wake_ms.missed} missed, ${r.wake_ms.refused} sends failed; streams ${r.wake_ms.by_kind.stream.p50} / ${r.wake_ms.by_kind.stream.p99} ms, long-polls ${r.wake_ms.by_kind.poll.p50} / ${r.wake_ms.by_kind.poll.p99} ms`,
     ],
     [
       `${n}: event-loop delay p99 ≤ ${CONNECTION_TARGETS.event_loop_delay_p99_ms} ms in every web process`,
