@@ -130,6 +130,7 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
   const deadline = performance.now() + jitteredWaitMs(options.waitMs);
   // Cancels asked from (about) now on end a long-poll: an earlier one was in an earlier answer.
   const cancelsSince = new Date(Date.now() - CANCEL_CLOCK_SKEW_MS);
+  let woken = false;
   for (;;) {
     // Subscribed before looking, so a send committing in between still wakes this claim.
     const subscription = options.waitMs > 0 ? await subscribeOutbox(phone.id) : undefined;
@@ -137,16 +138,23 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       const now = new Date();
       // A look without a transaction first (batched with other phones'): a claim that finds nothing
       // to hand out costs one shared statement and holds no connection while it waits.
-      const probe = await probeClaim(db, {
-        accountId: phone.accountId,
-        phoneId: phone.id,
-        now,
-        redeliverBefore: new Date(now.getTime() - config.claimRedeliverAfterSeconds * 1000),
-        cancelsSince,
-      });
+      const look = () =>
+        probeClaim(db, {
+          accountId: phone.accountId,
+          phoneId: phone.id,
+          now,
+          redeliverBefore: new Date(now.getTime() - config.claimRedeliverAfterSeconds * 1000),
+          cancelsSince,
+        });
+      // Woken by a send, whose message is most likely due: the claim runs beside the look, not after it.
+      const [probe, woke] = woken
+        ? await Promise.all([look(), claimOnce(db, phone, device.deviceId, options, now)])
+        : [await look(), undefined];
       let claimed: MessageRow[] = [];
       let retryInMs = probe.nextDueAt ? Math.max(1, probe.nextDueAt.getTime() - now.getTime()) : undefined;
-      if (probe.due || probe.unreported) {
+      if (woke && (woke.claimed.length > 0 || probe.due || probe.unreported)) {
+        ({ claimed, retryInMs } = woke);
+      } else if (!woke && (probe.due || probe.unreported)) {
         ({ claimed, retryInMs } = await claimOnce(db, phone, device.deviceId, options, now));
       }
       const remaining = deadline - performance.now();
@@ -158,6 +166,7 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       if (probe.cancellingSince) return { claimed, phone, probe };
       // Not a wait for the database: the request's deadline for it moves on by its length.
       await pausingDeadline(subscription.wait(Math.min(remaining, retryInMs ?? remaining), signal));
+      woken = subscription.woken();
     } finally {
       subscription?.cancel();
     }

@@ -74,6 +74,8 @@ async function ensureListening(): Promise<void> {
 export type OutboxSubscription = {
   /** Resolves on a wake-up for the phone, after `timeoutMs`, or when `signal` aborts. */
   wait: (timeoutMs: number, signal?: AbortSignal) => Promise<void>;
+  /** Whether a wake-up for the phone came (a send or a cancel committed, or LISTEN reconnected). */
+  woken: () => boolean;
   cancel: () => void;
 };
 
@@ -114,7 +116,7 @@ export async function subscribeOutbox(phoneId: string): Promise<OutboxSubscripti
       signal?.addEventListener('abort', finish, { once: true });
       onWake = finish;
     });
-  return { wait, cancel };
+  return { wait, woken: () => woken, cancel };
 }
 
 /** Claims of this phone waiting in this process right now. */

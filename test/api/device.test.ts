@@ -6,7 +6,7 @@ import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { devices, events, messageStatusHistory, messages, phones } from '@/db/schema';
 import { generateKey } from '@/lib/auth/keys';
-import { waitingClaims } from '@/lib/notify/outbox';
+import { subscribeOutbox, waitingClaims } from '@/lib/notify/outbox';
 import { describeAuthCases } from '../auth-cases';
 import { createTestAccount, sharedTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
@@ -258,6 +258,21 @@ describe('POST /api/v1/device/outbox/claim', () => {
     await until(() => waitingClaims(phone.phoneId) > 0);
     await queue(other, 1);
     expect((await pending).body.data).toEqual([]);
+  });
+
+  // A woken claim claims beside its look at the outbox (lib/messages/claim.ts): it must tell the two apart.
+  it('tells a wait that a send ended from one that ran out', async () => {
+    const phone = await createTestAccount(db(), { credits: 5 });
+    const quiet = await subscribeOutbox(phone.phoneId);
+    await quiet.wait(50);
+    expect(quiet.woken()).toBe(false);
+    quiet.cancel();
+    const subscription = await subscribeOutbox(phone.phoneId);
+    const waited = subscription.wait(10_000);
+    await queue(phone, 1);
+    await waited;
+    expect(subscription.woken()).toBe(true);
+    subscription.cancel();
   });
 });
 
