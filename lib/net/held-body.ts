@@ -138,12 +138,6 @@ export function takeHeldBody(message: Request | Response): Uint8Array | string |
 
 /** What the direct lane uses of this module (lib/runtime/lifecycle.ts `HeldBodies`). */
 export const heldBodies: HeldBodies = {
-  request: (
-    url: string,
-    method: string,
-    headers: Array<[string, string]>,
-    bytes: Uint8Array | null,
-    signal: () => AbortSignal,
-  ): Request => new HeldRequest(url, { method, headers }, bytes, signal),
-  take: (response: Response): Uint8Array | string | undefined => takeHeldBody(response),
+  request: (url, method, headers, bytes, signal) => new HeldRequest(url, { method, headers }, bytes, signal),
+  take: takeHeldBody,
 };
