@@ -8,6 +8,7 @@ import { awaitingCancel } from '@/lib/messages/cancelling';
 import { probeClaim } from '@/lib/messages/claim-probe';
 import { findConnectingPhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
+import { everyFromRandomPhase } from '@/lib/runtime/every';
 import { shutdownSignal } from '@/lib/runtime/lifecycle';
 import { MAX_PULL } from './messages';
 
@@ -50,7 +51,8 @@ export function messageCancelledEvent(messageId: string): string {
  * (LISTEN/NOTIFY) that long-polling claims use, and `MessageCancelled` once per message of its
  * phone asked to be cancelled (`cancelling`: at the stream's start and on each wake-up, which a
  * cancel makes). An open stream is the app's presence: it counts
- * as an online heartbeat when it opens and every half HEARTBEAT_TIMEOUT_S while it stays open,
+ * as an online heartbeat when it opens and every half HEARTBEAT_TIMEOUT_S while it stays open (the
+ * first tick at a random point of that half: streams that opened together tick apart),
  * each tick after checking that the device still speaks for its phone.
  * Streams are capped (lib/devices/sessions.ts): MAX_STREAMS_PER_DEVICE per device (a newer one
  * closes the oldest), SSE_STREAMS_PER_ACCOUNT per account and SSE_STREAMS_PER_INSTANCE per
@@ -146,7 +148,7 @@ async function streamAppEvents(
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       const keepalive = setInterval(() => send(':keepalive\n\n'), KEEPALIVE_INTERVAL_MS);
-      const heartbeat = setInterval(tick, Math.max(15, config.heartbeatTimeoutSeconds / 2) * 1000);
+      const stopTicking = everyFromRandomPhase(tick, Math.max(15, config.heartbeatTimeoutSeconds / 2) * 1000);
       const close = () => {
         stop();
         try {
@@ -164,7 +166,7 @@ async function streamAppEvents(
         unwatch();
         session.release();
         clearInterval(keepalive);
-        clearInterval(heartbeat);
+        stopTicking();
         signal.removeEventListener('abort', close);
         session.signal.removeEventListener('abort', close);
         shutdown.removeEventListener('abort', closeForShutdown);
