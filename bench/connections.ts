@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import postgres from 'postgres';
 import { hashSecret } from '../lib/auth/keys';
-import { deviceKey, type Fleet, now, startFleet } from './fleet';
+import { deviceKey, type Fleet, kindOf, now, startFleet } from './fleet';
 import { percentile } from './load';
 import { benchServerEnv, type Server, startServer } from './server';
 
@@ -201,13 +201,6 @@ async function dbConnections(dbUrl: string): Promise<number> {
   } finally {
     await sql.end();
   }
-}
-
-/** The kind of the phone at `index`, as bench/fleet.ts opens it (BENCH_CONNECTIONS_KIND, else by parity). */
-function kindOf(index: number): 'stream' | 'poll' {
-  const only = process.env.BENCH_CONNECTIONS_KIND;
-  if (only === 'stream' || only === 'poll') return only;
-  return index % 2 === 0 ? 'stream' : 'poll';
 }
 
 const wakeFigures = (times: number[]) => ({

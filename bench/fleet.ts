@@ -12,6 +12,8 @@ export const PHONES_PER_CLIENT = 10_000;
 const POLL_WAIT_S = 25;
 /** Only one kind of connection (`stream` or `poll`), for looking at one at a time. */
 const ONLY_KIND = (process.env.BENCH_CONNECTIONS_KIND as 'stream' | 'poll' | undefined) || undefined;
+/** The kind of the phone at `index`: BENCH_CONNECTIONS_KIND's, else streams at even indexes, long-polls at odd. */
+export const kindOf = (index: number): 'stream' | 'poll' => ONLY_KIND ?? (index % 2 === 0 ? 'stream' : 'poll');
 /** How often each load generator reports its counts unasked. */
 const REPORT_MS = 250;
 
@@ -146,8 +148,7 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
   let connectsAtMark: number[] | undefined;
   const phones: Phone[] = Array.from({ length: start.count }, (_, i) => {
     const index = start.first + i;
-    const kind = ONLY_KIND ?? (index % 2 === 0 ? 'stream' : 'poll');
-    return { index, kind, connected: false, connects: 0, watched: false };
+    return { index, kind: kindOf(index), connected: false, connects: 0, watched: false };
   });
   const byIndex = (index: number) => phones[index - start.first];
   const counts = (id?: number): FromClient => ({
