@@ -1,6 +1,8 @@
+import { inArray } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as send } from '@/app/api/v1/messages/route';
+import { devices } from '@/db/schema';
 import { clearKeyCache, principalForKey, touchLastUsed } from '@/lib/auth/key-lookup';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { jitteredWaitMs } from '@/lib/messages/claim';
@@ -121,6 +123,38 @@ describe('phones connecting together', () => {
       touchLastUsed(db(), { kind: 'account', accountId: who.accountId, keyId: who.apiKeyId, via: 'api_key' });
       await vi.waitFor(() => expect(updates).toBe(2), { timeout: 5000 });
       expect(transactions).toHaveBeenCalledTimes(2);
+    } finally {
+      transactions.mockRestore();
+    }
+  });
+
+  it('gather last uses that come turns of the event loop apart, as re-polling phones do', async () => {
+    const { phones } = await phonesOf(4);
+    const principals = (await Promise.all(
+      phones.map((phone) => principalForKey(db(), phone.deviceKey)),
+    )) as DevicePrincipal[];
+    const transactions = vi.spyOn(db(), 'transaction');
+    try {
+      for (const principal of principals) {
+        touchLastUsed(db(), principal);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await vi.waitFor(
+        async () => {
+          const rows = await db()
+            .select({ lastUsedAt: devices.lastUsedAt })
+            .from(devices)
+            .where(
+              inArray(
+                devices.id,
+                principals.map((principal) => principal.deviceId),
+              ),
+            );
+          expect(rows.every((row) => row.lastUsedAt !== null)).toBe(true);
+        },
+        { timeout: 5000 },
+      );
+      expect(transactions).toHaveBeenCalledTimes(1);
     } finally {
       transactions.mockRestore();
     }
