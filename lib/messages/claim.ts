@@ -167,6 +167,9 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       // Not a wait for the database: the request's deadline for it moves on by its length.
       await pausingDeadline(subscription.wait(Math.min(remaining, retryInMs ?? remaining), signal));
       woken = subscription.woken();
+      // A wait that ran out unwoken answers empty without looking again: the phone claims again at
+      // once, and that claim's look finds whatever a lost wake-up left (half the looks of an idle fleet).
+      if (!woken && (deadline - performance.now() <= 0 || signal.aborted)) return { claimed, phone, probe };
     } finally {
       subscription?.cancel();
     }

@@ -1,5 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { describe, expect, it, vi } from 'vitest';
 import { POST as reportStatus } from '@/app/api/v1/device/messages/[id]/status/route';
 import { POST as received } from '@/app/api/v1/device/messages/received/route';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
@@ -230,6 +231,23 @@ describe('POST /api/v1/device/outbox/claim', () => {
     expect(res.body.data).toEqual([]);
     expect(elapsed).toBeGreaterThanOrEqual(950);
     expect(waitingClaims(phone.phoneId)).toBe(0);
+  });
+
+  // The phone claims again at once, and that claim's look finds what a lost wake-up left.
+  it('looks at the outbox once when its wait runs out unwoken, not again at the end', async () => {
+    const phone = await createTestAccount(db(), { credits: 5 });
+    const execute = vi.spyOn(db(), 'execute');
+    const probes = () =>
+      execute.mock.calls.filter(([query]) =>
+        new PgDialect().sqlToQuery(query as SQL).sql.includes('as p(account_id, phone_id'),
+      ).length;
+    try {
+      const res = await claimAs(phone, {}, '?wait=1');
+      expect(res.body.data).toEqual([]);
+      expect(probes()).toBe(1);
+    } finally {
+      execute.mockRestore();
+    }
   });
 
   it('ends a waiting claim as soon as the request is aborted', async () => {
