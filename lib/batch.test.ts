@@ -76,6 +76,30 @@ describe('natural batching', () => {
     expect(await second).toBe('done 2');
   });
 
+  it('with `windowMs`, starts a batch that long after its first item, with all that came meanwhile', async () => {
+    const { batches, run } = controlledRun();
+    const submit = batcher({ inFlight: 1, max: 10, run, windowMs: 50 });
+    const started = performance.now();
+    const first = submit(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = submit(2);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const third = submit(3);
+    expect(batches).toHaveLength(0);
+    await vi.waitFor(() => expect(batches).toHaveLength(1), { timeout: 2000, interval: 5 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(batches[0]?.items).toEqual([1, 2, 3]);
+    batches[0]?.finish();
+    expect(await Promise.all([first, second, third])).toEqual(['done 1', 'done 2', 'done 3']);
+    // The next item opens a window of its own.
+    const fourth = submit(4);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toHaveLength(1);
+    await vi.waitFor(() => expect(batches).toHaveLength(2), { timeout: 2000, interval: 5 });
+    batches[1]?.finish();
+    expect(await fourth).toBe('done 4');
+  });
+
   it('with `gather`, waits for the event loop to take in arrivals before it starts a batch', async () => {
     const { batches, run } = controlledRun();
     const submit = batcher({ inFlight: 1, max: 10, run, gather: true });

@@ -39,11 +39,17 @@ export function batcher<I, O>(options: {
    * it runs, and without the wait every batch would be one item.
    */
   gather?: boolean;
+  /**
+   * Start a batch only this long after the first item arrives, for work nobody waits on (an open
+   * stream's periodic look): items that come at random moments, each alone under natural batching,
+   * go as one statement per window. Replaces `gather`.
+   */
+  windowMs?: number;
   /** A batch of at most half the recent peak of waiting and running items (above). */
   halve?: boolean;
 }): (item: I) => Promise<O> {
   type Waiting = { item: I; resolve: (value: O) => void; reject: (error: unknown) => void };
-  const { inFlight, max, run, gather = false, spillAt = 1, halve = false } = options;
+  const { inFlight, max, run, gather = false, windowMs, spillAt = 1, halve = false } = options;
   let running = 0;
   let runningItems = 0;
   let queue: Waiting[] = [];
@@ -95,13 +101,15 @@ export function batcher<I, O>(options: {
   };
 
   const start = () => {
-    if (!gather) return next();
+    if (!gather && windowMs === undefined) return next();
     if (gathering) return;
     gathering = true;
-    setImmediate(() => {
+    const open = () => {
       gathering = false;
       next();
-    });
+    };
+    if (windowMs === undefined) setImmediate(open);
+    else setTimeout(open, windowMs).unref?.();
   };
 
   return (item) => {

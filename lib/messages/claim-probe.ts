@@ -103,6 +103,10 @@ async function probeStatement(db: Database, items: ClaimProbeItem[]): Promise<Cl
 
 // One batcher per database handle (tests swap databases).
 const batchers = new WeakMap<Database, (item: ClaimProbeItem) => Promise<ClaimProbe>>();
+const patientBatchers = new WeakMap<Database, (item: ClaimProbeItem) => Promise<ClaimProbe>>();
+
+/** How long a look nobody waits on gathers others before its statement goes (`probeClaimPatiently`). */
+export const PATIENT_PROBE_WINDOW_MS = 1000;
 
 /**
  * Looks at what a claim would find, batched: the probes that arrive while one statement runs go
@@ -120,6 +124,25 @@ export function probeClaim(db: Database, item: ClaimProbeItem): Promise<ClaimPro
       run: (items) => probeMany(db, items),
     });
     batchers.set(db, probe);
+  }
+  return probe(item);
+}
+
+/**
+ * `probeClaim` for a look nobody waits on (an open stream's periodic one, lib/notify/outbox.ts): the
+ * looks of the next PATIENT_PROBE_WINDOW_MS go as one statement, where streams looking at random
+ * moments would each cost one under natural batching.
+ */
+export function probeClaimPatiently(db: Database, item: ClaimProbeItem): Promise<ClaimProbe> {
+  let probe = patientBatchers.get(db);
+  if (!probe) {
+    probe = batcher<ClaimProbeItem, ClaimProbe>({
+      inFlight: 1,
+      max: PROBE_BATCH_MAX,
+      windowMs: PATIENT_PROBE_WINDOW_MS,
+      run: (items) => probeMany(db, items),
+    });
+    patientBatchers.set(db, probe);
   }
   return probe(item);
 }

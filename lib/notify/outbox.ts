@@ -49,7 +49,10 @@ export function wakeEveryone(): void {
   for (const waiters of all) for (const resolve of waiters) resolve();
 }
 
-/** How often an open stream looks for work without a wake-up: the safety net under LISTEN/NOTIFY. */
+/**
+ * How often an open stream looks for work without a wake-up: the safety net under LISTEN/NOTIFY,
+ * and how a stream hears of a scheduled message falling due or of pacing freeing room.
+ */
 export const STREAM_RECHECK_MS = 30_000;
 
 async function ensureListening(): Promise<void> {
@@ -127,9 +130,15 @@ export function waitingClaims(phoneId: string): number {
 /**
  * Calls `onWake` on every wake-up of the phone until the returned function is called: for a
  * stream that stays open (the SMSGate app's SSE). It re-subscribes inside the wake-up itself, so
- * no send committing between two wake-ups goes unheard.
+ * no send committing between two wake-ups goes unheard. Every STREAM_RECHECK_MS besides, it calls
+ * `onRecheck` (by default `onWake`): a look of the stream's own, which may first see whether there is
+ * anything to tell.
  */
-export async function watchOutbox(phoneId: string, onWake: () => void): Promise<() => void> {
+export async function watchOutbox(
+  phoneId: string,
+  onWake: () => void,
+  onRecheck: () => void = onWake,
+): Promise<() => void> {
   await ensureListening();
   let active = true;
   const fire = () => {
@@ -147,7 +156,7 @@ export async function watchOutbox(phoneId: string, onWake: () => void): Promise<
   };
   subscribe();
   // A wake-up lost anyway (a NOTIFY between a drop and postgres-js noticing it) waits this long at most.
-  const recheck = setInterval(onWake, STREAM_RECHECK_MS);
+  const recheck = setInterval(onRecheck, STREAM_RECHECK_MS);
   recheck.unref?.();
   return () => {
     active = false;

@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GET as events } from '@/app/api/mobile/v1/events/route';
+import { POST as send } from '@/app/api/v1/messages/route';
 import { devices, heartbeats, phones } from '@/db/schema';
 import { config } from '@/lib/config';
 import { openStreams } from '@/lib/devices/sessions';
 import { announceStream } from '@/lib/devices/stream-announcements';
+import { STREAM_RECHECK_MS } from '@/lib/notify/outbox';
 import { resetKeyBuckets } from '@/lib/rate-limit/key-bucket';
-import { createTestAccount } from '../fixtures';
+import { createTestAccount, testNumber } from '../fixtures';
+import { call } from '../http';
 import { until } from '../poll';
 import { withTestDatabase } from '../setup-db';
-import { bearer, type PairedApp, pairApp } from '../smsgate-app';
+import { bearer, type PairedApp, pairApp, pairVerifiedApp } from '../smsgate-app';
 
 const { db } = withTestDatabase();
 
@@ -112,6 +116,45 @@ describe('the presence tick', () => {
       expect(openStreams()).toBe(streamsBefore - 1);
     } finally {
       stream.close();
+    }
+  });
+});
+
+describe('the stream’s own look (every STREAM_RECHECK_MS)', () => {
+  it('tells the app to pull only when a message is due, its look a gathered claim probe', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    // Its SIM check pulled and answered: nothing is due.
+    const app = await pairVerifiedApp(account);
+    const execute = vi.spyOn(db(), 'execute');
+    const probes = () =>
+      execute.mock.calls.filter(([query]) =>
+        new PgDialect().sqlToQuery(query as SQL).sql.includes('as p(account_id, phone_id'),
+      ).length;
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const stream = await openStream(app);
+    const enqueued = () => stream.state.text.split('event: MessageEnqueued').length - 1;
+    try {
+      expect(stream.res.status).toBe(200);
+      // The stream's opening look (is there anything to drop?) is a probe too.
+      await until(() => probes() === 1);
+      await vi.advanceTimersByTimeAsync(STREAM_RECHECK_MS);
+      await until(() => probes() === 2, { timeoutMs: 5000 });
+      await until(async () => (await execute.mock.results.at(-1)?.value) !== undefined);
+      expect(enqueued()).toBe(0);
+      // A scheduled message: its send wakes the stream once; once it is due, the stream's look tells again.
+      const dueAt = Date.now() + 300;
+      const res = await call(send, {
+        body: { from: account.phone, to: testNumber(), content: 'later', send_at: new Date(dueAt).toISOString() },
+        apiKey: account.apiKey,
+      });
+      expect(res.status).toBe(201);
+      await until(() => enqueued() === 1);
+      await until(() => Date.now() > dueAt + 50);
+      await vi.advanceTimersByTimeAsync(STREAM_RECHECK_MS);
+      await until(() => enqueued() === 2, { timeoutMs: 5000 });
+    } finally {
+      stream.close();
+      execute.mockRestore();
     }
   });
 });

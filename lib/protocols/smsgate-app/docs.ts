@@ -1,4 +1,5 @@
 import { MAX_STREAMS_PER_DEVICE, STREAM_CAP_RETRY_AFTER_S } from '@/lib/devices/sessions';
+import { STREAM_RECHECK_MS } from '@/lib/notify/outbox';
 import { CALLBACK_ID_RETENTION_SECONDS } from './callback';
 import { KEEPALIVE_INTERVAL_MS } from './events';
 import { INBOX_EXPORT_COUNT_MINUTES, INBOX_EXPORT_MAX_DAYS } from './inbox-export';
@@ -37,7 +38,9 @@ export const APP_WEBHOOKS =
 export const APP_EVENTS_STREAM = [
   '`text/event-stream`. On open: `WebhooksUpdated` and `SettingsUpdated` (the app refetches both); then',
   '`MessageEnqueued` whenever a message is queued for this phone, on any app instance (PostgreSQL',
-  `LISTEN/NOTIFY); a \`:keepalive\` comment every ${KEEPALIVE_INTERVAL_MS / 1000} s. Every event carries \`data: null\`.`,
+  `LISTEN/NOTIFY), and when the stream's own look every ${STREAM_RECHECK_MS / 1000} s finds one due (a scheduled one, one pacing held,`,
+  `or one handed out long ago and not reported on); a \`:keepalive\` comment every ${KEEPALIVE_INTERVAL_MS / 1000} s.`,
+  'Every event carries `data: null`.',
   'An open stream counts as an online heartbeat (on open, then every half `HEARTBEAT_TIMEOUT_S`, each time',
   'after checking the device still speaks for its phone). A device holds at most',
   `${MAX_STREAMS_PER_DEVICE} streams per server instance: a newer one closes its oldest. Past`,

@@ -5,7 +5,7 @@ import { type DeviceSession, isLiveDevice, openDeviceSession } from '@/lib/devic
 import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
 import { awaitingCancel } from '@/lib/messages/cancelling';
-import { probeClaim } from '@/lib/messages/claim-probe';
+import { probeClaim, probeClaimPatiently } from '@/lib/messages/claim-probe';
 import { findConnectingPhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
 import { everyFromRandomPhase } from '@/lib/runtime/every';
@@ -135,10 +135,31 @@ async function streamAppEvents(
     }).catch(() => undefined);
     return probe?.cancelling ?? true;
   };
-  const unwatch = await watchOutbox(phone.id, () => {
+  const wake = () => {
     send(sseEvent('MessageEnqueued'));
     tellCancels();
-  });
+  };
+  // The stream's own look every STREAM_RECHECK_MS tells the app only what there is: a pull when a
+  // message is due (or handed out long ago and unreported), the cancels when it holds any. Gathered
+  // with other streams' looks into one statement; if the look fails, the app is told to pull anyway.
+  const recheck = () => {
+    const now = new Date();
+    probeClaimPatiently(db, {
+      accountId: phone.accountId,
+      phoneId: phone.id,
+      now,
+      redeliverBefore: new Date(now.getTime() - config.claimRedeliverAfterSeconds * 1000),
+      cancelsSince: now,
+    }).then(
+      (probe) => {
+        if (probe.due || probe.unreported) send(sseEvent('MessageEnqueued'));
+        if (probe.cancelling) tellCancels();
+        else told.clear();
+      },
+      () => wake(),
+    );
+  };
+  const unwatch = await watchOutbox(phone.id, wake, recheck);
   let stop = () => {
     unwatch();
     session.release();
