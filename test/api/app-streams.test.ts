@@ -126,10 +126,14 @@ describe('the stream’s own look (every STREAM_RECHECK_MS)', () => {
     // Its SIM check pulled and answered: nothing is due.
     const app = await pairVerifiedApp(account);
     const execute = vi.spyOn(db(), 'execute');
-    const probes = () =>
-      execute.mock.calls.filter(([query]) =>
-        new PgDialect().sqlToQuery(query as SQL).sql.includes('as p(account_id, phone_id'),
-      ).length;
+    // This phone's probes only: other tests' streams may still be looking.
+    const isProbe = (query: unknown) => {
+      const { sql: text, params } = new PgDialect().sqlToQuery(query as SQL);
+      return (
+        text.includes('as p(account_id, phone_id') && params.some((param) => String(param).includes(account.phoneId))
+      );
+    };
+    const probes = () => execute.mock.calls.filter(([query]) => isProbe(query)).length;
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const stream = await openStream(app);
     const enqueued = () => stream.state.text.split('event: MessageEnqueued').length - 1;
@@ -139,7 +143,10 @@ describe('the stream’s own look (every STREAM_RECHECK_MS)', () => {
       await until(() => probes() === 1);
       await vi.advanceTimersByTimeAsync(STREAM_RECHECK_MS);
       await until(() => probes() === 2, { timeoutMs: 5000 });
-      await until(async () => (await execute.mock.results.at(-1)?.value) !== undefined);
+      // The look's answer heard (the stream acts on it in the same turn): nothing was due, so nothing told.
+      const look = execute.mock.results[execute.mock.calls.findLastIndex(([query]) => isProbe(query))];
+      await look?.value;
+      await new Promise((resolve) => setImmediate(resolve));
       expect(enqueued()).toBe(0);
       // A scheduled message: its send wakes the stream once; once it is due, the stream's look tells again.
       const dueAt = Date.now() + 300;

@@ -237,10 +237,14 @@ describe('POST /api/v1/device/outbox/claim', () => {
   it('looks at the outbox once when its wait runs out unwoken, not again at the end', async () => {
     const phone = await createTestAccount(db(), { credits: 5 });
     const execute = vi.spyOn(db(), 'execute');
+    // This phone's probes only: other tests' claims may still be looking.
     const probes = () =>
-      execute.mock.calls.filter(([query]) =>
-        new PgDialect().sqlToQuery(query as SQL).sql.includes('as p(account_id, phone_id'),
-      ).length;
+      execute.mock.calls.filter(([query]) => {
+        const { sql: text, params } = new PgDialect().sqlToQuery(query as SQL);
+        return (
+          text.includes('as p(account_id, phone_id') && params.some((param) => String(param).includes(phone.phoneId))
+        );
+      }).length;
     try {
       const res = await claimAs(phone, {}, '?wait=1');
       expect(res.body.data).toEqual([]);
