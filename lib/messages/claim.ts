@@ -184,22 +184,26 @@ async function claimOnce(
   asked: Date,
 ): Promise<{ claimed: MessageRow[]; retryInMs?: number }> {
   return withTransaction(db, async (tx) => {
-    // Serialises this phone's claims (not its sends), so pacing counts every concurrent claim.
-    const [locked] = await tx
-      .select({
-        messagesPerMinute: phones.messagesPerMinute,
-        hourlyCap: phones.hourlyCap,
-        dailyCap: phones.dailyCap,
-        jitterSeconds: phones.jitterSeconds,
-        groupId: phones.groupId,
-        pausedUntil: phones.pausedUntil,
-        simCards: devices.simCards,
-      })
-      .from(phones)
-      .leftJoin(devices, eq(devices.id, phones.deviceId))
-      // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
-      .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
-      .for('no key update', { of: phones });
+    // The lock serialises this phone's claims (not its sends), so pacing counts every concurrent claim.
+    // The sending settings need no lock: read beside it (on the transaction's connection, one round trip).
+    const [[locked], sending] = await Promise.all([
+      tx
+        .select({
+          messagesPerMinute: phones.messagesPerMinute,
+          hourlyCap: phones.hourlyCap,
+          dailyCap: phones.dailyCap,
+          jitterSeconds: phones.jitterSeconds,
+          groupId: phones.groupId,
+          pausedUntil: phones.pausedUntil,
+          simCards: devices.simCards,
+        })
+        .from(phones)
+        .leftJoin(devices, eq(devices.id, phones.deviceId))
+        // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
+        .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
+        .for('no key update', { of: phones }),
+      effectiveSending(tx, phone.accountId, phone.groupId),
+    ]);
     if (!locked) return { claimed: [] };
     // The claim's time is once it holds the lock: a concurrent claim that asked later but took the
     // lock first handed out at its own time, which pacing must count (it counts up to `now`).
@@ -214,7 +218,9 @@ async function claimOnce(
     if ('retryInMs' in gate) return { claimed: [], retryInMs: gate.retryInMs };
     const { pacing, slotRoom } = gate;
     // Outside the send window (quiet hours) only the high-priority lane is handed out.
-    const { send_window: window } = await effectiveSending(tx, phone.accountId, locked.groupId);
+    // The phone's group as read with the lock: one moved since its connection began reads its new one's.
+    const { send_window: window } =
+      locked.groupId === phone.groupId ? sending : await effectiveSending(tx, phone.accountId, locked.groupId);
     const opensInMs = msUntilOpen(window, now);
     const due = and(
       opensInMs > 0 ? eq(messages.priority, 'high') : undefined,

@@ -11,6 +11,7 @@ export type DevicePhone = {
   phone: string;
   messagesPerMinute: number;
   dailyCap: number | null;
+  groupId: number | null;
 };
 
 /** What a device's phone is read as (`DevicePhone`). */
@@ -20,6 +21,7 @@ const DEVICE_PHONE_COLUMNS = {
   phone: phones.phone,
   messagesPerMinute: phones.messagesPerMinute,
   dailyCap: phones.dailyCap,
+  groupId: phones.groupId,
 };
 
 /**

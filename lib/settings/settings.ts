@@ -38,12 +38,17 @@ export async function effectiveSending(
   accountId: string,
   groupId: number | null,
 ): Promise<SendingSettings> {
-  const base = await accountSending(executor, accountId);
-  if (groupId === null) return base;
-  const [group] = await executor
-    .select({ overrides: phoneGroups.sendingOverrides })
-    .from(phoneGroups)
-    .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId)));
+  // Both asked at once: in a transaction, one round trip (pipelined on its connection).
+  const [base, group] = await Promise.all([
+    accountSending(executor, accountId),
+    groupId === null
+      ? undefined
+      : executor
+          .select({ overrides: phoneGroups.sendingOverrides })
+          .from(phoneGroups)
+          .where(and(eq(phoneGroups.id, groupId), eq(phoneGroups.accountId, accountId)))
+          .then(([row]) => row),
+  ]);
   return { ...base, ...(group?.overrides ?? {}) } as SendingSettings;
 }
 
