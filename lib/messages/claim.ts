@@ -42,6 +42,9 @@ export async function claimForDevice(
   return { claimed, cancel: cancelling.map((row) => row.id) };
 }
 
+/** How early a timer may fire by performance.now() (libuv counts whole milliseconds). */
+const TIMER_SLACK_MS = 5;
+
 /** Allowance for the clocks of instances: a cancel this much before a long-poll began still ends it. */
 const CANCEL_CLOCK_SKEW_MS = 1000;
 
@@ -169,7 +172,10 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       woken = subscription.woken();
       // A wait that ran out unwoken answers empty without looking again: the phone claims again at
       // once, and that claim's look finds whatever a lost wake-up left (half the looks of an idle fleet).
-      if (!woken && (deadline - performance.now() <= 0 || signal.aborted)) return { claimed, phone, probe };
+      // (A timer may fire a millisecond before performance.now() says it is due: the wait is out all the same.)
+      if (!woken && (deadline - performance.now() <= TIMER_SLACK_MS || signal.aborted)) {
+        return { claimed, phone, probe };
+      }
     } finally {
       subscription?.cancel();
     }
