@@ -22,8 +22,21 @@ const MAX_CACHE_ENTRIES = 100_000;
 const cache = new LRUCache<string, CacheEntry>({ max: MAX_CACHE_ENTRIES });
 const KEYS_CHANNEL = 'simgate_keys';
 
+/** Caches of what a key led to, forgotten with the keys (`alongsideKeyCache`). */
+const alongside = new Set<() => void>();
+
 export function clearKeyCache(): void {
   cache.clear();
+  for (const clear of alongside) clear();
+}
+
+/**
+ * Calls `clear` whenever this process forgets its cached keys: a revocation or activation made here,
+ * or heard from another instance. For a cache of what a key led to (a device's phone), which a
+ * removed phone or a device switched away from must not outlive.
+ */
+export function alongsideKeyCache(clear: () => void): void {
+  alongside.add(clear);
 }
 
 /** Call inside the transaction that revokes or activates a key: every instance forgets its cached keys on commit. */

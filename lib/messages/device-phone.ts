@@ -1,6 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import type { Database, Executor } from '@/db';
 import { phones } from '@/db/schema';
+import { alongsideKeyCache } from '@/lib/auth/key-lookup';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { batcher } from '@/lib/batch';
 import { DomainError } from '@/lib/errors';
@@ -55,11 +57,40 @@ const PHONE_BATCH_MAX = 500;
 const phoneLookups = new WeakMap<Database, (device: DevicePrincipal) => Promise<PhoneRow | undefined>>();
 
 /**
+ * How long a connecting device's phone is remembered. A long-poll comes back every 20–25 s and asks
+ * again for the same phone: remembered, its re-polls skip the lookup. What could change meanwhile
+ * does not make it wrong: a removed phone or a device switched away from clears the memory with the
+ * keys (`alongsideKeyCache`, in every instance), and what a claim reads of the phone (its limits,
+ * its group) it reads again under the phone's lock.
+ */
+const CONNECTING_PHONE_TTL_MS = 60_000;
+const connectingPhones = new WeakMap<Database, LRUCache<string, DevicePhone>>();
+const remembered = new Set<LRUCache<string, DevicePhone>>();
+alongsideKeyCache(() => {
+  for (const memory of remembered) memory.clear();
+});
+
+function rememberedPhones(db: Database): LRUCache<string, DevicePhone> {
+  let memory = connectingPhones.get(db);
+  if (!memory) {
+    memory = new LRUCache<string, DevicePhone>({ max: 100_000, ttl: CONNECTING_PHONE_TTL_MS });
+    connectingPhones.set(db, memory);
+    remembered.add(memory);
+  }
+  return memory;
+}
+
+/**
  * `findDevicePhone` for the requests that open a phone's connection (a claim, an event stream):
  * those arriving together (every phone reconnecting after a restart) are looked up in one statement.
  */
 export async function findConnectingPhone(db: Database, device: DevicePrincipal): Promise<DevicePhone> {
   if (device.status !== 'activated' || !device.accountId) return findDevicePhone(db, device);
+  // The device, its account and its number: a principal that speaks for another phone finds none here.
+  const key = `${device.deviceId} ${device.accountId} ${device.phoneNumber}`;
+  const memory = rememberedPhones(db);
+  const known = memory.get(key);
+  if (known) return known;
   let lookup = phoneLookups.get(db);
   if (!lookup) {
     lookup = batcher<DevicePrincipal, PhoneRow | undefined>({
@@ -93,5 +124,6 @@ export async function findConnectingPhone(db: Database, device: DevicePrincipal)
     throw new DomainError('FORBIDDEN', `Phone ${device.phoneNumber} is no longer a phone of this account.`);
   }
   const { deviceId: _deviceId, ...phone } = row;
+  memory.set(key, phone);
   return phone;
 }

@@ -91,6 +91,26 @@ describe('phones connecting together', () => {
     expect(selects.mock.calls.length).toBeLessThanOrEqual(2);
   });
 
+  it('are remembered: a re-poll looks its phone up no more, until the keys change', async () => {
+    const { phones } = await phonesOf(2);
+    const principals = (await Promise.all(
+      phones.map((phone) => principalForKey(db(), phone.deviceKey)),
+    )) as DevicePrincipal[];
+    await Promise.all(principals.map((principal) => findConnectingPhone(db(), principal)));
+    const selects = vi.spyOn(db(), 'select');
+    const again = await Promise.all(principals.map((principal) => findConnectingPhone(db(), principal)));
+    expect(again.map((phone) => phone.phone)).toEqual(phones.map((phone) => phone.phone));
+    expect(selects).not.toHaveBeenCalled();
+    // Another principal of the same device (another number) is not answered from memory.
+    await expect(findConnectingPhone(db(), { ...principals[0]!, phoneNumber: '+14155550000' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    selects.mockClear();
+    clearKeyCache();
+    await findConnectingPhone(db(), principals[0]!);
+    expect(selects).toHaveBeenCalledTimes(1);
+  });
+
   it('do not find a phone their device no longer speaks for', async () => {
     const { phones } = await phonesOf(2);
     const [principal] = (await Promise.all(
