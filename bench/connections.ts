@@ -315,7 +315,13 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
   let server: Server | undefined;
   let fleet: Fleet | undefined;
   try {
-    server = await startServer(env);
+    // BENCH_CONNECTIONS_PROFILE=<dir>: CPU profiles of the first server's processes (bench/long-tasks.ts reads them).
+    const profileDir = process.env.BENCH_CONNECTIONS_PROFILE;
+    const heapArgs = [
+      `--max-old-space-size=${env.HEAP_MB}`,
+      `--max-semi-space-size=${process.env.SEMI_SPACE_MB ?? 64}`,
+    ];
+    server = await startServer(env, profileDir ? [...heapArgs, '--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
     const port = Number(new URL(server.baseUrl).port);
     console.log(`connections: seeding ${phoneCount} phones…`);
     await seed(dbUrl, phoneCount);
