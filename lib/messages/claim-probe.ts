@@ -101,12 +101,35 @@ async function probeStatement(db: Database, items: ClaimProbeItem[]): Promise<Cl
   });
 }
 
-// One batcher per database handle (tests swap databases).
-const batchers = new WeakMap<Database, (item: ClaimProbeItem) => Promise<ClaimProbe>>();
-const patientBatchers = new WeakMap<Database, (item: ClaimProbeItem) => Promise<ClaimProbe>>();
+type Probe = (item: ClaimProbeItem) => Promise<ClaimProbe>;
+type ProbeLane = { inFlight: number; gather?: boolean; windowMs?: number };
 
 /** How long a look nobody waits on gathers others before its statement goes (`probeClaimPatiently`). */
 export const PATIENT_PROBE_WINDOW_MS = 1000;
+
+// One batcher per lane and database handle (tests swap databases).
+const lanes = new Map<ProbeLane, WeakMap<Database, Probe>>();
+
+function probeOn(lane: ProbeLane, db: Database): Probe {
+  let byDatabase = lanes.get(lane);
+  if (!byDatabase) {
+    byDatabase = new WeakMap();
+    lanes.set(lane, byDatabase);
+  }
+  let probe = byDatabase.get(db);
+  if (!probe) {
+    probe = batcher<ClaimProbeItem, ClaimProbe>({
+      ...lane,
+      max: PROBE_BATCH_MAX,
+      run: (items) => probeMany(db, items),
+    });
+    byDatabase.set(db, probe);
+  }
+  return probe;
+}
+
+const WAITED_ON: ProbeLane = { inFlight: 2, gather: true };
+const PATIENT: ProbeLane = { inFlight: 1, windowMs: PATIENT_PROBE_WINDOW_MS };
 
 /**
  * Looks at what a claim would find, batched: the probes that arrive while one statement runs go
@@ -115,17 +138,7 @@ export const PATIENT_PROBE_WINDOW_MS = 1000;
  * it waits.
  */
 export function probeClaim(db: Database, item: ClaimProbeItem): Promise<ClaimProbe> {
-  let probe = batchers.get(db);
-  if (!probe) {
-    probe = batcher<ClaimProbeItem, ClaimProbe>({
-      inFlight: 2,
-      max: PROBE_BATCH_MAX,
-      gather: true,
-      run: (items) => probeMany(db, items),
-    });
-    batchers.set(db, probe);
-  }
-  return probe(item);
+  return probeOn(WAITED_ON, db)(item);
 }
 
 /**
@@ -134,15 +147,5 @@ export function probeClaim(db: Database, item: ClaimProbeItem): Promise<ClaimPro
  * moments would each cost one under natural batching.
  */
 export function probeClaimPatiently(db: Database, item: ClaimProbeItem): Promise<ClaimProbe> {
-  let probe = patientBatchers.get(db);
-  if (!probe) {
-    probe = batcher<ClaimProbeItem, ClaimProbe>({
-      inFlight: 1,
-      max: PROBE_BATCH_MAX,
-      windowMs: PATIENT_PROBE_WINDOW_MS,
-      run: (items) => probeMany(db, items),
-    });
-    patientBatchers.set(db, probe);
-  }
-  return probe(item);
+  return probeOn(PATIENT, db)(item);
 }
