@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { type Database, queryRows } from '@/db';
 import { perAccountWhenDistributed } from '@/db/distributed';
 import { batcher } from '@/lib/batch';
+import { config } from '@/lib/config';
 
 /**
  * What a claim would find for a phone, looked at without a transaction: whether anything is due or
@@ -25,6 +26,24 @@ export type ClaimProbeItem = {
   redeliverBefore: Date;
   cancelsSince: Date;
 };
+
+/**
+ * The probe of `phone` at `now`: its messages handed out CLAIM_REDELIVER_AFTER_S before it go again,
+ * and cancels count from `cancelsSince` (by default, now).
+ */
+export function probeItemOf(
+  phone: { accountId: string; id: string },
+  now: Date,
+  cancelsSince: Date = now,
+): ClaimProbeItem {
+  return {
+    accountId: phone.accountId,
+    phoneId: phone.id,
+    now,
+    redeliverBefore: new Date(now.getTime() - config.claimRedeliverAfterSeconds * 1000),
+    cancelsSince,
+  };
+}
 
 /** Phones one probe statement looks at, at most. */
 export const PROBE_BATCH_MAX = 500;

@@ -11,7 +11,7 @@ import { effectiveSending } from '@/lib/settings/settings';
 import { msUntilOpen } from '@/lib/settings/window';
 import { withTransaction } from '@/lib/transactions';
 import { type AccountPhone, awaitingCancel } from './cancelling';
-import { type ClaimProbe, probeClaim } from './claim-probe';
+import { type ClaimProbe, probeClaim, probeItemOf } from './claim-probe';
 import { type DevicePhone, findConnectingPhone } from './device-phone';
 import { type Pacing, type PacingLimits, pacingOf, simPacingOf } from './pacing';
 import type { MessageRow } from './present';
@@ -141,14 +141,7 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       const now = new Date();
       // A look without a transaction first (batched with other phones'): a claim that finds nothing
       // to hand out costs one shared statement and holds no connection while it waits.
-      const look = () =>
-        probeClaim(db, {
-          accountId: phone.accountId,
-          phoneId: phone.id,
-          now,
-          redeliverBefore: new Date(now.getTime() - config.claimRedeliverAfterSeconds * 1000),
-          cancelsSince,
-        });
+      const look = () => probeClaim(db, probeItemOf(phone, now, cancelsSince));
       // Woken by a send, whose message is most likely due: the claim runs beside the look, not after it.
       const [probe, woke] = woken
         ? await Promise.all([look(), claimOnce(db, phone, device.deviceId, options, now)])

@@ -5,7 +5,7 @@ import { type DeviceSession, isLiveDevice, openDeviceSession } from '@/lib/devic
 import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
 import { awaitingCancel } from '@/lib/messages/cancelling';
-import { probeClaim, probeClaimPatiently } from '@/lib/messages/claim-probe';
+import { probeClaim, probeClaimPatiently, probeItemOf } from '@/lib/messages/claim-probe';
 import { findConnectingPhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
 import { everyFromRandomPhase } from '@/lib/runtime/every';
@@ -125,14 +125,7 @@ async function streamAppEvents(
     });
   };
   const holdsCancelling = async () => {
-    const now = new Date();
-    const probe = await probeClaim(db, {
-      accountId: phone.accountId,
-      phoneId: phone.id,
-      now,
-      redeliverBefore: now,
-      cancelsSince: now,
-    }).catch(() => undefined);
+    const probe = await probeClaim(db, probeItemOf(phone, new Date())).catch(() => undefined);
     return probe?.cancelling ?? true;
   };
   const wake = () => {
@@ -143,14 +136,7 @@ async function streamAppEvents(
   // message is due (or handed out long ago and unreported), the cancels when it holds any. Gathered
   // with other streams' looks into one statement; if the look fails, the app is told to pull anyway.
   const recheck = () => {
-    const now = new Date();
-    probeClaimPatiently(db, {
-      accountId: phone.accountId,
-      phoneId: phone.id,
-      now,
-      redeliverBefore: new Date(now.getTime() - config.claimRedeliverAfterSeconds * 1000),
-      cancelsSince: now,
-    }).then(
+    probeClaimPatiently(db, probeItemOf(phone, new Date())).then(
       (probe) => {
         if (probe.due || probe.unreported) send(sseEvent('MessageEnqueued'));
         if (probe.cancelling) tellCancels();
