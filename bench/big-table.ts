@@ -181,9 +181,12 @@ const CONTENT = (h: string, inbound: string) => `case when ${inbound} then (arra
     else 'Flash sale: ' || (10 + (${h}) % 50)::text || '% off all shoes this weekend only'
   end end || case when (${h}) % 10000 = 7 then ' (ticket for the Zanzibar trip)' else '' end`;
 
+/** The migration of the substring index (catchUp builds it on an older seed). */
+const SUBSTRING_INDEX_MIGRATION = '0054_content_substring_live.sql';
+
 /** Indexes that the seed drops before writing the rows and builds after them. */
 const BULK_BUILT_INDEXES = [
-  'messages_content_trgm_idx',
+  'messages_content_substring_idx',
   'messages_content_fts_idx',
   'messages_account_to_idx',
   'credit_ledger_group_idx',
@@ -307,9 +310,10 @@ async function seedRows(db: postgres.Sql, largeAccount: string, smallAccount: st
 }
 
 /**
- * A database seeded by an older bench: the word index of migration 0050, built here in one sort (the
- * server's start would build it CONCURRENTLY, for minutes, before it serves), and messages_account_to_idx as migrated, with text_pattern_ops (an older seed built it
- * without, so that a number prefix could not use it).
+ * A database seeded by an older bench: the substring index of migration 0054, built here in one sort
+ * (the server's start would build it CONCURRENTLY, for minutes, before it serves; its migration then
+ * finds it, and the old index gone), and messages_account_to_idx as migrated, with text_pattern_ops (an
+ * older seed built it without, so that a number prefix could not use it).
  */
 async function catchUp(db: postgres.Sql): Promise<void> {
   const step = async (label: string, statement: string) => {
@@ -318,13 +322,15 @@ async function catchUp(db: postgres.Sql): Promise<void> {
     console.log(`  ${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   };
   await db.unsafe(`set maintenance_work_mem = '1GB'`);
-  const [fts] = await db`select to_regclass('messages_content_fts_idx') is not null as ok`;
-  if (!fts?.ok) {
-    await step(
-      'catch-up: index messages_content_fts_idx',
-      `create extension if not exists btree_gin;
-       create index messages_content_fts_idx on messages using gin (account_id, to_tsvector('simple', content))`,
-    );
+  const [substring] = await db`select to_regclass('messages_content_substring_idx') is not null as ok`;
+  if (!substring?.ok) {
+    const root = path.resolve(import.meta.dirname, '..');
+    const migration = fs.readFileSync(path.join(root, 'db', 'migrations', SUBSTRING_INDEX_MIGRATION), 'utf8');
+    for (const statement of migration.split('--> statement-breakpoint')) {
+      const text = statement.replace(/^--.*\n/gm, '').trim();
+      const built = text.replace(' CONCURRENTLY', '');
+      await step(`catch-up: ${built.slice(0, 60)}…`, built);
+    }
   }
   const [to] = await db`select indexdef from pg_indexes where indexname = 'messages_account_to_idx'`;
   if (to && !String(to.indexdef).includes('text_pattern_ops')) {

@@ -157,9 +157,17 @@ describe('search', () => {
     }
   });
 
-  it('finds a rare substring through messages_content_trgm_idx', async () => {
+  it('finds a rare substring through messages_content_substring_idx, under the account', async () => {
     const plan = await listPlan(busy, { q: 'anzib', match: 'substring' });
-    expect(plan).toContain('messages_content_trgm_idx');
+    expect(plan).toMatch(/Bitmap Index Scan on messages_content_substring_idx.*\n\s+Index Cond: \(\(account_id = /);
+    expect(plan).not.toContain('Seq Scan');
+  });
+
+  it("reads a number in a quiet account's texts under the account, not every account's matches", async () => {
+    // Every account's texts hold "1234": the substring index without the account answered all of them.
+    const plan = await listPlan(quiet, { q: '1234' });
+    expect(plan).toMatch(/Index Cond: \(\(account_id = /);
+    expect(plan).not.toMatch(/Index Cond: \(content ~~\* /);
     expect(plan).not.toContain('Seq Scan');
   });
 });

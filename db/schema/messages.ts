@@ -207,12 +207,16 @@ export const messages = pgTable(
     index('messages_phone_handed_idx')
       .on(t.phoneId, t.updatedAt)
       .where(sql`${t.direction} = 'outbound' and (${t.status} <> 'queued' or ${t.attempts} > 1)`),
-    // Search by content, substrings: messages_content_trgm_idx, a pg_trgm GIN index (hand-written migration 0009).
-    // Search by words (lib/messages/list.ts): the account's messages holding every word, found in one GIN
-    // scan that intersects the account's entry with the words' (account_id through btree_gin), so that a
-    // quiet account never checks the matches of the others. 'simple': lower case, no stemming and no stop
-    // words, the same for every language.
+    // Search by content (lib/messages/list.ts), GIN indexes with account_id beside the text (through
+    // btree_gin), so that one scan intersects the account's entry with the text's and a quiet account
+    // never checks the matches of the others. By words: 'simple', lower case, no stemming and no stop
+    // words, the same for every language; the whole table, since the planner reads its words' statistics
+    // only from an index without a predicate. By substring: pg_trgm's trigrams of live content only, so
+    // that the retention sweep's rewrite of a text (some sixty trigrams of a hash) adds nothing to it.
     index('messages_content_fts_idx').using('gin', t.accountId, sql`to_tsvector('simple', ${t.content})`),
+    index('messages_content_substring_idx')
+      .using('gin', t.accountId, t.content.op('gin_trgm_ops'))
+      .where(sql`${t.contentPurgedAt} is null`),
     // Sticky group sends (which phone last wrote to this recipient), and search by the start of the
     // counterpart number: text_pattern_ops, because under a collation other than C a plain btree cannot
     // serve `like '+4477%'`, and a busy account's rare prefix would read every row the account has.

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, ilike, like, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, ilike, isNull, like, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { type MessagePriority, type MessageStatus, messageStatusHistory, messages, phones } from '@/db/schema';
 import { config } from '@/lib/config';
@@ -41,19 +41,22 @@ function searchesWords(q: string, match: SearchMatch): boolean {
 
 /**
  * Content matching `q` and, for something that looks like the start of a number, a counterpart number
- * starting with it (messages_account_to_idx, messages_account_from_idx). Content matches words of `q`
- * in websearch syntax ("a phrase", -excluded, or) through messages_content_fts_idx, or contains `q`,
- * any case, through messages_content_trgm_idx: when `match` says so, when `q` holds no word or is in a
- * script without spaces between words, and when `q` is a number (a code or a number within the text,
- * which the text-search parser would split at its punctuation or keep with its sign).
+ * starting with it (messages_account_to_idx, messages_account_from_idx). Content not purged matches
+ * words of `q` in websearch syntax ("a phrase", -excluded, or) through messages_content_fts_idx, or
+ * contains `q`, any case, through messages_content_substring_idx: when `match` says so, when `q`
+ * holds no word or is in a script without spaces between words, and when `q` is a number (a code or a
+ * number within the text, which the text-search parser would split at its punctuation or keep with its
+ * sign).
  */
 function searchFilter(q: string, match: SearchMatch): SQL {
   const digits = q.replace(/[\s()-]/g, '');
   const number = /^\+?\d+$/.test(digits);
-  const content =
+  const text =
     !number && searchesWords(q, match)
       ? sql`to_tsvector('simple', ${messages.content}) @@ websearch_to_tsquery('simple', ${q})`
       : ilike(messages.content, `%${likeLiteral(q)}%`);
+  // A purged message's text is a hash or nothing: not searched, and not in the indexes.
+  const content = and(isNull(messages.contentPurgedAt), text) as SQL;
   if (!number) return content;
   const prefix = `${digits.startsWith('+') ? '' : '+'}${likeLiteral(digits)}%`;
   return or(

@@ -322,11 +322,11 @@ export const messageListQuery = pageQuery.extend({
   priority: z.enum(MESSAGE_PRIORITIES).optional(),
   q: z.string().trim().min(1).max(100).optional().openapi({
     description:
-      'Search, at most 100 characters; combines with the other filters and the cursor. By default (`match=words`) messages holding every word of `q`, any case, whole words only (`pay` does not find `payment`; accents count), in web-search syntax: `"a phrase"` for words in that order, `-word` for messages without it, `or` between alternatives; punctuation is ignored. `q` is matched as a substring of the content instead, any case, when it has no letter or digit, when it is in a script written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese), and when it looks like a number (digits, a leading `+`, spaces, dashes, parentheses): a number also finds the messages whose counterpart number (the recipient of an outbound message, the sender of an inbound one) starts with it.',
+      'Search, at most 100 characters; combines with the other filters and the cursor. By default (`match=words`) messages holding every word of `q`, any case, whole words only (`pay` does not find `payment`; accents count), in web-search syntax: `"a phrase"` for words in that order, `-word` for messages without it, `or` between alternatives; punctuation is ignored. `q` is matched as a substring of the content instead, any case, when it has no letter or digit, when it is in a script written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese), and when it looks like a number (digits, a leading `+`, spaces, dashes, parentheses): a number also finds the messages whose counterpart number (the recipient of an outbound message, the sender of an inbound one) starts with it. Text the retention sweep purged (a hash, or nothing) is not searched.',
   }),
   match: z.enum(SEARCH_MATCHES).default('words').openapi({
     description:
-      'How `q` matches the content: `words` (default, described under `q`), or `substring`: the content contains `q` as written, any case, anywhere (`pay` finds `payment`), without search syntax. Its index holds the messages of every account, so it can be slower than words on a large table.',
+      "How `q` matches the content: `words` (default, described under `q`), or `substring`: the content contains `q` as written, any case, anywhere (`pay` finds `payment`), without search syntax. A fragment common in the account's messages can be slower than words on a large table.",
   }),
   direction: z.enum(MESSAGE_DIRECTIONS).optional(),
   phone: queryPhone.optional().openapi({ description: 'Only messages of this phone of the account (E.164).' }),

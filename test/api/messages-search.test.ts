@@ -1,8 +1,12 @@
 // GET /api/v1/messages?q=: words through messages_content_fts_idx by default, substrings through the
-// trigram index when asked or when `q` is no word, and the start of a counterpart number.
+// substring index when asked or when `q` is no word, and the start of a counterpart number; content the
+// retention sweep purged is not searched.
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GET as list, POST as send } from '@/app/api/v1/messages/route';
+import { queryRows } from '@/db';
+import { config } from '@/lib/config';
+import { sweepRetention } from '@/lib/retention/sweep';
 import { citusMode, onRealPostgres } from '../database';
 import { createTestAccount, type TestAccount } from '../fixtures';
 import { call } from '../http';
@@ -147,6 +151,37 @@ describe('search by substring', () => {
   });
 });
 
+describe('purged content', () => {
+  it('is not searched, by its words nor by its hash; the message is still found by its number', async () => {
+    const retired = await createTestAccount(db(), { credits: 5 });
+    const res = await call(send, {
+      body: { from: retired.phone, to: '+14155559081', content: 'Retired pizza note' },
+      apiKey: retired.apiKey,
+    });
+    expect(res.status).toBe(201);
+    await db().execute(sql`update messages set status = 'delivered' where id = ${res.body.id}::uuid`);
+    const report = await sweepRetention(db(), {
+      now: new Date(Date.now() + 100 * 86_400_000),
+      settings: { ...config.retention, contentDays: 90, contentMode: 'hash' },
+    });
+    expect(report.message_content).toBeGreaterThanOrEqual(1);
+    const [row] = await queryRows<{ content: string }>(
+      db(),
+      sql`select content from messages where id = ${res.body.id}::uuid`,
+    );
+    expect(row!.content).toMatch(/^[0-9a-f]{64}$/);
+    const found = async (q: string, extra = '') => {
+      const answer = await searchAnswer(q, extra, retired);
+      expect(answer.status).toBe(200);
+      return answer.body.data.map((m: { id: string }) => m.id);
+    };
+    expect(await found('pizza')).toEqual([]);
+    expect(await found(row!.content.slice(0, 64))).toEqual([]);
+    expect(await found(row!.content.slice(10, 20), '&match=substring')).toEqual([]);
+    expect(await found('+1415555908')).toEqual([res.body.id]);
+  });
+});
+
 describe('hostile queries', () => {
   const hostile = [
     '&|!:*',
@@ -191,19 +226,22 @@ describe('hostile queries', () => {
 });
 
 describe.runIf(onRealPostgres())('on PostgreSQL', () => {
-  it('serves the content predicates through the word and the trigram indexes', async () => {
+  it('serves the content predicates through the word and the substring indexes', async () => {
     const plans = await db().transaction(async (tx) => {
       // On a Citus coordinator the setting must reach the workers, where the shards' plans are made.
       if (citusMode()) await tx.execute(sql`set local citus.propagate_set_commands = 'local'`);
       await tx.execute(sql`set local enable_seqscan = off`);
       const words = await tx.execute(
-        sql`explain select id from messages where to_tsvector('simple', content) @@ websearch_to_tsquery('simple', 'pizza')`,
+        sql`explain select id from messages where content_purged_at is null
+          and to_tsvector('simple', content) @@ websearch_to_tsquery('simple', 'pizza')`,
       );
-      const substring = await tx.execute(sql`explain select id from messages where content ilike '%pizza%'`);
+      const substring = await tx.execute(
+        sql`explain select id from messages where content_purged_at is null and content ilike '%pizza%'`,
+      );
       return { words: JSON.stringify(words), substring: JSON.stringify(substring) };
     });
     expect(plans.words).toContain('messages_content_fts_idx');
-    expect(plans.substring).toContain('messages_content_trgm_idx');
+    expect(plans.substring).toContain('messages_content_substring_idx');
   });
 
   it('answers 422 SEARCH_TOO_BROAD past SEARCH_BUDGET_MS, naming what narrows it; a list without q is not bounded', async () => {
