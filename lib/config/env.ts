@@ -56,6 +56,12 @@ const oneOf =
     return value as T;
   };
 
+const percent: Reader<number> = (raw) => {
+  const value = wholeNumber(1)(raw);
+  if (value > 100) throw new Error(`must be at most 100, got "${raw}".`);
+  return value;
+};
+
 const flag: Reader<boolean> = (raw) => oneOf(['1', '0'])(raw) === '1';
 
 const httpUrl: Reader<string> = (raw) => {
@@ -265,6 +271,11 @@ export const envSchema = z.object({
   RETENTION_AUDIT_DAYS: variable(wholeNumber(1)).default(365),
   /** Seconds between two retention sweeps. */
   RETENTION_SWEEP_INTERVAL_S: variable(wholeNumber(1)).default(3600),
+  /**
+   * The share of a sweep's time its statements may take, in percent: after each batch it pauses so
+   * that the sends sharing the database's cores keep their speed (100: batches back to back).
+   */
+  RETENTION_SWEEP_DUTY_PERCENT: variable(percent).default(50),
   /** A Bearer token that lets a client read /metrics from anywhere (lib/metrics/access.ts); unset, only loopback clients may. */
   METRICS_TOKEN: variable(secret),
   /** `npm run worker` serves /metrics on this port (on HOST); unset, the worker serves none. */

@@ -200,6 +200,9 @@ export const config = {
   get retentionSweepIntervalSeconds() {
     return readSetting('RETENTION_SWEEP_INTERVAL_S');
   },
+  get retentionSweepDutyPercent() {
+    return readSetting('RETENTION_SWEEP_DUTY_PERCENT');
+  },
   get smtpUrl() {
     return readSetting('SMTP_URL');
   },

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { isNotNull, type SQL, sql } from 'drizzle-orm';
 import { type Database, queryRows, withQueryOrigin } from '@/db';
 import { accounts, FINAL_MESSAGE_STATUSES } from '@/db/schema';
@@ -42,6 +43,11 @@ export const CALLBACK_SENT_WAIT_DAYS = 3;
 export const SMPP_SUBMIT_KEEP_DAYS = 40;
 const DEFAULT_BUDGET_MS = 30_000;
 
+/** Milliseconds of pause per millisecond of statements for a duty of `percent` (100: none). */
+function idleFor(percent: number): number {
+  return (100 - percent) / percent;
+}
+
 export type SweepOptions = {
   now?: Date;
   /** The instance's settings (config.retention unless given). */
@@ -50,6 +56,10 @@ export type SweepOptions = {
   batchSize?: number;
   /** After this long the sweep stops between batches; the next one goes on where it stopped. */
   budgetMs?: number;
+  /** The share of the sweep's time its statements may take, in percent (config.retentionSweepDutyPercent). */
+  dutyPercent?: number;
+  /** How the sweep waits between batches (a timer unless given). */
+  pause?: (ms: number) => Promise<unknown>;
 };
 
 /** The rows a sweep may purge, exactly as the partial index `messages_retention_idx` names them. */
@@ -79,8 +89,11 @@ function counterpartHmacHex(column: string): SQL {
  * One retention pass over every kind of old data: each statement handles at most `batchSize` rows
  * it locks with SKIP LOCKED (so instances sweeping at once share the work and never wait on each
  * other), commits on its own, and the pass goes on until nothing is left or the time budget is
- * spent. Message rows are never deleted: a final message's content is emptied or hashed and its
- * `content_purged_at` set; a message not final is never touched. Answers the rows per kind.
+ * spent, pausing after each full batch so that its statements take no more than their duty's share
+ * of the time (RETENTION_SWEEP_DUTY_PERCENT): the sends that share the database's cores keep their
+ * speed while a backlog is purged, at the cost of a slower catch-up. Message rows are never deleted:
+ * a final message's content is emptied or hashed and its `content_purged_at` set; a message not
+ * final is never touched. Answers the rows per kind.
  */
 export async function sweepRetention(db: Database, options: SweepOptions = {}): Promise<RetentionReport> {
   return withQueryOrigin('task:retention sweep', async () => {
@@ -88,15 +101,23 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
     const settings = options.settings ?? config.retention;
     const batch = options.batchSize ?? DEFAULT_BATCH;
     const deadline = Date.now() + (options.budgetMs ?? DEFAULT_BUDGET_MS);
+    const idlePerBusy = idleFor(options.dutyPercent ?? config.retentionSweepDutyPercent);
+    const pause = options.pause ?? setTimeout;
     const report = Object.fromEntries(RETENTION_KINDS.map((kind) => [kind, 0])) as RetentionReport;
     const before = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
 
-    /** Runs `statement` until it handles fewer rows than a batch, or time is up. */
+    /**
+     * Runs `count` until it handles fewer rows than a batch, or time is up; after a full batch it
+     * pauses in proportion to the batch's time, so that the statements take their duty's share.
+     */
     const drain = async (count: () => Promise<Partial<RetentionReport> & { rows: number }>) => {
       while (Date.now() < deadline) {
+        const started = performance.now();
         const { rows, ...counts } = await count();
         for (const [kind, n] of Object.entries(counts)) report[kind as RetentionKind] += n;
         if (rows < batch) return;
+        const idle = Math.min((performance.now() - started) * idlePerBusy, deadline - Date.now());
+        if (idle > 0) await pause(idle);
       }
     };
     const deleteOld = (kind: RetentionKind, table: string, column: string, cutoff: string, key = 'id') =>
