@@ -5,7 +5,7 @@ import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { heartbeats } from '@/db/schema';
 import { config } from '@/lib/config';
-import { sweepRetention } from '@/lib/retention/sweep';
+import { sweepRetention, sweepRetentionPass } from '@/lib/retention/sweep';
 import { createTestAccount, type TestAccount } from './fixtures';
 import { withTestDatabase } from './setup-db';
 
@@ -58,5 +58,17 @@ describe('the retention sweep’s duty', () => {
     const { report, pauses } = await sweepWith(100);
     expect(report.heartbeats).toBe(ROWS);
     expect(pauses).toEqual([]);
+  });
+});
+
+describe('a pass cut short by its budget', () => {
+  it('says it left work; one that finished says it did not', async () => {
+    const settings = { ...config.retention, contentDays: null, heartbeatsDays: 30 };
+    const cut = await sweepRetentionPass(db(), { now: NOW, settings, batchSize: BATCH, budgetMs: 0 });
+    expect(cut.workLeft).toBe(true);
+    expect(cut.report.heartbeats).toBe(0);
+    const done = await sweepRetentionPass(db(), { now: NOW, settings, batchSize: BATCH, dutyPercent: 100 });
+    expect(done.workLeft).toBe(false);
+    expect(done.report.heartbeats).toBe(ROWS);
   });
 });

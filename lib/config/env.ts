@@ -275,7 +275,7 @@ export const envSchema = z.object({
    * The share of a sweep's time its statements may take, in percent: after each batch it pauses so
    * that the sends sharing the database's cores keep their speed (100: batches back to back).
    */
-  RETENTION_SWEEP_DUTY_PERCENT: variable(percent).default(50),
+  RETENTION_SWEEP_DUTY_PERCENT: variable(percent).default(10),
   /** A Bearer token that lets a client read /metrics from anywhere (lib/metrics/access.ts); unset, only loopback clients may. */
   METRICS_TOKEN: variable(secret),
   /** `npm run worker` serves /metrics on this port (on HOST); unset, the worker serves none. */

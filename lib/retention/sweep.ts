@@ -96,6 +96,14 @@ function counterpartHmacHex(column: string): SQL {
  * final is never touched. Answers the rows per kind.
  */
 export async function sweepRetention(db: Database, options: SweepOptions = {}): Promise<RetentionReport> {
+  return (await sweepRetentionPass(db, options)).report;
+}
+
+/** sweepRetention, also answering whether the pass stopped at its time budget with work left. */
+export async function sweepRetentionPass(
+  db: Database,
+  options: SweepOptions = {},
+): Promise<{ report: RetentionReport; workLeft: boolean }> {
   return withQueryOrigin('task:retention sweep', async () => {
     const now = options.now ?? new Date();
     const settings = options.settings ?? config.retention;
@@ -104,6 +112,7 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
     const idlePerBusy = idleFor(options.dutyPercent ?? config.retentionSweepDutyPercent);
     const pause = options.pause ?? setTimeout;
     const report = Object.fromEntries(RETENTION_KINDS.map((kind) => [kind, 0])) as RetentionReport;
+    let workLeft = false;
     const before = (days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
 
     /**
@@ -111,7 +120,11 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
      * pauses in proportion to the batch's time, so that the statements take their duty's share.
      */
     const drain = async (count: () => Promise<Partial<RetentionReport> & { rows: number }>) => {
-      while (Date.now() < deadline) {
+      for (;;) {
+        if (Date.now() >= deadline) {
+          workLeft = true;
+          return;
+        }
         const started = performance.now();
         const { rows, ...counts } = await count();
         for (const [kind, n] of Object.entries(counts)) report[kind as RetentionKind] += n;
@@ -220,7 +233,7 @@ export async function sweepRetention(db: Database, options: SweepOptions = {}): 
       before(EMAIL_REPLY_WINDOW_DAYS),
       'message_id',
     );
-    return report;
+    return { report, workLeft };
   });
 }
 
