@@ -6,7 +6,7 @@ import { startPeriodic } from '@/lib/runtime/periodic';
 import { describeReport, RETENTION_KINDS, type RetentionReport, sweepRetentionPass } from './sweep';
 
 /** The wait between two passes while a backlog is purged: each pass paces itself by its duty. */
-export const CATCH_UP_PAUSE_MS = 1_000;
+const CATCH_UP_PAUSE_MS = 1_000;
 
 const totals = Object.fromEntries(RETENTION_KINDS.map((kind) => [kind, 0])) as RetentionReport;
 
