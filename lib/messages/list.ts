@@ -55,7 +55,7 @@ function searchFilter(q: string, match: SearchMatch): SQL {
     !number && searchesWords(q, match)
       ? sql`to_tsvector('simple', ${messages.content}) @@ websearch_to_tsquery('simple', ${q})`
       : ilike(messages.content, `%${likeLiteral(q)}%`);
-  // A purged message's text is a hash or nothing: not searched, and not in the indexes.
+  // A purged message's text is a hash or nothing: not searched (nor in the substring index).
   const content = and(isNull(messages.contentPurgedAt), text) as SQL;
   if (!number) return content;
   const prefix = `${digits.startsWith('+') ? '' : '+'}${likeLiteral(digits)}%`;
