@@ -37,7 +37,7 @@ describe('startPeriodic', () => {
     expect(passes).toBe(3);
   });
 
-  it('waits the interval after a pass that left work but has no againMs, or that failed', async () => {
+  it('waits the interval after a pass that left work when the task has no againMs', async () => {
     let passes = 0;
     stop = startPeriodic({
       name: 'no catch-up test',
