@@ -72,8 +72,8 @@ function citusClusterUp() {
 }
 
 /**
- * The Citus mode (docs/past-one-machine.md): the API suites, the distribute step's test and the
- * device simulator's loop against `npm start`, again on a Citus coordinator and two workers of this
+ * The Citus mode (docs/past-one-machine.md): the API suites, the distribute step's test, the
+ * device simulator's loop against `npm start` and the retention sweep, again on a Citus coordinator and two workers of this
  * machine (scripts/citus-cluster.sh, ports 5440-5442), every test database distributed by account;
  * then the query-log check over that run's statements. It runs wherever Citus is installed
  * (scripts/citus-build.sh); where it is not, or with TEST_CITUS=0, a notice says that it did not run.
@@ -92,7 +92,13 @@ function citusSuites() {
   const citusLog = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-query-log-citus-'));
   try {
     const env = { ...build, TEST_CITUS: '1', TEST_DATABASE_URL: CITUS_COORDINATOR, QUERY_LOG_DIR: citusLog };
-    const suites = ['test/api', 'test/citus-distribute.test.ts', 'test/citus-loop-server.test.ts'];
+    const suites = [
+      'test/api',
+      'test/citus-distribute.test.ts',
+      'test/citus-loop-server.test.ts',
+      'test/retention.test.ts',
+      'test/retention-duty.test.ts',
+    ];
     // --retry=1: Citus's distributed deadlock detector has cancelled a write to a reference table (a
     // device's last use, a test's own update) up to once per run of these suites here; not yet understood
     // (docs/past-one-machine.md). A test passed on its second try shows so in the report.

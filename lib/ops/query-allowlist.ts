@@ -23,8 +23,9 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
   },
   {
     origin: 'task:retention sweep',
+    statement: /^select (distinct account_id from \(select account_id from "?\w+"? (e )?where|w\.account_id, w\.id from webhooks w where)/,
     reason:
-      'purges what every account keeps past its retention (contents, deliveries, events, heartbeats, audit, unused status-callback targets)',
+      'finds, without locks, the accounts among the oldest rows past their retention (deliveries, events, heartbeats, audit, SMPP and email records, monthly recipients, unused status-callback targets); purging each then names its account',
   },
   {
     origin: 'task:statistics rollup',

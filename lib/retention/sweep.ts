@@ -67,7 +67,15 @@ const PURGEABLE = sql.raw(
   `content_purged_at is null and status in (${[...FINAL_MESSAGE_STATUSES].map((status) => `'${status}'`).join(', ')})`,
 );
 
-const sha256Hex = (column: string) => sql.raw(`encode(sha256(convert_to(${column}, 'UTF8')), 'hex')`);
+/**
+ * A text column's bytes, by IMMUTABLE functions only: a database sharded by account (Citus) refuses
+ * any other over a column in an UPDATE, which rules out convert_to. `decode(…, 'escape')` reads a
+ * text as its bytes in the database's encoding (UTF-8: PGlite's, and PostgreSQL's default), once its
+ * backslashes are doubled (the one character that format escapes).
+ */
+const bytesOf = (column: string) => sql.raw(`decode(replace(${column}, '\\', '\\\\'), 'escape')`);
+
+const sha256Hex = (column: string) => sql`encode(sha256(${bytesOf(column)}), 'hex')`;
 
 const HMAC_BLOCK_BYTES = 64;
 
@@ -82,7 +90,7 @@ function counterpartHmacHex(column: string): SQL {
   derivedKey('retention-counterpart').copy(key);
   const inner = Buffer.from(key.map((byte) => byte ^ 0x36)).toString('hex');
   const outer = Buffer.from(key.map((byte) => byte ^ 0x5c)).toString('hex');
-  return sql`encode(sha256(decode(${outer}, 'hex') || sha256(decode(${inner}, 'hex') || convert_to(${sql.raw(column)}, 'UTF8'))), 'hex')`;
+  return sql`encode(sha256(decode(${outer}, 'hex') || sha256(decode(${inner}, 'hex') || ${bytesOf(column)})), 'hex')`;
 }
 
 /**
@@ -133,18 +141,51 @@ export async function sweepRetentionPass(
         if (idle > 0) await pause(idle);
       }
     };
-    const deleteOld = (kind: RetentionKind, table: string, column: string, cutoff: string, key = 'id') =>
+    /** Deletes an instance table's rows (GLOBAL_TABLES) with `column` before `cutoff`, a batch at a time. */
+    const deleteOldGlobal = (kind: RetentionKind, table: string, column: string, cutoff: string) =>
       drain(async () => {
-        const gone = await queryRows<{ id: unknown }>(
+        const gone = await queryRows<{ one: number }>(
           db,
-          sql`delete from ${sql.identifier(table)} where ${sql.identifier(key)} = any(array(
-              select ${sql.identifier(key)} from ${sql.identifier(table)}
+          sql`delete from ${sql.identifier(table)} where id in (
+              select id from ${sql.identifier(table)}
               where ${sql.identifier(column)} < ${cutoff}::timestamptz
-              order by ${sql.identifier(column)} limit ${batch} for update skip locked))
-            returning ${sql.identifier(key)} as id`,
+              order by ${sql.identifier(column)} limit ${batch} for update skip locked)
+            returning 1 as one`,
         );
         return { rows: gone.length, [kind]: gone.length };
       });
+    /**
+     * Deletes an account table's rows with `column` before `cutoff`: the accounts among the oldest
+     * batch are read without locks, then each account's rows go in a statement of its own, with
+     * `account_id` fixed (one shard on a database sharded by account). `key` names a row within its
+     * account.
+     */
+    const deleteOld = (kind: RetentionKind, table: string, column: string, cutoff: SQL, key: string[]) =>
+      drain(async () => {
+        const [t, c] = [sql.identifier(table), sql.identifier(column)];
+        const keyList = sql.join(
+          key.map((name) => sql.identifier(name)),
+          sql`, `,
+        );
+        let gone = 0;
+        for (const accountId of await accountsAmongOldest(
+          db,
+          sql`select account_id from ${t} where ${c} < ${cutoff}`,
+          sql`${c}`,
+          batch,
+        )) {
+          const rows = await queryRows<{ one: number }>(
+            db,
+            sql`delete from ${t} where account_id = ${accountId} and (${keyList}) in (
+                select ${keyList} from ${t} where account_id = ${accountId} and ${c} < ${cutoff}
+                order by ${c} limit ${batch} for update skip locked)
+              returning 1 as one`,
+          );
+          gone += rows.length;
+        }
+        return { rows: gone, [kind]: gone };
+      });
+    const timestamp = (iso: string): SQL => sql`${iso}::timestamptz`;
 
     // Message content, account by account: each account's own policy, over its slice of the index.
     const candidates = await db
@@ -171,33 +212,54 @@ export async function sweepRetentionPass(
     const logDays = Math.min(settings.webhookDeliveriesDays, settings.contentDays ?? Number.POSITIVE_INFINITY);
     const logCutoff = before(logDays);
     await drain(async () => {
-      const [counts] = await queryRows<{ deliveries: number; attempts: number }>(
+      const finished = sql`status <> 'pending' and updated_at < ${logCutoff}::timestamptz`;
+      let [deliveries, attempts] = [0, 0];
+      for (const accountId of await accountsAmongOldest(
         db,
-        sql`with picked as (
-            select id from webhook_deliveries
-            where status <> 'pending' and updated_at < ${logCutoff}::timestamptz
-            order by updated_at limit ${batch} for update skip locked
-          ), attempts as (
-            delete from webhook_attempts where delivery_id in (select id from picked) returning 1
-          ), deliveries as (
-            delete from webhook_deliveries where id in (select id from picked) returning 1
-          )
-          select (select count(*) from deliveries)::int as deliveries, (select count(*) from attempts)::int as attempts`,
-      );
-      const deliveries = Number(counts?.deliveries ?? 0);
-      return { rows: deliveries, webhook_deliveries: deliveries, webhook_attempts: Number(counts?.attempts ?? 0) };
+        sql`select account_id from webhook_deliveries where ${finished}`,
+        sql`updated_at`,
+        batch,
+      )) {
+        const [counts] = await queryRows<{ deliveries: number; attempts: number }>(
+          db,
+          sql`with picked as (
+              select id from webhook_deliveries where account_id = ${accountId} and ${finished}
+              order by updated_at limit ${batch} for update skip locked
+            ), attempts as (
+              delete from webhook_attempts
+              where account_id = ${accountId} and delivery_id in (select id from picked) returning 1
+            ), deliveries as (
+              delete from webhook_deliveries
+              where account_id = ${accountId} and id in (select id from picked) returning 1
+            )
+            select (select count(*) from deliveries)::int as deliveries, (select count(*) from attempts)::int as attempts`,
+        );
+        deliveries += Number(counts?.deliveries ?? 0);
+        attempts += Number(counts?.attempts ?? 0);
+      }
+      return { rows: deliveries, webhook_deliveries: deliveries, webhook_attempts: attempts };
     });
+    // An event no delivery needs any more (its deliveries went above, or it had none).
+    const undelivered = sql`created_at < ${logCutoff}::timestamptz and not exists (
+        select 1 from webhook_deliveries d where d.account_id = e.account_id and d.event_id = e.id)`;
     await drain(async () => {
-      const gone = await queryRows<{ id: string }>(
+      let gone = 0;
+      for (const accountId of await accountsAmongOldest(
         db,
-        sql`delete from events where id = any(array(
-            select e.id from events e
-            where e.created_at < ${logCutoff}::timestamptz
-              and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
-            order by e.created_at limit ${batch} for update skip locked))
-          returning id`,
-      );
-      return { rows: gone.length, events: gone.length };
+        sql`select account_id from events e where ${undelivered}`,
+        sql`created_at`,
+        batch,
+      )) {
+        const rows = await queryRows<{ one: number }>(
+          db,
+          sql`delete from events where account_id = ${accountId} and id in (
+              select id from events e where account_id = ${accountId} and ${undelivered}
+              order by created_at limit ${batch} for update skip locked)
+            returning 1 as one`,
+        );
+        gone += rows.length;
+      }
+      return { rows: gone, events: gone };
     });
 
     await drain(async () => {
@@ -210,55 +272,46 @@ export async function sweepRetentionPass(
       return { rows: gone, status_callbacks: gone };
     });
 
-    await deleteOld('heartbeats', 'heartbeats', 'created_at', before(settings.heartbeatsDays));
-    await deleteOld('audit_log', 'audit_log', 'created_at', before(settings.auditDays));
-    await deleteOld('verification_codes', 'verification_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
-    await deleteOld('pairing_codes', 'pairing_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
+    await deleteOld('heartbeats', 'heartbeats', 'created_at', timestamp(before(settings.heartbeatsDays)), ['id']);
+    await deleteOld('audit_log', 'audit_log', 'created_at', timestamp(before(settings.auditDays)), ['id']);
+    await deleteOldGlobal('verification_codes', 'verification_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
+    await deleteOldGlobal('pairing_codes', 'pairing_codes', 'expires_at', before(EXPIRED_CODE_GRACE_DAYS));
     // SMPP receipts and inbound messages no receiver bind took in their day, of accounts that have not bound since.
-    await deleteOld('smpp_deliveries', 'smpp_deliveries', 'expires_at', now.toISOString());
-    await deleteOld('smpp_submits', 'smpp_submits', 'created_at', before(SMPP_SUBMIT_KEEP_DAYS), 'message_id');
+    await deleteOld('smpp_deliveries', 'smpp_deliveries', 'expires_at', timestamp(now.toISOString()), ['id']);
+    await deleteOld('smpp_submits', 'smpp_submits', 'created_at', timestamp(before(SMPP_SUBMIT_KEEP_DAYS)), [
+      'message_id',
+    ]);
     // The monthly recipient caps read this month only; the previous one stays for a look back.
-    const previousMonth = monthKey(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)));
-    for (const table of ['sim_recipients', 'sim_recipient_counts'] as const) {
-      await drain(async () => {
-        const gone = await deleteMonthsBefore(db, table, previousMonth, batch);
-        return { rows: gone, monthly_recipients: gone };
-      });
-    }
+    const previousMonth = sql`${monthKey(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)))}::date`;
+    await deleteOld('monthly_recipients', 'sim_recipients', 'month', previousMonth, [
+      'phone_id',
+      'sim',
+      'month',
+      'recipient',
+    ]);
+    await deleteOld('monthly_recipients', 'sim_recipient_counts', 'month', previousMonth, ['phone_id', 'sim', 'month']);
     // Who sent an SMS by email is of use only while a reply may be forwarded to them.
     await deleteOld(
       'email_sms_senders',
       'email_sms_senders',
       'created_at',
-      before(EMAIL_REPLY_WINDOW_DAYS),
-      'message_id',
+      timestamp(before(EMAIL_REPLY_WINDOW_DAYS)),
+      ['message_id'],
     );
     return { report, workLeft };
   });
 }
 
 /**
- * Deletes one batch of the rows of a monthly recipient table (lib/messages/quota.ts) of months
- * before `month`, along its month index; answers how many went.
+ * The accounts among the oldest `batch` rows that `rows` (a select of `account_id`) finds in `order`,
+ * read without locks: the sweep then handles each account's rows in statements of its own.
  */
-async function deleteMonthsBefore(
-  db: Database,
-  table: 'sim_recipients' | 'sim_recipient_counts',
-  month: string,
-  batch: number,
-): Promise<number> {
-  const key =
-    table === 'sim_recipients'
-      ? sql`account_id, phone_id, sim, month, recipient`
-      : sql`account_id, phone_id, sim, month`;
-  const gone = await queryRows<{ one: number }>(
+async function accountsAmongOldest(db: Database, rows: SQL, order: SQL, batch: number): Promise<string[]> {
+  const found = await queryRows<{ account_id: string }>(
     db,
-    sql`delete from ${sql.identifier(table)} where (${key}) in (
-        select ${key} from ${sql.identifier(table)} where month < ${month}::date
-        order by month limit ${batch} for update skip locked)
-      returning 1 as one`,
+    sql`select distinct account_id from (${rows} order by ${order} limit ${batch}) oldest`,
   );
-  return gone.length;
+  return found.map((row) => row.account_id);
 }
 
 /**
@@ -341,16 +394,16 @@ async function purgeContent(
     ? sql`, "to" = case when direction = 'outbound' then ${counterpartHmacHex('"to"')} else "to" end,
            "from" = case when direction = 'inbound' then ${counterpartHmacHex('"from"')} else "from" end`
     : sql``;
-  const purged = await queryRows<{ id: string }>(
+  const purged = await queryRows<{ one: number }>(
     db,
     sql`update messages set content = ${content}, content_purged_at = ${now.toISOString()}::timestamptz ${counterpart}
-        where id = any(array(
+        where account_id = ${accountId} and id in (
           select id from messages
           where account_id = ${accountId} and ${PURGEABLE} and created_at < ${cutoff}::timestamptz
             and ${receivedBefore(cutoff)}
-          order by created_at limit ${batch} for update skip locked))
+          order by created_at limit ${batch} for update skip locked)
           and ${PURGEABLE}
-        returning id`,
+        returning 1 as one`,
   );
   return purged.length;
 }
