@@ -20,6 +20,7 @@ import { postgresTarget } from './postgres-url';
 import { queryLogger } from './query-log';
 import * as schema from './schema';
 import { recordSchemaVersion, refuseNewerSchema } from './schema-version';
+import { SQLSTATE, sqlState } from './sqlstate';
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -446,7 +447,7 @@ export async function migrateAgainOnLockConflict(
           level: 'warn',
           event: 'migration_lock_conflict',
           attempt,
-          code: postgresCode(error),
+          code: sqlState(error),
           retry_in_ms: wait,
         }),
       );
@@ -455,17 +456,9 @@ export async function migrateAgainOnLockConflict(
   }
 }
 
-function postgresCode(error: unknown): string | undefined {
-  for (let cause: unknown = error; cause && typeof cause === 'object'; cause = (cause as { cause?: unknown }).cause) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
-}
-
 function isLockConflict(error: unknown): boolean {
-  const code = postgresCode(error);
-  return code === '40P01' || code === '55P03';
+  const code = sqlState(error);
+  return code === SQLSTATE.deadlockDetected || code === SQLSTATE.lockNotAvailable;
 }
 
 /** Runs `work` holding the migration lock (PostgreSQL): a restore must not race a starting instance's migration. */

@@ -1,6 +1,7 @@
 import { is } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { type Database, type Executor, type Pipeline, pipelineOf, type Transaction } from '@/db';
+import { SQLSTATE, sqlState } from '@/db/sqlstate';
 import { batcher } from '@/lib/batch';
 
 /**
@@ -17,17 +18,7 @@ export function withTransaction<T>(executor: Executor, fn: (tx: Transaction) => 
   return (executor as Database).transaction(fn);
 }
 
-/** The Postgres error code of a failed query (`23505` unique violation, …), if any. */
-export function sqlState(error: unknown): string | undefined {
-  let current: unknown = error;
-  // drizzle wraps driver errors in `cause`.
-  for (let depth = 0; current && depth < 4; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
+export { SQLSTATE, sqlState };
 
 /**
  * Whether `error` is the driver (or our mapping of its rows) failing to read a statement's answer:
@@ -45,7 +36,7 @@ export function isUnreadAnswer(error: unknown): boolean {
 }
 
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  if (sqlState(error) !== '23505') return false;
+  if (sqlState(error) !== SQLSTATE.uniqueViolation) return false;
   if (!constraint) return true;
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {

@@ -7,7 +7,7 @@ import { batcher } from '@/lib/batch';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 import { listenTo, notifyOnCommit } from '@/lib/notify/channel';
-import { sqlState } from '@/lib/transactions';
+import { SQLSTATE, sqlState } from '@/lib/transactions';
 import { hashSecret, isPlausibleKey, keyKindOf } from './keys';
 import type { AccountPrincipal, DevicePrincipal } from './principal';
 
@@ -183,7 +183,6 @@ const touches = new Map<Database, Touches>();
  * reference tables' locks), it gives up, and the key's next use writes it again.
  */
 const LAST_USED_LOCK_TIMEOUT = '100ms';
-const LOCK_NOT_AVAILABLE = '55P03';
 
 async function writeLastUsed(db: Database, { account, device }: Touches): Promise<void> {
   const stale = sql`now() - interval '1 minute'`;
@@ -212,7 +211,7 @@ async function writeLastUsed(db: Database, { account, device }: Touches): Promis
   for (const result of await Promise.allSettled(writes)) {
     if (result.status === 'fulfilled') continue;
     const keys = account.size + device.size;
-    if (sqlState(result.reason) === LOCK_NOT_AVAILABLE)
+    if (sqlState(result.reason) === SQLSTATE.lockNotAvailable)
       log.debug({ keys }, 'key last use not recorded: its rows were busy');
     else log.warn({ err: result.reason, keys }, 'could not record key last use');
   }

@@ -5,7 +5,7 @@ import { config } from '@/lib/config';
 import { contactsByNumber } from '@/lib/contacts/names';
 import { DomainError } from '@/lib/errors';
 import { keysetPage, type Page, toPage } from '@/lib/pagination';
-import { sqlState, withTransaction } from '@/lib/transactions';
+import { SQLSTATE, sqlState, withTransaction } from '@/lib/transactions';
 import { ownedMessage } from './owned';
 import { counterpartOf, type MessageRow, type MessageWire, presentMessage } from './present';
 import type { SearchMatch } from './schemas';
@@ -141,7 +141,11 @@ export async function listMessages(
     });
   } catch (error) {
     // Cancelled at its budget (not sooner, by the request's deadline, which answers 503).
-    if (budgetMs !== undefined && sqlState(error) === QUERY_CANCELED && performance.now() - started >= budgetMs) {
+    if (
+      budgetMs !== undefined &&
+      sqlState(error) === SQLSTATE.queryCanceled &&
+      performance.now() - started >= budgetMs
+    ) {
       throw new DomainError(
         'SEARCH_TOO_BROAD',
         `The search ran past its budget of ${budgetMs} ms. Narrow it: a date range (created_after, created_before), a status, a direction or a phone, or a rarer word; a phrase of common words is the costliest.`,
@@ -150,8 +154,6 @@ export async function listMessages(
     throw error;
   }
 }
-
-const QUERY_CANCELED = '57014';
 
 /** One message of the account with every state it has been in. */
 export async function getMessage(executor: Executor, accountId: string, messageId: string): Promise<MessageWire> {

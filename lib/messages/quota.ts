@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@/db';
 import { DomainError } from '@/lib/errors';
-import { sqlState } from '@/lib/transactions';
+import { SQLSTATE, sqlState } from '@/lib/transactions';
 
 /**
  * The monthly recipient cap of a SIM: carriers block a consumer SIM that texts too many different
@@ -154,7 +154,7 @@ export async function recordMovedRecipient(
 
 /** Whether `error` is the guard's refusal: a concurrent send took the SIM's last room. */
 export function isQuotaRace(error: unknown): boolean {
-  return sqlState(error) === 'QT001';
+  return sqlState(error) === SQLSTATE.quotaRace;
 }
 
 /**

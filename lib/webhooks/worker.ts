@@ -6,7 +6,7 @@ import { actOnWebhookReply } from '@/lib/automation/webhook-reply';
 import { config } from '@/lib/config';
 import { log } from '@/lib/log';
 import { webhookAttempted } from '@/lib/metrics/record';
-import { sqlState } from '@/lib/transactions';
+import { SQLSTATE, sqlState } from '@/lib/transactions';
 import { type DisabledWebhook, disableFailingWebhook, tellOwnerWebhookDisabled } from './auto-disable';
 import { type DeliveryRequest, webhookFormat } from './formats';
 import { type PostOutcome, postWebhook, REPLY_BODY_LIMIT } from './http-client';
@@ -25,7 +25,6 @@ import { currentNetworkPolicy } from './validate';
 /** A claim outlives the 10 s post many times over. */
 export const CLAIM_MS = 60_000;
 export const DEFAULT_BATCH_SIZE = 20;
-const FOREIGN_KEY_VIOLATION = '23503';
 
 export type ClaimedDelivery = {
   id: string;
@@ -387,7 +386,7 @@ export async function deliverClaimed(
       recorded = await recordAttempt(db, claim, delivery, outcome, replyResult);
     } catch (error) {
       // The webhook was deleted while its post was in flight: its log went with it.
-      if (sqlState(error) === FOREIGN_KEY_VIOLATION) {
+      if (sqlState(error) === SQLSTATE.foreignKeyViolation) {
         webhookAttempted('dropped', outcome.latencyMs / 1000);
         return undefined;
       }
