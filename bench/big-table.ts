@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { migrationsWith } from '../db/migration-folder';
+import { migrationStatements, migrationsWith, withoutComments } from '../db/migration-folder';
 import { ONLINE_MARK } from '../db/migrator';
 import { activateBenchPhone } from './activate';
 import { percentile, recipient } from './load';
@@ -326,8 +326,8 @@ async function catchUp(db: postgres.Sql): Promise<void> {
   if (!substring?.ok) {
     const root = path.resolve(import.meta.dirname, '..');
     const migration = fs.readFileSync(path.join(root, 'db', 'migrations', SUBSTRING_INDEX_MIGRATION), 'utf8');
-    for (const statement of migration.split('--> statement-breakpoint')) {
-      const text = statement.replace(/^--.*\n/gm, '').trim();
+    for (const statement of migrationStatements(migration)) {
+      const text = withoutComments(statement).trim();
       const built = text.replace(' CONCURRENTLY', '');
       await step(`catch-up: ${built.slice(0, 60)}…`, built);
     }

@@ -8,6 +8,22 @@ const SOURCE_MIGRATIONS = path.join(import.meta.dirname, 'migrations');
 /** A migration written into a folder for a test or the bench: its tag (the file's name without `.sql`) and text. */
 export type ExtraMigration = { tag: string; text: string };
 
+/**
+ * A migration file's statements as drizzle's migrator runs them (split at drizzle-kit's
+ * `--> statement-breakpoint`), each as written, its comments included.
+ */
+export function migrationStatements(text: string): string[] {
+  return text.split('--> statement-breakpoint');
+}
+
+/** A statement's code: its `--` comments removed (none of ours has `--` inside a string). */
+export function withoutComments(statement: string): string {
+  return statement
+    .split('\n')
+    .map((line) => line.replace(/--.*$/, ''))
+    .join('\n');
+}
+
 type JournalEntry = { idx: number; version: string; when: number; tag: string; breakpoints: boolean };
 
 /**

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS_FOLDER } from '@/db/client';
+import { migrationStatements, withoutComments } from '@/db/migration-folder';
 import { ONLINE_MARK } from '@/db/migrator';
 import { journal } from '@/db/schema-version';
 
@@ -23,11 +24,8 @@ const ALLOWED: Record<string, string> = {};
 
 /** A migration file's statements: each as written, without its comments, and in one short line. */
 function statementsOf(text: string): Array<{ statement: string; code: string; summary: string }> {
-  return text.split('--> statement-breakpoint').map((statement) => {
-    const code = statement
-      .split('\n')
-      .map((line) => line.replace(/--.*$/, ''))
-      .join('\n');
+  return migrationStatements(text).map((statement) => {
+    const code = withoutComments(statement);
     return { statement, code, summary: code.trim().replace(/\s+/g, ' ').slice(0, 120) };
   });
 }
