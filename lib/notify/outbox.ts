@@ -131,14 +131,9 @@ export function waitingClaims(phoneId: string): number {
  * Calls `onWake` on every wake-up of the phone until the returned function is called: for a
  * stream that stays open (the SMSGate app's SSE). It re-subscribes inside the wake-up itself, so
  * no send committing between two wake-ups goes unheard. Every STREAM_RECHECK_MS besides, it calls
- * `onRecheck` (by default `onWake`): a look of the stream's own, which may first see whether there is
- * anything to tell.
+ * `onRecheck`: a look of the stream's own, which may first see whether there is anything to tell.
  */
-export async function watchOutbox(
-  phoneId: string,
-  onWake: () => void,
-  onRecheck: () => void = onWake,
-): Promise<() => void> {
+export async function watchOutbox(phoneId: string, onWake: () => void, onRecheck: () => void): Promise<() => void> {
   await ensureListening();
   let active = true;
   const fire = () => {
