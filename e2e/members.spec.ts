@@ -65,10 +65,50 @@ test('an operator’s session cannot open API keys: the panel says which roles m
   await expect(keys.getByRole('alert')).toContainText(
     'Your role (operator) may not see API keys; an owner, admin or developer may.',
   );
+  // Nor is it offered a form it may not use.
+  await expect(page.getByRole('button', { name: 'Create key' })).toHaveCount(0);
+  await expect(page.getByLabel('Role of the new key')).toHaveCount(0);
   await checkPage(page, 'api-keys-operator');
 
   await navigate(page, 'Members');
   await expect(page.getByTestId('your-role')).toHaveText('Your role: operator');
   await expect(page.getByRole('region', { name: 'Members' }).getByRole('combobox')).toHaveCount(0);
+  await context.close();
+});
+
+test('a developer’s session is offered keys of its own role or below, and a default that is its role', async ({
+  browser,
+  request,
+  baseURL,
+}) => {
+  test.setTimeout(60_000);
+  const email = `developer-${Date.now()}@example.test`;
+  const { apiKey } = await activatePhone(baseURL!, email);
+  const created = await request.post('/api/v1/auth/api-keys', {
+    headers: { 'x-api-key': apiKey },
+    data: { name: 'Build server', role: 'developer' },
+  });
+  expect(created.status()).toBe(201);
+  const developerKey = (await created.json()).key as string;
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto('/sign-in');
+  await page.getByLabel('Account API key').fill(developerKey);
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
+  await expect(page.getByTestId('account-email')).toHaveText(email);
+  await navigate(page, 'API keys');
+
+  const roles = page.getByLabel('Role of the new key').getByRole('option');
+  await expect(roles).toHaveText(['default (developer)', 'developer', 'operator', 'viewer']);
+  await page.getByLabel('Role of the new key').selectOption('viewer');
+  await page.getByLabel('New key name').fill('Read-only dashboard');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await expect(page.getByTestId('secret-value')).toBeVisible();
+  await page.getByRole('button', { name: 'Done' }).click();
+  await expect(
+    page.getByRole('row', { name: /Read-only dashboard/ }).getByRole('cell', { name: 'viewer' }),
+  ).toBeVisible();
+  await checkPage(page, 'api-keys-developer');
   await context.close();
 });

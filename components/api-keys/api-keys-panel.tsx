@@ -5,6 +5,7 @@ import { useId, useState } from 'react';
 import { queryKeys } from '@/components/query-keys';
 import type { ApiKey, CreatedApiKey } from '@/components/wire';
 import { MEMBER_ROLES, type MemberRole } from '@/lib/members/role-names';
+import { may, ranksAtLeast } from '@/lib/members/roles';
 import { ApiProblem, api, type Page } from '../api';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm';
@@ -16,7 +17,15 @@ import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
-export function ApiKeysPanel() {
+/**
+ * Settings → API keys. `role`: the signed-in member's (null for a key's session without one). A role
+ * that may not change keys gets no form; one that may is offered the roles at or below its own, as
+ * lib/auth/api-keys.ts allows, and told what a key without a role gets.
+ */
+export function ApiKeysPanel({ role: own }: { role: MemberRole | null }) {
+  const mayCreate = own === null || may(own, 'api_keys', 'write');
+  const grantable = own === null ? MEMBER_ROLES : MEMBER_ROLES.filter((value) => ranksAtLeast(own, value));
+  const byDefault = own === null || own === 'owner' || own === 'admin' ? 'everything' : own;
   const refresh = useRefresh();
   const keys = usePagedList<ApiKey>(queryKeys.apiKeys.list(), '/api/v1/auth/api-keys');
   const [created, setCreated] = useState<string | null>(null);
@@ -60,31 +69,35 @@ export function ApiKeysPanel() {
 
   return (
     <Section title="API keys">
-      <div className="mb-3 flex flex-wrap items-center gap-2 text-sm">
-        <label htmlFor={roleId}>Role of the new key</label>
-        <select
-          id={roleId}
-          className="rounded-md border border-slate-300 px-2 py-1"
-          value={role}
-          onChange={(event) => setRole(event.target.value as MemberRole | '')}
-        >
-          <option value="">default</option>
-          {MEMBER_ROLES.map((value) => (
-            <option key={value} value={value}>
-              {value}
-            </option>
-          ))}
-        </select>
-      </div>
-      <NameForm
-        id="api-key-name"
-        label="New key name"
-        submitLabel="Create key"
-        pending={create.isPending}
-        error={nameError}
-        onSubmit={(name) => create.mutateAsync(name)}
-      />
-      {create.error && !nameError && <ErrorState error={create.error} />}
+      {mayCreate && (
+        <>
+          <div className="mb-3 flex flex-wrap items-center gap-2 text-sm">
+            <label htmlFor={roleId}>Role of the new key</label>
+            <select
+              id={roleId}
+              className="rounded-md border border-slate-300 px-2 py-1"
+              value={role}
+              onChange={(event) => setRole(event.target.value as MemberRole | '')}
+            >
+              <option value="">default ({byDefault})</option>
+              {grantable.map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          </div>
+          <NameForm
+            id="api-key-name"
+            label="New key name"
+            submitLabel="Create key"
+            pending={create.isPending}
+            error={nameError}
+            onSubmit={(name) => create.mutateAsync(name)}
+          />
+          {create.error && !nameError && <ErrorState error={create.error} />}
+        </>
+      )}
       {created && <SecretOnce label="Your new API key" value={created} onDone={() => setCreated(null)} />}
 
       <ListView

@@ -1,15 +1,19 @@
 import type { Metadata } from 'next';
+import { headers } from 'next/headers';
 import { ApiKeysPanel } from '@/components/api-keys/api-keys-panel';
 import { SmppPanel } from '@/components/api-keys/smpp-panel';
 import { TwilioPanel } from '@/components/api-keys/twilio-panel';
+import { signedInAccount } from '@/lib/auth/current-account';
 
 export const metadata: Metadata = { title: 'API keys · Simgate' };
 
-export default function ApiKeysPage() {
+/** The signed-in role (none for a key's session without one) decides which keys the panel offers to make. */
+export default async function ApiKeysPage() {
+  const role = (await signedInAccount((await headers()).get('cookie')))?.role ?? null;
   return (
     <>
       <h1 className="sr-only">API keys</h1>
-      <ApiKeysPanel />
+      <ApiKeysPanel role={role} />
       <TwilioPanel />
       <SmppPanel />
     </>
