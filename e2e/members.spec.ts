@@ -68,6 +68,8 @@ test('an operator’s session cannot open API keys: the panel says which roles m
   // Nor is it offered a form it may not use.
   await expect(page.getByRole('button', { name: 'Create key' })).toHaveCount(0);
   await expect(page.getByLabel('Role of the new key')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Create an Auth Token' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Create an SMPP login' })).toHaveCount(0);
   await checkPage(page, 'api-keys-operator');
 
   await navigate(page, 'Members');

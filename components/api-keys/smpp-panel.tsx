@@ -14,8 +14,11 @@ import { EmptyState, ErrorState } from '../ui/states';
 import { usePagedList } from '../use-paged-list';
 import { useRefresh } from '../use-refresh';
 
-/** SMPP logins: a system_id and a password shown once, for SMPP clients such as Kannel (docs/smpp.md). */
-export function SmppPanel() {
+/**
+ * SMPP logins: a system_id and a password shown once, for SMPP clients such as Kannel (docs/smpp.md).
+ * `mayChange`: whether the signed-in role may change the integrations (no create or revoke otherwise).
+ */
+export function SmppPanel({ mayChange }: { mayChange: boolean }) {
   const refresh = useRefresh();
   const logins = usePagedList<SmppCredential>(queryKeys.smpp.list(), '/api/v1/smpp/credentials');
   const [created, setCreated] = useState<CreatedSmppCredential | null>(null);
@@ -49,9 +52,11 @@ export function SmppPanel() {
           onDone={() => setCreated(null)}
         />
       ) : (
-        <Button variant="secondary" onClick={() => create.mutate()} disabled={create.isPending}>
-          Create an SMPP login
-        </Button>
+        mayChange && (
+          <Button variant="secondary" onClick={() => create.mutate()} disabled={create.isPending}>
+            Create an SMPP login
+          </Button>
+        )
       )}
       {create.error && <ErrorState error={create.error} />}
       <ListView
@@ -71,13 +76,15 @@ export function SmppPanel() {
                 <td>{formatTime(login.created_at)}</td>
                 <td>{formatTime(login.last_bound_at)}</td>
                 <td className="text-right">
-                  <Button
-                    variant="secondary"
-                    onClick={() => setRevoking(login)}
-                    aria-label={`Revoke ${login.system_id}`}
-                  >
-                    Revoke
-                  </Button>
+                  {mayChange && (
+                    <Button
+                      variant="secondary"
+                      onClick={() => setRevoking(login)}
+                      aria-label={`Revoke ${login.system_id}`}
+                    >
+                      Revoke
+                    </Button>
+                  )}
                 </td>
               </tr>
             ))}

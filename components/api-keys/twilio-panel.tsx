@@ -15,9 +15,10 @@ type TwilioSettings = { account_sid: string; has_auth_token: boolean };
 
 /**
  * The Twilio-compatible API's credentials: the Account SID (always shown) and the Auth Token,
- * created or rotated here and shown once.
+ * created or rotated here and shown once. `mayChange`: whether the signed-in role may change the
+ * integrations (the button is left out otherwise).
  */
-export function TwilioPanel() {
+export function TwilioPanel({ mayChange }: { mayChange: boolean }) {
   const refresh = useRefresh();
   const settings = useQuery({
     queryKey: queryKeys.twilio.root,
@@ -54,9 +55,11 @@ export function TwilioPanel() {
       {token ? (
         <SecretOnce label="Your Twilio Auth Token" value={token} onDone={() => setToken(null)} />
       ) : (
-        <Button variant="secondary" onClick={() => (hasToken ? setConfirming(true) : create.mutate())}>
-          {hasToken ? 'Rotate the Auth Token' : 'Create an Auth Token'}
-        </Button>
+        mayChange && (
+          <Button variant="secondary" onClick={() => (hasToken ? setConfirming(true) : create.mutate())}>
+            {hasToken ? 'Rotate the Auth Token' : 'Create an Auth Token'}
+          </Button>
+        )
       )}
       {create.error && !confirming && <ErrorState error={create.error} />}
       <ConfirmDialog
