@@ -1,5 +1,26 @@
-import { expect, test } from '@playwright/test';
+import { type APIRequestContext, type Browser, type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { activatePhone, checkPage, navigate, signIn } from './helpers';
+
+/** A new account with a phone, and a dashboard session in a context of its own, opened with a key of `role`. */
+async function signInWithRole(
+  role: 'developer' | 'operator',
+  { browser, request, baseURL }: { browser: Browser; request: APIRequestContext; baseURL: string },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const email = `${role}-${Date.now()}@example.test`;
+  const { apiKey } = await activatePhone(baseURL, email);
+  const created = await request.post('/api/v1/auth/api-keys', {
+    headers: { 'x-api-key': apiKey },
+    data: { name: `A ${role}`, role },
+  });
+  expect(created.status()).toBe(201);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto('/sign-in');
+  await page.getByLabel('Account API key').fill((await created.json()).key as string);
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
+  await expect(page.getByTestId('account-email')).toHaveText(email);
+  return { context, page };
+}
 
 test('members: the owner sees the members and the role table, and the account keeps its last owner', async ({
   page,
@@ -40,22 +61,8 @@ test('an operator’s session cannot open API keys: the panel says which roles m
   baseURL,
 }) => {
   test.setTimeout(60_000);
-  const email = `operator-${Date.now()}@example.test`;
-  const { apiKey } = await activatePhone(baseURL!, email);
-  const created = await request.post('/api/v1/auth/api-keys', {
-    headers: { 'x-api-key': apiKey },
-    data: { name: 'Front desk', role: 'operator' },
-  });
-  expect(created.status()).toBe(201);
-  const operatorKey = (await created.json()).key as string;
-
   // A dashboard session opened with a key carries the key's role, as a member's carries theirs.
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto('/sign-in');
-  await page.getByLabel('Account API key').fill(operatorKey);
-  await page.getByRole('button', { name: 'Sign in with the key' }).click();
-  await expect(page.getByTestId('account-email')).toHaveText(email);
+  const { context, page } = await signInWithRole('operator', { browser, request, baseURL: baseURL! });
 
   // The sidebar leaves out what the role may not open; the page itself, reached by its address, says why.
   const nav = page.getByRole('navigation', { name: 'Dashboard' });
@@ -84,21 +91,7 @@ test('a developer’s session is offered keys of its own role or below, and a de
   baseURL,
 }) => {
   test.setTimeout(60_000);
-  const email = `developer-${Date.now()}@example.test`;
-  const { apiKey } = await activatePhone(baseURL!, email);
-  const created = await request.post('/api/v1/auth/api-keys', {
-    headers: { 'x-api-key': apiKey },
-    data: { name: 'Build server', role: 'developer' },
-  });
-  expect(created.status()).toBe(201);
-  const developerKey = (await created.json()).key as string;
-
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto('/sign-in');
-  await page.getByLabel('Account API key').fill(developerKey);
-  await page.getByRole('button', { name: 'Sign in with the key' }).click();
-  await expect(page.getByTestId('account-email')).toHaveText(email);
+  const { context, page } = await signInWithRole('developer', { browser, request, baseURL: baseURL! });
   await navigate(page, 'API keys');
 
   const roles = page.getByLabel('Role of the new key').getByRole('option');
