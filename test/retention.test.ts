@@ -339,12 +339,12 @@ describe('message content retention', () => {
         'sim_recipient_counts_month_idx',
       ],
       [
-        sql`select account_id from webhook_deliveries where status <> 'pending' and updated_at < ${cutoff}::timestamptz order by updated_at limit 500`,
+        sql`select account_id from webhook_deliveries aged where status <> 'pending' and updated_at < ${cutoff}::timestamptz order by updated_at limit 500`,
         'webhook_deliveries_finished_idx',
       ],
       [
-        sql`select account_id from events e where created_at < ${cutoff}::timestamptz
-              and not exists (select 1 from webhook_deliveries d where d.account_id = e.account_id and d.event_id = e.id)
+        sql`select account_id from events aged where created_at < ${cutoff}::timestamptz
+              and not exists (select 1 from webhook_deliveries d where d.account_id = aged.account_id and d.event_id = aged.id)
             order by created_at limit 500`,
         'events_created_idx',
       ],

@@ -23,7 +23,8 @@ export const QUERY_ALLOWLIST: readonly Allowance[] = [
   },
   {
     origin: 'task:retention sweep',
-    statement: /^select (distinct account_id from \(select account_id from "?\w+"? (e )?where|w\.account_id, w\.id from webhooks w where)/,
+    statement:
+      /^select (distinct account_id from \(select account_id from "?\w+"? aged where|w\.account_id, w\.id from webhooks w where)/,
     reason:
       'finds, without locks, the accounts among the oldest rows past their retention (deliveries, events, heartbeats, audit, SMPP and email records, monthly recipients, unused status-callback targets); purging each then names its account',
   },

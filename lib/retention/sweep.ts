@@ -141,6 +141,7 @@ export async function sweepRetentionPass(
         if (idle > 0) await pause(idle);
       }
     };
+    const timestamp = (iso: string): SQL => sql`${iso}::timestamptz`;
     /** Deletes an instance table's rows (GLOBAL_TABLES) with `column` before `cutoff`, a batch at a time. */
     const deleteOldGlobal = (kind: RetentionKind, table: string, column: string, cutoff: string) =>
       drain(async () => {
@@ -158,11 +159,12 @@ export async function sweepRetentionPass(
      * Deletes an account table's rows with `column` before `cutoff`: the accounts among the oldest
      * batch are read without locks, then each account's rows go in a statement of its own, with
      * `account_id` fixed (one shard on a database sharded by account). `key` names a row within its
-     * account.
+     * account; `also`, a condition the rows (`aged`) must meet besides their age.
      */
-    const deleteOld = (kind: RetentionKind, table: string, column: string, cutoff: SQL, key: string[]) =>
+    const deleteOld = (kind: RetentionKind, table: string, column: string, cutoff: SQL, key: string[], also?: SQL) =>
       drain(async () => {
         const [t, c] = [sql.identifier(table), sql.identifier(column)];
+        const old = also ? sql`${c} < ${cutoff} and ${also}` : sql`${c} < ${cutoff}`;
         const keyList = sql.join(
           key.map((name) => sql.identifier(name)),
           sql`, `,
@@ -170,14 +172,14 @@ export async function sweepRetentionPass(
         let gone = 0;
         for (const accountId of await accountsAmongOldest(
           db,
-          sql`select account_id from ${t} where ${c} < ${cutoff}`,
+          sql`select account_id from ${t} aged where ${old}`,
           sql`${c}`,
           batch,
         )) {
           const rows = await queryRows<{ one: number }>(
             db,
             sql`delete from ${t} where account_id = ${accountId} and (${keyList}) in (
-                select ${keyList} from ${t} where account_id = ${accountId} and ${c} < ${cutoff}
+                select ${keyList} from ${t} aged where account_id = ${accountId} and ${old}
                 order by ${c} limit ${batch} for update skip locked)
               returning 1 as one`,
           );
@@ -185,7 +187,6 @@ export async function sweepRetentionPass(
         }
         return { rows: gone, [kind]: gone };
       });
-    const timestamp = (iso: string): SQL => sql`${iso}::timestamptz`;
 
     // Message content, account by account: each account's own policy, over its slice of the index.
     const candidates = await db
@@ -216,7 +217,7 @@ export async function sweepRetentionPass(
       let [deliveries, attempts] = [0, 0];
       for (const accountId of await accountsAmongOldest(
         db,
-        sql`select account_id from webhook_deliveries where ${finished}`,
+        sql`select account_id from webhook_deliveries aged where ${finished}`,
         sql`updated_at`,
         batch,
       )) {
@@ -240,27 +241,14 @@ export async function sweepRetentionPass(
       return { rows: deliveries, webhook_deliveries: deliveries, webhook_attempts: attempts };
     });
     // An event no delivery needs any more (its deliveries went above, or it had none).
-    const undelivered = sql`created_at < ${logCutoff}::timestamptz and not exists (
-        select 1 from webhook_deliveries d where d.account_id = e.account_id and d.event_id = e.id)`;
-    await drain(async () => {
-      let gone = 0;
-      for (const accountId of await accountsAmongOldest(
-        db,
-        sql`select account_id from events e where ${undelivered}`,
-        sql`created_at`,
-        batch,
-      )) {
-        const rows = await queryRows<{ one: number }>(
-          db,
-          sql`delete from events where account_id = ${accountId} and id in (
-              select id from events e where account_id = ${accountId} and ${undelivered}
-              order by created_at limit ${batch} for update skip locked)
-            returning 1 as one`,
-        );
-        gone += rows.length;
-      }
-      return { rows: gone, events: gone };
-    });
+    await deleteOld(
+      'events',
+      'events',
+      'created_at',
+      timestamp(logCutoff),
+      ['id'],
+      sql`not exists (select 1 from webhook_deliveries d where d.account_id = aged.account_id and d.event_id = aged.id)`,
+    );
 
     await drain(async () => {
       const gone = await pruneStatusCallbacks(
