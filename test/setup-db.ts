@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { type Database, setDatabase } from '@/db';
-import { clearKeyCache } from '@/lib/auth/key-lookup';
+import { clearKeyCache, flushLastUsed } from '@/lib/auth/key-lookup';
 import { openTestDatabase, type TestDatabase } from './database';
 
 /**
@@ -14,7 +14,11 @@ export function withTestDatabase(): { db: () => Database; handle: () => TestData
     setDatabase(handle);
     clearKeyCache();
   });
+  // A test's last-use writes (lib/auth/key-lookup.ts) land before the next test begins, not on its
+  // fixtures' statements (on Citus, two writes to reference tables at once may deadlock).
+  afterEach(flushLastUsed);
   afterAll(async () => {
+    await flushLastUsed();
     setDatabase(undefined);
     await handle?.close();
   });

@@ -163,19 +163,33 @@ export function touchLastUsed(db: Database, principal: AccountPrincipal | Device
   // Written together with the others of the next LAST_USED_GATHER_MS: one transaction per kind.
   let pending = touches.get(db);
   if (!pending) {
-    pending = { account: new Set(), device: new Set() };
+    pending = { account: new Set(), device: new Set(), timer: setTimeout(() => writePending(db), LAST_USED_GATHER_MS) };
     touches.set(db, pending);
-    const taken = pending;
-    setTimeout(() => {
-      touches.delete(db);
-      void writeLastUsed(db, taken);
-    }, LAST_USED_GATHER_MS);
   }
   pending[principal.kind].add(id);
 }
 
-type Touches = { account: Set<string>; device: Set<string> };
+type Touches = { account: Set<string>; device: Set<string>; timer: ReturnType<typeof setTimeout> };
 const touches = new Map<Database, Touches>();
+const writing = new Set<Promise<void>>();
+
+function writePending(db: Database): void {
+  const taken = touches.get(db);
+  if (!taken) return;
+  clearTimeout(taken.timer);
+  touches.delete(db);
+  const write = writeLastUsed(db, taken).finally(() => writing.delete(write));
+  writing.add(write);
+}
+
+/**
+ * Writes the last uses gathered so far at once and waits for every write under way: at shutdown, so
+ * that none is lost, and between tests, so that none lands on the next test's statements.
+ */
+export async function flushLastUsed(): Promise<void> {
+  for (const db of [...touches.keys()]) writePending(db);
+  await Promise.allSettled([...writing]);
+}
 
 /**
  * The longest a last-use write waits for a row or table lock. It is bookkeeping: rather than wait
@@ -184,36 +198,41 @@ const touches = new Map<Database, Touches>();
  */
 const LAST_USED_LOCK_TIMEOUT = '100ms';
 
+/**
+ * The two kinds are written one after the other, never at once: on Citus, two concurrent updates of
+ * reference tables (api_keys, devices) were seen to close a distributed deadlock between themselves.
+ */
 async function writeLastUsed(db: Database, { account, device }: Touches): Promise<void> {
   const stale = sql`now() - interval '1 minute'`;
   const distributed = await isDistributed(db).catch(() => false);
-  const writes = [];
+  const writes: Array<(tx: Executor) => Promise<unknown>> = [];
   if (account.size > 0) {
-    writes.push(
-      withoutWaiting(db, distributed, (tx) =>
-        tx
-          .update(apiKeys)
-          .set({ lastUsedAt: sql`now()` })
-          .where(and(inArray(apiKeys.id, [...account]), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale)))),
-      ),
+    writes.push((tx) =>
+      tx
+        .update(apiKeys)
+        .set({ lastUsedAt: sql`now()` })
+        .where(and(inArray(apiKeys.id, [...account]), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale)))),
     );
   }
   if (device.size > 0) {
-    writes.push(
-      withoutWaiting(db, distributed, (tx) =>
-        tx
-          .update(devices)
-          .set({ lastUsedAt: sql`now()` })
-          .where(and(inArray(devices.id, [...device]), or(isNull(devices.lastUsedAt), lt(devices.lastUsedAt, stale)))),
-      ),
+    writes.push((tx) =>
+      tx
+        .update(devices)
+        .set({ lastUsedAt: sql`now()` })
+        .where(and(inArray(devices.id, [...device]), or(isNull(devices.lastUsedAt), lt(devices.lastUsedAt, stale)))),
     );
   }
-  for (const result of await Promise.allSettled(writes)) {
-    if (result.status === 'fulfilled') continue;
-    const keys = account.size + device.size;
-    if (sqlState(result.reason) === SQLSTATE.lockNotAvailable)
-      log.debug({ keys }, 'key last use not recorded: its rows were busy');
-    else log.warn({ err: result.reason, keys }, 'could not record key last use');
+  for (const write of writes) {
+    try {
+      await withoutWaiting(db, distributed, write);
+    } catch (error) {
+      const keys = account.size + device.size;
+      const state = sqlState(error);
+      // A lock it gave up on, or a deadlock Citus broke: the rows were busy; the next use writes it again.
+      if (state === SQLSTATE.lockNotAvailable || state === SQLSTATE.deadlockDetected)
+        log.debug({ keys }, 'key last use not recorded: its rows were busy');
+      else log.warn({ err: error, keys }, 'could not record key last use');
+    }
   }
 }
 

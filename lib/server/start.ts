@@ -82,6 +82,9 @@ export async function startServer(): Promise<void> {
   // The SMPP server, where SMPP_PORT or SMPP_TLS_PORT is set (docs/smpp.md).
   const { startSmpp } = await import('@/lib/protocols/smpp/listen');
   onShutdown(await startSmpp());
+  // The last uses gathered in the last quarter second are written before the database closes.
+  const { flushLastUsed } = await import('@/lib/auth/key-lookup');
+  onShutdown(flushLastUsed);
   const stopAll = async () => {
     await Promise.allSettled(stoppers.map((stop) => stop()));
     await closeDatabase();

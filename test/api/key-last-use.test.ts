@@ -1,7 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
+import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { GET as listPhones } from '@/app/api/v1/phones/route';
-import { apiKeys } from '@/db/schema';
+import { apiKeys, devices } from '@/db/schema';
+import { flushLastUsed } from '@/lib/auth/key-lookup';
 import { onRealPostgres } from '../database';
 import { createTestAccount } from '../fixtures';
 import { call } from '../http';
@@ -52,4 +54,19 @@ describe('recording when a key was last used', () => {
       expect(logs.entries().filter((entry) => Number(entry.level) >= 40)).toEqual([]);
     },
   );
+
+  it('writes what it gathered at once when flushed (as at shutdown), an API key and a device both', async () => {
+    const owner = await createTestAccount(db());
+    expect((await call(listPhones, { apiKey: owner.apiKey })).status).toBe(200);
+    expect((await call(claim, { body: { limit: 1 }, apiKey: owner.deviceKey })).status).toBe(200);
+    const before = Date.now();
+    await flushLastUsed();
+    // No wait for the gathering window: the rows are written when the flush returns.
+    expect(Date.now() - before).toBeLessThan(10_000);
+    const [key] = await db().select({ at: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.id, owner.apiKeyId));
+    const [device] = await db().select({ at: devices.lastUsedAt }).from(devices).where(eq(devices.id, owner.deviceId));
+    expect(key?.at).toBeInstanceOf(Date);
+    expect(device?.at).toBeInstanceOf(Date);
+    expect(logs.entries().filter((entry) => Number(entry.level) >= 40)).toEqual([]);
+  });
 });
