@@ -171,15 +171,15 @@ export function touchLastUsed(db: Database, principal: AccountPrincipal | Device
 
 type Touches = { account: Set<string>; device: Set<string>; timer: ReturnType<typeof setTimeout> };
 const touches = new Map<Database, Touches>();
-const writing = new Set<Promise<void>>();
+/** The writes under way, in one chain: a gathering's write begins once the one before it has ended. */
+let writing: Promise<void> = Promise.resolve();
 
 function writePending(db: Database): void {
   const taken = touches.get(db);
   if (!taken) return;
   clearTimeout(taken.timer);
   touches.delete(db);
-  const write = writeLastUsed(db, taken).finally(() => writing.delete(write));
-  writing.add(write);
+  writing = writing.then(() => writeLastUsed(db, taken));
 }
 
 /**
@@ -188,7 +188,7 @@ function writePending(db: Database): void {
  */
 export async function flushLastUsed(): Promise<void> {
   for (const db of [...touches.keys()]) writePending(db);
-  await Promise.allSettled([...writing]);
+  await writing;
 }
 
 /**
@@ -199,8 +199,9 @@ export async function flushLastUsed(): Promise<void> {
 const LAST_USED_LOCK_TIMEOUT = '100ms';
 
 /**
- * The two kinds are written one after the other, never at once: on Citus, two concurrent updates of
- * reference tables (api_keys, devices) were seen to close a distributed deadlock between themselves.
+ * The two kinds are written one after the other, and after the gathering before (`writing`), never at
+ * once: on Citus, two concurrent updates of reference tables (api_keys, devices) were seen to close a
+ * distributed deadlock between themselves. Never rejects: a failure is logged.
  */
 async function writeLastUsed(db: Database, { account, device }: Touches): Promise<void> {
   const stale = sql`now() - interval '1 minute'`;
