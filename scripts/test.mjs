@@ -99,9 +99,10 @@ function citusSuites() {
       'test/retention.test.ts',
       'test/retention-duty.test.ts',
     ];
-    // --retry=1: Citus's distributed deadlock detector has cancelled a write to a reference table (a
-    // device's last use, a test's own update) up to once per run of these suites here; not yet understood
-    // (docs/past-one-machine.md). A test passed on its second try shows so in the report.
+    // --retry=1: Citus's distributed deadlock detector has cancelled a write to a reference table up to
+    // once per run of these suites here. The last-use writes that closed those cycles now go one at a
+    // time; a test's own write may still meet one (docs/past-one-machine.md). A test passed on its second
+    // try shows so in the report.
     return (
       run('npx', ['vitest', 'run', '--retry=1', ...suites], env) ||
       run('npx', ['tsx', 'scripts/check-query-log.ts', '--part', citusLog])
