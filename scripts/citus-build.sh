@@ -18,6 +18,10 @@ if [ -d .git ] && [ "$(git describe --tags --exact-match 2>/dev/null || true)" !
 fi
 
 PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}"
+# A fresh clone gives every file the time of the checkout, in no set order: make may then find
+# configure.ac newer than the committed configure and try to regenerate it with autoreconf, which
+# the build does not need. The committed configure is the one the tag ships.
+touch configure
 ./configure PG_CONFIG="$PG_CONFIG"
 make -j"${JOBS:-2}"
 make install
