@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lte, min, ne, not, notInArray, or, type SQL, sql } from 'drizzle-orm';
-import { type Database, type Executor, pausingDeadline } from '@/db';
+import { type Database, type Executor, pausingDeadline, queryRows } from '@/db';
 import { devices, type HeldReason, messages, phones } from '@/db/schema';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { config } from '@/lib/config';
@@ -13,10 +13,18 @@ import { withTransaction } from '@/lib/transactions';
 import { type AccountPhone, awaitingCancel } from './cancelling';
 import { type ClaimProbe, probeClaim, probeItemOf } from './claim-probe';
 import { type DevicePhone, findConnectingPhone } from './device-phone';
-import { type Pacing, type PacingLimits, pacingOf, simPacingOf } from './pacing';
-import type { MessageRow } from './present';
+import {
+  type DispatchCounts,
+  dispatchCounts,
+  NONE,
+  type Pacing,
+  type PacingLimits,
+  pacingFrom,
+  simPacingOf,
+} from './pacing';
+import { type MessageRow, messageColumns, messageRowOf } from './present';
 import { countedSims, quotaSimOf } from './quota';
-import { afterTransition, idIn, sourcesOf } from './state-machine';
+import { afterTransition, historyOfMovedSql, idIn, sourcesOf } from './state-machine';
 
 export type ClaimOptions = {
   limit: number;
@@ -184,28 +192,38 @@ async function claimOnce(
 ): Promise<{ claimed: MessageRow[]; retryInMs?: number }> {
   return withTransaction(db, async (tx) => {
     // The lock serialises this phone's claims (not its sends), so pacing counts every concurrent claim.
-    // The sending settings need no lock: read beside it (on the transaction's connection, one round trip).
-    const [[locked], sending] = await Promise.all([
-      tx
-        .select({
-          messagesPerMinute: phones.messagesPerMinute,
-          hourlyCap: phones.hourlyCap,
-          dailyCap: phones.dailyCap,
-          jitterSeconds: phones.jitterSeconds,
-          groupId: phones.groupId,
-          pausedUntil: phones.pausedUntil,
-          simCards: devices.simCards,
-        })
-        .from(phones)
-        .leftJoin(devices, eq(devices.id, phones.deviceId))
-        // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
-        .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
-        .for('no key update', { of: phones }),
+    // Its statement is made first (`execute()` hands it to the driver at once), and the two after it
+    // follow it on the transaction's connection without waiting for its answer: one round trip for
+    // the three. The database runs them in that order, so they run once the lock is held: the
+    // sending settings, which need no lock, and the phone's hand-outs, which then hold those of a
+    // claim that held the lock before this one (test/api/phone-quotas.test.ts fails if the count
+    // goes first). They are counted from the time asked, on (`andLater`): this claim's time is known
+    // only once it holds the lock, and windows that start a little earlier and run on miss none.
+    const locking = tx
+      .select({
+        messagesPerMinute: phones.messagesPerMinute,
+        hourlyCap: phones.hourlyCap,
+        dailyCap: phones.dailyCap,
+        jitterSeconds: phones.jitterSeconds,
+        groupId: phones.groupId,
+        pausedUntil: phones.pausedUntil,
+        simCards: devices.simCards,
+      })
+      .from(phones)
+      .leftJoin(devices, eq(devices.id, phones.deviceId))
+      // Only while the device is still the phone's: a revoked one (or a removed phone) claims nothing.
+      .where(and(eq(phones.accountId, phone.accountId), eq(phones.id, phone.id), eq(phones.deviceId, deviceId)))
+      .for('no key update', { of: phones })
+      .execute();
+    const handedOut = dispatchCounts(tx, phone.accountId, [phone.id], asked, { andLater: true });
+    const [[locked], sending, counts] = await Promise.all([
+      locking,
       effectiveSending(tx, phone.accountId, phone.groupId),
+      handedOut,
     ]);
     if (!locked) return { claimed: [] };
     // The claim's time is once it holds the lock: a concurrent claim that asked later but took the
-    // lock first handed out at its own time, which pacing must count (it counts up to `now`).
+    // lock first handed out at its own time, which pacing counts (above).
     const now = new Date(Math.max(asked.getTime(), Date.now()));
     // Paused by Android's SMS limiter (lib/phones/pause.ts): nothing, not even a redelivery, until it ends.
     if (locked.pausedUntil && locked.pausedUntil > now) {
@@ -213,7 +231,9 @@ async function claimOnce(
     }
     const limits = { id: phone.id, accountId: phone.accountId, ...locked };
     const slots = countedSims(locked.simCards);
-    const gate = slots ? await simGate(tx, phone, limits, slots, now) : await phoneGate(tx, phone, limits, now);
+    const gate = slots
+      ? await simGate(tx, phone, limits, slots, now, counts)
+      : await phoneGate(tx, phone, limits, now, counts);
     if ('retryInMs' in gate) return { claimed: [], retryInMs: gate.retryInMs };
     const { pacing, slotRoom } = gate;
     // Outside the send window (quiet hours) only the high-priority lane is handed out.
@@ -244,14 +264,6 @@ async function claimOnce(
       .orderBy(asc(messages.updatedAt))
       .limit(limit)
       .for('update', { skipLocked: true });
-    // Handed out again: only the hand-out time moves, so each waits its full time before the next.
-    const redelivered = await tx
-      .update(messages)
-      .set({ updatedAt: now })
-      .where(and(eq(messages.accountId, phone.accountId), idIn(unreported), eq(messages.status, 'dispatched')))
-      .returning();
-    const room = Math.min(limit - redelivered.length, pacing.allowance);
-    if (room <= 0) return { claimed: redelivered };
     const pickOrder = [
       // 'high' sorts before 'normal': the priority lane first, then oldest (or newest) first.
       asc(messages.priority),
@@ -259,40 +271,72 @@ async function claimOnce(
         ? [asc(messages.sendAt), asc(messages.createdAt)]
         : [desc(messages.sendAt), desc(messages.createdAt)]),
     ];
+    // At most this many are picked; the statement hands out as many of them, in order, as the
+    // redeliveries leave room for (`limit` in all).
+    const room = Math.min(limit, pacing.allowance);
     const picked = slotRoom
-      ? inArray(
-          messages.id,
-          withinSlotRoom(
-            await tx
-              .select({ id: messages.id, sim: messages.sim })
-              .from(messages)
-              .where(and(due, slotOpen(slotRoom)))
-              .orderBy(...pickOrder)
-              .limit(room)
-              .for('update', { skipLocked: true }),
-            slotRoom,
-          ),
-        )
-      : idIn(
-          tx
-            .select({ id: messages.id })
+      ? sql`select id from unnest(${`{${withinSlotRoom(
+          await tx
+            .select({ id: messages.id, sim: messages.sim })
             .from(messages)
-            .where(due)
+            .where(and(due, slotOpen(slotRoom)))
             .orderBy(...pickOrder)
             .limit(room)
             .for('update', { skipLocked: true }),
-        );
-    const claimed = await tx
-      .update(messages)
-      .set({ status: 'dispatched', heldReason: null, updatedAt: now })
-      .where(and(eq(messages.accountId, phone.accountId), picked, inArray(messages.status, sourcesOf('dispatched'))))
-      .returning();
+          slotRoom,
+        ).join(',')}}`}::uuid[]) with ordinality as t(id, ord) order by ord`
+      : tx
+          .select({ id: messages.id })
+          .from(messages)
+          .where(due)
+          .orderBy(...pickOrder)
+          .limit(room)
+          .for('update', { skipLocked: true });
+    // One statement (one round trip): the redeliveries, whose hand-out time alone moves (so each
+    // waits its full time before the next), the new hand-outs and their history rows (`dispatched`
+    // asks for nothing else before the commit).
+    const rows = await queryRows<Record<string, unknown>>(
+      tx,
+      sql`
+        with redelivered as (
+          ${tx
+            .update(messages)
+            .set({ updatedAt: now })
+            .where(and(eq(messages.accountId, phone.accountId), idIn(unreported), eq(messages.status, 'dispatched')))
+            .returning()
+            .getSQL()}
+        ),
+        picked as (${picked}),
+        claimed as (
+          ${tx
+            .update(messages)
+            .set({ status: 'dispatched', heldReason: null, updatedAt: now })
+            .where(
+              and(
+                eq(messages.accountId, phone.accountId),
+                sql`${messages.id} = any(array(
+                  select id from picked limit greatest(0, ${limit}::int - (select count(*) from redelivered)::int)
+                ))`,
+                inArray(messages.status, sourcesOf('dispatched')),
+              ),
+            )
+            .returning()
+            .getSQL()}
+        ),
+        history as (${historyOfMovedSql('claimed', now)})
+        select true as redelivered, ${messageColumns('redelivered')} from redelivered
+        union all
+        select false, ${messageColumns('claimed')} from claimed
+      `,
+    );
+    const redelivered = rows.filter((row) => row.redelivered === true).map(messageRowOf);
+    const claimed = rows.filter((row) => row.redelivered !== true).map(messageRowOf);
     if (claimed.length === 0) {
       if (redelivered.length > 0) return { claimed: redelivered };
       const nextDue = await nextDueInMs(tx, phone, now);
       return { claimed, retryInMs: earliest(nextDue, opensInMs > 0 ? opensInMs : undefined) };
     }
-    await afterTransition(tx, claimed, { at: now });
+    await afterTransition(tx, claimed, { at: now, historyWritten: true });
     const direction = order === 'oldest' ? 1 : -1;
     claimed.sort(
       (a, b) =>
@@ -315,8 +359,14 @@ type Gate = { pacing: Pacing; slotRoom?: SlotRoom } | { retryInMs: number | unde
 type SlotRoom = { slots: number[]; room: Map<number, number> };
 
 /** The gate of a phone counted as one SIM: its pacing, its caps holding all its messages. */
-async function phoneGate(tx: Executor, phone: AccountPhone, limits: PhoneLimits, now: Date): Promise<Gate> {
-  const pacing = await pacingOf(tx, limits, now);
+async function phoneGate(
+  tx: Executor,
+  phone: AccountPhone,
+  limits: PhoneLimits,
+  now: Date,
+  counts: Map<string, DispatchCounts>,
+): Promise<Gate> {
+  const pacing = pacingFrom(limits, counts.get(phone.id) ?? NONE, now);
   if (pacing.allowance > 0) return { pacing };
   if (pacing.heldBy) await markHeld(tx, phone, now, pacing.heldBy);
   return { retryInMs: pacing.refillInMs };
@@ -332,8 +382,9 @@ async function simGate(
   limits: PhoneLimits,
   slots: number[],
   now: Date,
+  counts: Map<string, DispatchCounts>,
 ): Promise<Gate> {
-  const { phone: pacing, sims } = await simPacingOf(tx, limits, slots, now);
+  const { phone: pacing, sims } = await simPacingOf(tx, limits, slots, now, counts);
   const room = new Map<number, number>();
   const refills: Array<number | undefined> = [];
   for (const [slot, simPacing] of sims) {

@@ -71,13 +71,22 @@ export async function dispatchCounts(
   accountId: string,
   phoneIds: string[],
   now: Date,
+  options: CountOptions = {},
 ): Promise<Map<string, DispatchCounts>> {
   const counts = new Map(phoneIds.map((id) => [id, NONE]));
-  for (const row of await handOutRows(executor, accountId, phoneIds, now, false)) {
+  for (const row of await handOutRows(executor, accountId, phoneIds, now, false, options)) {
     counts.set(row.phoneId, row.counts);
   }
   return counts;
 }
+
+/**
+ * `andLater`: hand-outs after `now` count too, in every window. For a count sent before the time
+ * its pacing is judged at is known (a claim's, sent behind its lock, lib/messages/claim.ts): each
+ * window then starts a little early and runs on, so it holds every hand-out the later windows
+ * would, and perhaps a few more (never fewer).
+ */
+type CountOptions = { andLater?: boolean };
 
 /**
  * `dispatchCounts` per SIM slot of each phone, as its caps count them (quota.ts `quotaSimSql`): a
@@ -102,6 +111,7 @@ async function handOutRows(
   phoneIds: string[],
   now: Date,
   bySim: boolean,
+  { andLater = false }: CountOptions = {},
 ): Promise<Array<{ phoneId: string; sim: number; counts: DispatchCounts }>> {
   if (phoneIds.length === 0) return [];
   const minuteAgo = new Date(now.getTime() - MINUTE_MS).toISOString();
@@ -138,7 +148,7 @@ async function handOutRows(
       where m.account_id = ${accountId}::uuid and m.phone_id = any(${`{${phoneIds.join(',')}}`}::uuid[])
         and ${handedOutSql(sql`m`)}
         and m.updated_at >= ${windowStart}::timestamptz
-        and h.at >= ${windowStart}::timestamptz and h.at <= ${now.toISOString()}::timestamptz
+        and h.at >= ${windowStart}::timestamptz ${andLater ? sql`` : sql`and h.at <= ${now.toISOString()}::timestamptz`}
       group by 1, 2
     `,
   );
@@ -199,16 +209,6 @@ export function pacingFrom(limits: PacingLimits, counts: DispatchCounts, now: Da
   return { allowance };
 }
 
-/** The phone's pacing now. The caller holds the phone's row lock, so concurrent claims count each other. */
-export async function pacingOf(
-  tx: Executor,
-  phone: PacingLimits & { id: string; accountId: string },
-  now: Date,
-): Promise<Pacing> {
-  const counts = await dispatchCounts(tx, phone.accountId, [phone.id], now);
-  return pacingFrom(phone, counts.get(phone.id) ?? NONE, now);
-}
-
 /**
  * The pacing of a phone with several SIMs: `phone` is its pace per minute and jitter (shared: one
  * radio, one app), `sims` the allowance of each of `slots` under the hourly and daily caps, which
@@ -230,14 +230,18 @@ export function simPacingFrom(
   return { phone, sims };
 }
 
-/** `SimPacing` now, of a phone whose device reports the SIM `slots`; the caller holds the phone's row lock. */
+/**
+ * `SimPacing` now, of a phone whose device reports the SIM `slots`; the caller holds the phone's row
+ * lock. `counted`: the phone's `dispatchCounts`, when the caller has them already.
+ */
 export async function simPacingOf(
   tx: Executor,
   phone: PacingLimits & { id: string; accountId: string },
   slots: number[],
   now: Date,
+  counted?: Map<string, DispatchCounts>,
 ): Promise<SimPacing> {
-  const total = await dispatchCounts(tx, phone.accountId, [phone.id], now);
+  const total = counted ?? (await dispatchCounts(tx, phone.accountId, [phone.id], now));
   const bySim = await dispatchCountsBySim(tx, phone.accountId, [phone.id], now);
   return simPacingFrom(phone, total.get(phone.id) ?? NONE, bySim.get(phone.id) ?? new Map(), slots, now);
 }

@@ -59,6 +59,16 @@ export function idIn(picked: SQLWrapper): SQL {
 }
 
 /**
+ * The history rows of the messages a statement moved, written by that same statement: a CTE over
+ * the moved rows of CTE `moved` (their `account_id`, `id` and new `status`), entered at `at`. The
+ * caller then calls `afterTransition` with `historyWritten`, for the rest.
+ */
+export function historyOfMovedSql(moved: string, at: Date): SQL {
+  return sql`insert into message_status_history (account_id, message_id, status, at)
+    select account_id, id, status, ${at.toISOString()}::timestamptz from ${sql.identifier(moved)}`;
+}
+
+/**
  * Whether entering `status` asks for nothing but the history row: no event, no refund. The sends'
  * own statements (lib/messages/send.ts, accept-batch.ts, bulk.ts) write a new `queued` message and
  * its history row without `afterTransition`, on the strength of this.
@@ -120,24 +130,27 @@ export async function transitionMessage(
  * What follows rows that have just moved into their (shared) new state: the history rows, the
  * stale mark of an old message's day in the statistics' rollups, the refund of a failed or expired
  * message, and the event. Set-based transitions (claims, expiry) call it with every row they moved.
- * Answers the id of each row's event, by message id.
+ * A statement that wrote the history rows itself, beside its move (`historyOfMovedSql`), says so
+ * with `historyWritten`. Answers the id of each row's event, by message id.
  */
 export async function afterTransition(
   tx: Executor,
   moved: MessageRow[],
-  options: { at: Date; error?: string | null },
+  options: { at: Date; error?: string | null; historyWritten?: boolean },
 ): Promise<Map<string, string>> {
   const eventIds = new Map<string, string>();
   if (moved.length === 0) return eventIds;
-  await tx.insert(messageStatusHistory).values(
-    moved.map((row) => ({
-      accountId: row.accountId,
-      messageId: row.id,
-      status: row.status,
-      at: options.at,
-      error: options.error ?? null,
-    })),
-  );
+  if (!options.historyWritten) {
+    await tx.insert(messageStatusHistory).values(
+      moved.map((row) => ({
+        accountId: row.accountId,
+        messageId: row.id,
+        status: row.status,
+        at: options.at,
+        error: options.error ?? null,
+      })),
+    );
+  }
   messagesMoved(tx, moved, options.at);
   // Before the refunds: the rollup rows' locks come after the messages' and before the groups'.
   await markChangedDays(tx, moved);

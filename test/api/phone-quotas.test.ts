@@ -359,6 +359,54 @@ describe('the hourly cap and the jitter', () => {
     expect(released[0].held_reason).toBeNull();
   });
 
+  it.runIf(onRealPostgres())(
+    'a claim that waits for the phone’s lock counts what the claim holding it handed out',
+    async () => {
+      // The claim sends its count of hand-outs behind its lock, without waiting for it: the count
+      // must still run once the lock is held, and so see the hand-out committed before.
+      const owner = await createTestAccount(db(), { credits: 10 });
+      await patchPhone(owner, owner.phoneId, { messages_per_minute: 1 });
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) ids.push((await sendAs(owner, { from: owner.phone, to: testNumber() })).body.id);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked!: () => void;
+      const holding = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      // Another claim, as the claim does it: the phone's lock, then a hand-out with its history row.
+      const other = db().transaction(async (tx) => {
+        await tx.execute(sql`select id from phones where account_id = ${owner.accountId}::uuid
+          and id = ${owner.phoneId}::uuid for no key update`);
+        const now = new Date();
+        await tx
+          .update(messages)
+          .set({ status: 'dispatched', updatedAt: now })
+          .where(and(eq(messages.accountId, owner.accountId), eq(messages.id, ids[0] as string)));
+        await tx
+          .insert(messageStatusHistory)
+          .values({ accountId: owner.accountId, messageId: ids[0] as string, status: 'dispatched', at: now });
+        locked();
+        await released;
+      });
+      await holding;
+      const claiming = claimAs(owner.deviceKey);
+      await someoneWaitsOnALock(db());
+      release();
+      await other;
+      const answer = await claiming;
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toEqual([]);
+      const [second] = await db()
+        .select({ status: messages.status })
+        .from(messages)
+        .where(eq(messages.id, ids[1] as string));
+      expect(second?.status).toBe('queued');
+    },
+  );
+
   it('reads hand-outs through messages_phone_handed_idx: its condition and the counts’ are one', async () => {
     const owner = await createTestAccount(db(), { credits: 1 });
     // A backlog of sends never claimed, which the index leaves out.
