@@ -43,9 +43,11 @@ export async function claimForDevice(
   device: DevicePrincipal,
   options: ClaimOptions,
 ): Promise<{ claimed: MessageRow[]; cancel: string[] }> {
-  const { claimed, phone, probe } = await claim(db, device, options);
-  // The claim's last look says whether the phone holds any message to drop: most answers need no query.
-  if (!probe.cancelling) return { claimed, cancel: [] };
+  const { claimed, phone, probe, cancel } = await claim(db, device, options);
+  // A woken claim read the list in its transaction; otherwise the claim's last look says whether the
+  // phone holds any message to drop: most answers need no query.
+  if (cancel) return { claimed, cancel };
+  if (!probe?.cancelling) return { claimed, cancel: [] };
   const cancelling = await awaitingCancel(db, phone, { limit: CANCEL_LIST_MAX });
   return { claimed, cancel: cancelling.map((row) => row.id) };
 }
@@ -100,7 +102,11 @@ export async function claimOutbox(db: Database, device: DevicePrincipal, options
   return (await claim(db, device, options)).claimed;
 }
 
-type ClaimAnswer = { claimed: MessageRow[]; phone: DevicePhone; probe: ClaimProbe };
+/**
+ * A claim's answer: what it handed out, and either its last look (`probe`) or, from a woken claim that
+ * handed out messages without one, the ids of the phone's messages to drop (`cancel`).
+ */
+type ClaimAnswer = { claimed: MessageRow[]; phone: DevicePhone; probe?: ClaimProbe; cancel?: string[] };
 
 async function claim(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<ClaimAnswer> {
   if (options.waitMs <= 0) return claimLoop(db, device, options);
@@ -147,16 +153,18 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
     const subscription = options.waitMs > 0 ? await subscribeOutbox(phone.id) : undefined;
     try {
       const now = new Date();
-      // A look without a transaction first (batched with other phones'): a claim that finds nothing
-      // to hand out costs one shared statement and holds no connection while it waits.
-      const look = () => probeClaim(db, probeItemOf(phone, now, cancelsSince));
-      // Woken by a send, whose message is most likely due: the claim runs beside the look, not after it.
-      const [probe, woke] = woken
-        ? await Promise.all([look(), claimOnce(db, phone, device.deviceId, options, now)])
-        : [await look(), undefined];
+      // Woken by a send, whose message is most likely due: the claim runs at once, without the look,
+      // and reads the phone's list of messages to drop in its transaction.
+      const woke = woken ? await claimOnce(db, phone, device.deviceId, options, now, { cancels: true }) : undefined;
+      if (woke && woke.claimed.length > 0) return { claimed: woke.claimed, phone, cancel: woke.cancel };
+      // A look without a transaction (batched with other phones'): a claim that finds nothing to hand
+      // out costs one shared statement and holds no connection while it waits. A woken claim that
+      // handed out nothing (its phone paced or held, its message taken by another claim, or woken by
+      // a cancel) looks too, for when to claim again and for cancels.
+      const probe = await probeClaim(db, probeItemOf(phone, now, cancelsSince));
       let claimed: MessageRow[] = [];
       let retryInMs = probe.nextDueAt ? Math.max(1, probe.nextDueAt.getTime() - now.getTime()) : undefined;
-      if (woke && (woke.claimed.length > 0 || probe.due || probe.unreported)) {
+      if (woke && (probe.due || probe.unreported)) {
         ({ claimed, retryInMs } = woke);
       } else if (!woke && (probe.due || probe.unreported)) {
         ({ claimed, retryInMs } = await claimOnce(db, phone, device.deviceId, options, now));
@@ -189,7 +197,8 @@ async function claimOnce(
   deviceId: string,
   { limit, order = 'oldest' }: Pick<ClaimOptions, 'limit' | 'order'>,
   asked: Date,
-): Promise<{ claimed: MessageRow[]; retryInMs?: number }> {
+  { cancels = false }: { cancels?: boolean } = {},
+): Promise<{ claimed: MessageRow[]; retryInMs?: number; cancel?: string[] }> {
   return withTransaction(db, async (tx) => {
     // The lock serialises this phone's claims (not its sends), so pacing counts every concurrent claim.
     // Its statement is made first (`execute()` hands it to the driver at once), and the two after it
@@ -295,7 +304,7 @@ async function claimOnce(
     // One statement (one round trip): the redeliveries, whose hand-out time alone moves (so each
     // waits its full time before the next), the new hand-outs and their history rows (`dispatched`
     // asks for nothing else before the commit).
-    const rows = await queryRows<Record<string, unknown>>(
+    const handingOut = queryRows<Record<string, unknown>>(
       tx,
       sql`
         with redelivered as (
@@ -329,10 +338,16 @@ async function claimOnce(
         select false, ${messageColumns('claimed')} from claimed
       `,
     );
+    // Asked for, the phone's messages to drop go with it, in the same round trip.
+    const [rows, cancelling] = await Promise.all([
+      handingOut,
+      cancels ? awaitingCancel(tx, phone, { limit: CANCEL_LIST_MAX }) : undefined,
+    ]);
+    const cancel = cancelling?.map((row) => row.id);
     const redelivered = rows.filter((row) => row.redelivered === true).map(messageRowOf);
     const claimed = rows.filter((row) => row.redelivered !== true).map(messageRowOf);
     if (claimed.length === 0) {
-      if (redelivered.length > 0) return { claimed: redelivered };
+      if (redelivered.length > 0) return { claimed: redelivered, cancel };
       const nextDue = await nextDueInMs(tx, phone, now);
       return { claimed, retryInMs: earliest(nextDue, opensInMs > 0 ? opensInMs : undefined) };
     }
@@ -343,7 +358,7 @@ async function claimOnce(
         a.priority.localeCompare(b.priority) ||
         direction * (a.sendAt.getTime() - b.sendAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime()),
     );
-    return { claimed: [...redelivered, ...claimed] };
+    return { claimed: [...redelivered, ...claimed], cancel };
   });
 }
 

@@ -31,6 +31,7 @@ import { POST as send } from '@/app/api/v1/messages/route';
 import { creditLedger, events as eventsTable, messages, phones } from '@/db/schema';
 import { expireMessages } from '@/lib/messages/expire';
 import { metrics } from '@/lib/metrics/registry';
+import { waitingClaims } from '@/lib/notify/outbox';
 import { onRealPostgres } from '../database';
 import { balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
@@ -274,6 +275,24 @@ describe('the device API (the simulator): cancelling a message it holds', () => 
     expect(await refundsOf([message.id])).toHaveLength(1);
     expect((await claimAs(account)).body).toEqual({ data: [], cancel: [] });
     expect(await eventTypesAbout(account, message.id)).toEqual(['message.cancelled', 'message.cancelling']);
+  });
+
+  it('a long-poll woken by a send answers the new message with the messages to drop', async () => {
+    const account = await createTestAccount(db(), { credits: 5 });
+    const held = await sendFrom(account);
+    expect((await claimAs(account)).body.data).toEqual([expect.objectContaining({ id: held.id })]);
+    expect((await cancelAs(account, held.id)).status).toBe(202);
+    // Asked to drop it a while ago: a long-poll beginning now waits rather than answering the cancel.
+    await db()
+      .update(messages)
+      .set({ updatedAt: sql`now() - interval '1 minute'` })
+      .where(and(eq(messages.accountId, account.accountId), eq(messages.id, held.id)));
+    const waiting = claimAs(account, 20);
+    await until(() => waitingClaims(account.phoneId) === 1);
+    const next = await sendFrom(account);
+    const woken = await waiting;
+    expect(woken.status).toBe(200);
+    expect(woken.body).toEqual({ data: [expect.objectContaining({ id: next.id })], cancel: [held.id] });
   });
 
   it('a bulk cancel asks the phone to drop what it holds and cancels the rest at once', async () => {
