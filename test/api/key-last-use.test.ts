@@ -7,6 +7,7 @@ import { flushLastUsed } from '@/lib/auth/key-lookup';
 import { onRealPostgres } from '../database';
 import { createTestAccount } from '../fixtures';
 import { call } from '../http';
+import { latch } from '../latch';
 import { captureLogs } from '../logs';
 import { withTestDatabase } from '../setup-db';
 
@@ -19,14 +20,8 @@ describe('recording when a key was last used', () => {
     'gives up at once behind a held row lock, logged at debug, and leaves the request unaffected',
     async () => {
       const owner = await createTestAccount(db());
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => {
-        locked = resolve;
-      });
+      const { reached: released, reach: release } = latch();
+      const { reached: isLocked, reach: locked } = latch();
       const holder = db().transaction(async (tx) => {
         await tx.execute(sql`select id from api_keys where id = ${owner.apiKeyId} for update`);
         locked();

@@ -5,6 +5,7 @@ import { creditLedger, messages, phoneGroups } from '@/db/schema';
 import { sendMessage } from '@/lib/messages/send';
 import { onRealPostgres } from '../database';
 import { createTestAccount, testNumber } from '../fixtures';
+import { latch } from '../latch';
 import { someoneWaitsOnALock as waitsOnALock } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
@@ -25,14 +26,8 @@ it('a send whose request_id another send commits while it waits answers 409, cha
     content: 'race',
     requestId: 'late-commit',
   };
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let firstSent!: (id: string) => void;
-  const firstId = new Promise<string>((resolve) => {
-    firstSent = resolve;
-  });
+  const { reached: released, reach: release } = latch();
+  const { reached: firstId, reach: firstSent } = latch<string>();
   // The first send holds its transaction (and the group's row lock) open until released.
   const first = db().transaction(async (tx) => {
     firstSent((await sendMessage(tx, racer.accountId, input)).id);
@@ -69,14 +64,8 @@ it.runIf(onRealPostgres())(
   async () => {
     const held = await createTestAccount(db(), { credits: 10 });
     const other = await createTestAccount(db(), { credits: 10 });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
+    const { reached: released, reach: release } = latch();
+    const { reached: lockTaken, reach: locked } = latch();
     const holder = db().transaction(async (tx) => {
       await tx.execute(
         sql`select balance from phone_groups where account_id = ${held.accountId} and id = ${held.defaultGroupId} for update`,

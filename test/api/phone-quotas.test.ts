@@ -15,6 +15,7 @@ import { onRealPostgres } from '../database';
 import { earlier } from '../earlier';
 import { addTestPhone, balanceOf, createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
+import { latch } from '../latch';
 import { errorCodeOf, someoneWaitsOnALock } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
@@ -265,14 +266,8 @@ describe('the monthly recipient cap', () => {
     async () => {
       const owner = await createTestAccount(db(), { credits: 10 });
       await patchPhone(owner, owner.phoneId, { monthly_recipient_cap: 1 });
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let firstSent!: () => void;
-      const firstDone = new Promise<void>((resolve) => {
-        firstSent = resolve;
-      });
+      const { reached: released, reach: release } = latch();
+      const { reached: firstDone, reach: firstSent } = latch();
       // The first send takes the last room and holds its transaction open until released.
       const first = db().transaction(async (tx) => {
         await sendMessage(tx, owner.accountId, {
@@ -368,14 +363,8 @@ describe('the hourly cap and the jitter', () => {
       await patchPhone(owner, owner.phoneId, { messages_per_minute: 1 });
       const ids: string[] = [];
       for (let i = 0; i < 2; i++) ids.push((await sendAs(owner, { from: owner.phone, to: testNumber() })).body.id);
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let locked!: () => void;
-      const holding = new Promise<void>((resolve) => {
-        locked = resolve;
-      });
+      const { reached: released, reach: release } = latch();
+      const { reached: holding, reach: locked } = latch();
       // Another claim, as the claim does it: the phone's lock, then a hand-out with its history row.
       const other = db().transaction(async (tx) => {
         await tx.execute(sql`select id from phones where account_id = ${owner.accountId}::uuid
