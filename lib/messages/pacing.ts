@@ -231,17 +231,16 @@ export function simPacingFrom(
 }
 
 /**
- * `SimPacing` now, of a phone whose device reports the SIM `slots`; the caller holds the phone's row
- * lock. `counted`: the phone's `dispatchCounts`, when the caller has them already.
+ * `SimPacing` now, of a phone whose device reports the SIM `slots`, from its hand-outs in all
+ * (`total`, its `dispatchCounts`); the caller holds the phone's row lock.
  */
 export async function simPacingOf(
   tx: Executor,
   phone: PacingLimits & { id: string; accountId: string },
   slots: number[],
   now: Date,
-  counted?: Map<string, DispatchCounts>,
+  total: Map<string, DispatchCounts>,
 ): Promise<SimPacing> {
-  const total = counted ?? (await dispatchCounts(tx, phone.accountId, [phone.id], now));
   const bySim = await dispatchCountsBySim(tx, phone.accountId, [phone.id], now);
   return simPacingFrom(phone, total.get(phone.id) ?? NONE, bySim.get(phone.id) ?? new Map(), slots, now);
 }
