@@ -28,6 +28,22 @@ export function benchServerEnv(): Record<string, string> {
   };
 }
 
+/** Creates the server's database when PostgreSQL lacks it, so that the README's command runs on a fresh machine. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const admin = postgres(Object.assign(new URL(url), { pathname: '/postgres' }).toString(), {
+    max: 1,
+    onnotice: () => {},
+  });
+  try {
+    const [found] = await admin`select 1 from pg_database where datname = ${name}`;
+    if (!found) await admin.unsafe(`create database "${name.replaceAll('"', '""')}"`);
+  } finally {
+    await admin.end();
+  }
+}
+
 /**
  * Builds once if needed, then starts `npm start`'s server on a free port with a throwaway database;
  * `nodeArgs` go to its node (`--cpu-prof`, another heap limit). Without them it runs the very command
@@ -43,6 +59,7 @@ export async function startServer(
     const build = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });
     if (build.status !== 0) throw new Error('next build failed');
   }
+  if (env.DATABASE_URL) await ensureDatabase(env.DATABASE_URL);
   const port = options.port ?? (await freePort());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'simgate-bench-'));
   const startCommand = (
