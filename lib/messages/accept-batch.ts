@@ -11,6 +11,7 @@ import { insertOutbound, type OutboundMessage, outboundRecordset, outboundRecord
 import { type MessageRow, messageColumns, messageRowOf } from './present';
 import { reserveQueueSql } from './queue-room';
 import { recordRecipientsCtes } from './quota';
+import { historyRowsSql } from './state-machine';
 
 /**
  * A send ready for the database: checked, its id chosen, its schedule and segments known; its
@@ -123,10 +124,7 @@ const batchStatement = fixedStatement(['input', 'queueCap'], (slots) => {
         chosen: { phoneId: sql`e.sender_phone_id`, groupId: sql`e.sender_group_id` },
       })}
     ),
-    history as (
-      insert into message_status_history (account_id, message_id, status, at)
-        select account_id, id, status, created_at from message
-    ),
+    history as (${historyRowsSql('message', sql`created_at`)}),
     woken as (
       select ${outboxNotification(sql`phone_id`)} from message
     ),

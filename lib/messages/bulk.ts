@@ -23,6 +23,7 @@ import { reserveQueue } from './queue-room';
 import { bulkQuotaRace, isQuotaRace, recordRecipientsCtes } from './quota';
 import { scheduleOf } from './schedule';
 import type { Encoding } from './segments';
+import { historyRowsSql } from './state-machine';
 
 export type BulkInput = OutboundPlanInput & {
   sendAt?: Date;
@@ -179,10 +180,7 @@ export async function insertQueued(
   }));
   await tx.execute(sql`
     with message as (${insertOutbound({ source: outboundRecords(rows, 'm'), alias: 'm' })}),
-    history as (
-      insert into message_status_history (account_id, message_id, status, at)
-      select ${batch.accountId}::uuid, id, status, created_at from message
-    ),
+    history as (${historyRowsSql('message', sql`created_at`, batch.accountId)}),
     ${recordRecipientsCtes()}
     select ok from quota_guard
   `);

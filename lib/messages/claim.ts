@@ -24,7 +24,7 @@ import {
 } from './pacing';
 import { type MessageRow, messageColumns, messageRowOf } from './present';
 import { countedSims, quotaSimOf } from './quota';
-import { afterTransition, historyOfMovedSql, idIn, sourcesOf } from './state-machine';
+import { afterTransition, historyRowsSql, idIn, sourcesOf } from './state-machine';
 
 export type ClaimOptions = {
   limit: number;
@@ -323,16 +323,16 @@ async function claimOnce(
             .where(
               and(
                 eq(messages.accountId, phone.accountId),
-                sql`${messages.id} = any(array(
-                  select id from picked limit greatest(0, ${limit}::int - (select count(*) from redelivered)::int)
-                ))`,
+                idIn(
+                  sql`select id from picked limit greatest(0, ${limit}::int - (select count(*) from redelivered)::int)`,
+                ),
                 inArray(messages.status, sourcesOf('dispatched')),
               ),
             )
             .returning()
             .getSQL()}
         ),
-        history as (${historyOfMovedSql('claimed', now)})
+        history as (${historyRowsSql('claimed', now)})
         select true as redelivered, ${messageColumns('redelivered')} from redelivered
         union all
         select false, ${messageColumns('claimed')} from claimed

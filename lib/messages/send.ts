@@ -32,6 +32,7 @@ import { scheduleOf } from './schedule';
 import { countSegments } from './segments';
 import { senderRefusal } from './sender-phone';
 import { smartContent } from './smart-content';
+import { historyRowsSql } from './state-machine';
 
 export type SendInput = {
   /** The message's id when the producer has answered it already (an SMPP concatenated submit's first part); a new one by default. */
@@ -366,10 +367,7 @@ function acceptStatement(message: Accepted): SQL {
         chosen: { phoneId: sql`sender.id`, groupId: sql`sender.group_id` },
       })}
     ),
-    history as (
-      insert into message_status_history (account_id, message_id, status, at)
-        select account_id, id, status, created_at from message
-    ),
+    history as (${historyRowsSql('message', sql`created_at`)}),
     woken as (
       select ${outboxNotification(sql`phone_id`)} from message
     ),

@@ -59,13 +59,17 @@ export function idIn(picked: SQLWrapper): SQL {
 }
 
 /**
- * The history rows of the messages a statement moved, written by that same statement: a CTE over
- * the moved rows of CTE `moved` (their `account_id`, `id` and new `status`), entered at `at`. The
- * caller then calls `afterTransition` with `historyWritten`, for the rest.
+ * The history rows of the messages a statement wrote or moved, written by that same statement: an
+ * INSERT over the rows of its CTE `rows` (their `account_id`, `id` and `status`), entered at `at`
+ * (a time, or a column of those rows such as `created_at`). `accountId`, when all are one account's,
+ * is written as a fixed value, so that the INSERT routes to that account's shard. A move's caller
+ * then calls `afterTransition` with `historyWritten`, for the rest.
  */
-export function historyOfMovedSql(moved: string, at: Date): SQL {
+export function historyRowsSql(rows: string, at: Date | SQL, accountId?: string): SQL {
+  const entered = at instanceof Date ? sql`${at.toISOString()}::timestamptz` : at;
+  const account = accountId === undefined ? sql`account_id` : sql`${accountId}::uuid`;
   return sql`insert into message_status_history (account_id, message_id, status, at)
-    select account_id, id, status, ${at.toISOString()}::timestamptz from ${sql.identifier(moved)}`;
+    select ${account}, id, status, ${entered} from ${sql.identifier(rows)}`;
 }
 
 /**
@@ -130,7 +134,7 @@ export async function transitionMessage(
  * What follows rows that have just moved into their (shared) new state: the history rows, the
  * stale mark of an old message's day in the statistics' rollups, the refund of a failed or expired
  * message, and the event. Set-based transitions (claims, expiry) call it with every row they moved.
- * A statement that wrote the history rows itself, beside its move (`historyOfMovedSql`), says so
+ * A statement that wrote the history rows itself, beside its move (`historyRowsSql`), says so
  * with `historyWritten`. Answers the id of each row's event, by message id.
  */
 export async function afterTransition(
