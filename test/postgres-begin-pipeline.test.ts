@@ -1,3 +1,4 @@
+import net from 'node:net';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from './database';
@@ -39,6 +40,56 @@ describe.runIf(onRealPostgres())('a transaction begun on a connection with a ful
       expect(insideTransactions).toEqual([]);
     } finally {
       await sql.end({ timeout: 5 });
+    }
+  });
+});
+
+/**
+ * A transaction's BEGIN and its first statement go to the database in one round trip
+ * (patches/postgres+3.4.9.patch: on a connection taken at once, the statement follows BEGIN without
+ * waiting for its answer). A proxy between the driver and the database records which way each chunk
+ * went: the statement must leave before BEGIN's answer comes back.
+ */
+describe.runIf(onRealPostgres())('a transaction on a free connection', () => {
+  it("sends its first statement before BEGIN's answer, and still runs it inside the transaction", async () => {
+    const target = new URL(process.env.TEST_DATABASE_URL as string);
+    const events: string[] = [];
+    const proxy = net.createServer((client) => {
+      const server = net.connect(Number(target.port || 5432), target.hostname);
+      client.on('data', (chunk) => {
+        events.push(`out ${chunk.toString('latin1')}`);
+        server.write(chunk);
+      });
+      server.on('data', (chunk) => {
+        events.push('in');
+        client.write(chunk);
+      });
+      client.on('error', () => server.destroy());
+      server.on('error', () => client.destroy());
+      client.on('close', () => server.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const url = Object.assign(new URL(target), { port: String((proxy.address() as net.AddressInfo).port) });
+    const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    try {
+      await sql`select 1`;
+      events.length = 0;
+      const inside = await sql.begin(async (tx) => {
+        const [row] =
+          await tx`select txid_current_if_assigned() is null as fresh, now() = statement_timestamp() as alone`;
+        return row;
+      });
+      // now() is the transaction's start, statement_timestamp() the statement's: they differ inside one.
+      expect(inside).toEqual({ fresh: true, alone: false });
+      const begin = events.findIndex((event) => event.startsWith('out') && event.includes('begin'));
+      const statement = events.findIndex((event) => event.startsWith('out') && event.includes('txid_current'));
+      const answer = events.findIndex((event, i) => i > begin && event === 'in');
+      expect(begin).toBeGreaterThanOrEqual(0);
+      expect(statement).toBeGreaterThanOrEqual(begin);
+      expect(statement).toBeLessThan(answer);
+    } finally {
+      await sql.end({ timeout: 5 });
+      proxy.close();
     }
   });
 });
