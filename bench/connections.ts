@@ -72,6 +72,11 @@ export type ConnectionResults = {
     by_kind: Record<'stream' | 'poll', { p50: number; p99: number; heard: number }>;
   };
   connect_s: number;
+  /**
+   * The load generators' own event-loop delay (the worst of them), over the idle minute and over the
+   * sends: a wake-up is stamped when a load generator's loop reads it, so it is part of the wake-up figures.
+   */
+  load_generators_event_loop_ms?: Record<'idle' | 'sends', { p99: number; max: number }>;
   /** Garbage collections while idle and during the sends (V8's full and young-generation ones), with their mean pause. */
   gc: Record<'major' | 'minor', { count: number; ms_avg: number }>;
   reconnect: { phones: number; reconnected: number; seconds: number; status_5xx: number; refused_answers: number };
@@ -335,6 +340,8 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
     );
     // Idle: keepalives and re-polls only.
     const atIdle = await serverMetrics(server.baseUrl);
+    // From here on: the load generators' delay while connecting is not the idle minute's.
+    await fleet.delay();
     const cpuBefore = serverCpuMs(pid);
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
     const idleCpuMs = serverCpuMs(pid) - cpuBefore;
@@ -342,7 +349,12 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
     console.log(
       `connections: idle ${IDLE_S} s: ${idleCpuMs} ms CPU, event loop p99 ${[...idleMetrics.eldP99BySlot.values()].map(ms).join(' / ')} ms`,
     );
+    const generatorsIdle = await fleet.delay();
     const wake = await measureWakeUps(server.baseUrl, fleet, phoneCount);
+    const generatorsSending = await fleet.delay();
+    console.log(
+      `connections: load generators' event loop p99 / max: idle ${generatorsIdle.p99Ms} / ${generatorsIdle.maxMs} ms, sends ${generatorsSending.p99Ms} / ${generatorsSending.maxMs} ms`,
+    );
     const metrics = await serverMetrics(server.baseUrl);
     const gcSince = (kind: 'major' | 'minor') => {
       const count = metrics.gc[kind].count - atIdle.gc[kind].count;
@@ -415,6 +427,10 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
         },
       },
       connect_s: Math.round(connectS * 10) / 10,
+      load_generators_event_loop_ms: {
+        idle: { p99: generatorsIdle.p99Ms, max: generatorsIdle.maxMs },
+        sends: { p99: generatorsSending.p99Ms, max: generatorsSending.maxMs },
+      },
       gc: { major: gcSince('major'), minor: gcSince('minor') },
       reconnect: {
         phones: phoneCount,

@@ -5,6 +5,7 @@
 
 import { type ChildProcess, fork } from 'node:child_process';
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** Phones per load-generator process: their sockets, with room under the 20,000 descriptors of one. */
 export const PHONES_PER_CLIENT = 10_000;
@@ -30,10 +31,12 @@ type ToClient =
   | { type: 'mark'; id: number }
   | { type: 'watch'; id: number; index: number }
   | { type: 'unwatch'; index: number }
+  | { type: 'delay'; id: number }
   | { type: 'stop' };
 type FromClient =
   | ({ type: 'counts'; id?: number } & Counts)
   | { type: 'ack'; id: number }
+  | { type: 'delay'; id: number; p99Ms: number; maxMs: number }
   | { type: 'heard'; index: number; at: number };
 
 /** A moment every process reads alike: the wake-ups are heard in one process and sent from another. */
@@ -49,6 +52,11 @@ export type Fleet = {
   refresh: () => Promise<void>;
   /** From now, `reconnected` counts the phones that connect again. */
   mark: () => Promise<void>;
+  /**
+   * The load generators' own event-loop delay since the last call (p99 and max of the worst of them): a
+   * wake-up is stamped when a load generator's loop reads it, so their delay is part of every figure.
+   */
+  delay: () => Promise<{ p99Ms: number; maxMs: number }>;
   /** Resolves with when phone `index` hears of work (an event, or a claim answer with a message). */
   watch: (index: number) => Promise<{ heard: Promise<number>; cancel: () => void }>;
   stop: () => Promise<void>;
@@ -108,6 +116,14 @@ export function startFleet(port: number, count: number): Fleet {
     },
     mark: async () => {
       await Promise.all(clients.map((child) => ask(child, { type: 'mark', id: ++ids })));
+    },
+    delay: async () => {
+      const answers = await Promise.all(clients.map((child) => ask(child, { type: 'delay', id: ++ids })));
+      const delays = answers.filter((answer) => answer.type === 'delay');
+      return {
+        p99Ms: Math.max(...delays.map((delay) => delay.p99Ms)),
+        maxMs: Math.max(...delays.map((delay) => delay.maxMs)),
+      };
     },
     watch: async (index) => {
       const promise = new Promise<number>((resolve) => heard.set(index, resolve));
@@ -277,6 +293,8 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
     setTimeout(() => (phone.kind === 'stream' ? openStream(phone) : poll(phone)), Math.random() * start.spreadMs);
   }
   const reporting = setInterval(() => send(counts()), REPORT_MS);
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
   process.on('message', (message: ToClient) => {
     if (message.type === 'counts') send(counts(message.id));
     else if (message.type === 'mark') {
@@ -286,6 +304,10 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
       const phone = byIndex(message.index);
       if (phone) phone.watched = message.type === 'watch';
       if (message.type === 'watch') send({ type: 'ack', id: message.id });
+    } else if (message.type === 'delay') {
+      const ms = (ns: number) => Math.round(ns / 1e5) / 10;
+      send({ type: 'delay', id: message.id, p99Ms: ms(delay.percentile(99)), maxMs: ms(delay.max) });
+      delay.reset();
     } else if (message.type === 'stop') {
       stopped = true;
       clearInterval(reporting);
