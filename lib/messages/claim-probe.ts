@@ -147,7 +147,14 @@ function probeOn(lane: ProbeLane, db: Database): Probe {
   return probe;
 }
 
+/**
+ * How long a long-poll's look gathers others before its statement goes (`probeClaimBeforeWaiting`):
+ * an idle fleet's re-polls come at random moments, each alone under natural batching.
+ */
+export const WAITING_PROBE_WINDOW_MS = 25;
+
 const WAITED_ON: ProbeLane = { inFlight: 2, gather: true };
+const BEFORE_WAITING: ProbeLane = { inFlight: 2, windowMs: WAITING_PROBE_WINDOW_MS };
 const PATIENT: ProbeLane = { inFlight: 1, windowMs: PATIENT_PROBE_WINDOW_MS };
 
 /**
@@ -158,6 +165,16 @@ const PATIENT: ProbeLane = { inFlight: 1, windowMs: PATIENT_PROBE_WINDOW_MS };
  */
 export function probeClaim(db: Database, item: ClaimProbeItem): Promise<ClaimProbe> {
   return probeOn(WAITED_ON, db)(item);
+}
+
+/**
+ * `probeClaim` for a long-poll's look before it waits: the looks of the next WAITING_PROBE_WINDOW_MS
+ * go as one statement. Nearly every such look finds nothing and the claim waits on; one that finds a
+ * message hands it out that much later. A send meanwhile wakes the claim without this look
+ * (lib/messages/claim.ts races it with the wake-up).
+ */
+export function probeClaimBeforeWaiting(db: Database, item: ClaimProbeItem): Promise<ClaimProbe> {
+  return probeOn(BEFORE_WAITING, db)(item);
 }
 
 /**

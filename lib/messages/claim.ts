@@ -11,7 +11,7 @@ import { effectiveSending } from '@/lib/settings/settings';
 import { msUntilOpen } from '@/lib/settings/window';
 import { withTransaction } from '@/lib/transactions';
 import { type AccountPhone, awaitingCancel } from './cancelling';
-import { type ClaimProbe, probeClaim, probeItemOf } from './claim-probe';
+import { type ClaimProbe, probeClaim, probeClaimBeforeWaiting, probeItemOf } from './claim-probe';
 import { type DevicePhone, findConnectingPhone } from './device-phone';
 import {
   type DispatchCounts,
@@ -160,8 +160,20 @@ async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOp
       // A look without a transaction (batched with other phones'): a claim that finds nothing to hand
       // out costs one shared statement and holds no connection while it waits. A woken claim that
       // handed out nothing (its phone paced or held, its message taken by another claim, or woken by
-      // a cancel) looks too, for when to claim again and for cancels.
-      const probe = await probeClaim(db, probeItemOf(phone, now, cancelsSince));
+      // a cancel) looks too, for when to claim again and for cancels. A long-poll's first look, before
+      // it waits, goes in a statement gathered over a few milliseconds (`probeClaimBeforeWaiting`),
+      // and a wake-up meanwhile claims at once instead of waiting for the look.
+      const item = probeItemOf(phone, now, cancelsSince);
+      const looking = subscription && !woke ? probeClaimBeforeWaiting(db, item) : probeClaim(db, item);
+      const probe = subscription
+        ? await Promise.race([looking, subscription.wake.then(() => undefined)])
+        : await looking;
+      if (!probe) {
+        looking.catch(() => {});
+        if (deadline - performance.now() <= 0 || signal.aborted) return { claimed: [], phone };
+        woken = true;
+        continue;
+      }
       let claimed: MessageRow[] = [];
       let retryInMs = probe.nextDueAt ? Math.max(1, probe.nextDueAt.getTime() - now.getTime()) : undefined;
       if (woke && (probe.due || probe.unreported)) {

@@ -79,6 +79,8 @@ export type OutboxSubscription = {
   wait: (timeoutMs: number, signal?: AbortSignal) => Promise<void>;
   /** Whether a wake-up for the phone came (a send or a cancel committed, or LISTEN reconnected). */
   woken: () => boolean;
+  /** Resolves on the first wake-up for the phone (never, if none comes before `cancel`). */
+  wake: Promise<void>;
   cancel: () => void;
 };
 
@@ -90,8 +92,13 @@ export async function subscribeOutbox(phoneId: string): Promise<OutboxSubscripti
   await ensureListening();
   let woken = false;
   let onWake: () => void = () => {};
+  let wakeResolve: () => void = () => {};
+  const wake = new Promise<void>((resolve) => {
+    wakeResolve = resolve;
+  });
   const resolveWake = () => {
     woken = true;
+    wakeResolve();
     onWake();
   };
   let waiters = state.waiters.get(phoneId);
@@ -119,7 +126,7 @@ export async function subscribeOutbox(phoneId: string): Promise<OutboxSubscripti
       signal?.addEventListener('abort', finish, { once: true });
       onWake = finish;
     });
-  return { wait, woken: () => woken, cancel };
+  return { wait, woken: () => woken, wake, cancel };
 }
 
 /** Claims of this phone waiting in this process right now. */

@@ -1,7 +1,13 @@
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
+import { POST as send } from '@/app/api/v1/messages/route';
 import { MAX_WAITING_CLAIMS_PER_DEVICE, openSessions, WAITING_CLAIM_RETRY_AFTER_S } from '@/lib/devices/sessions';
-import { addTestPhone, createTestAccount } from '../fixtures';
+import { probeClaimBeforeWaiting, probeItemOf, WAITING_PROBE_WINDOW_MS } from '@/lib/messages/claim-probe';
+import { addTestPhone, createTestAccount, testNumber } from '../fixtures';
+import { call } from '../http';
+import { latch } from '../latch';
 import { until } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
@@ -76,5 +82,68 @@ describe('waiting claims are capped like event streams', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe(String(WAITING_CLAIM_RETRY_AFTER_S));
     expect(refused.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  });
+});
+
+/** Whether `query` is a claim probe (lib/messages/claim-probe.ts) looking at any of `phoneIds`. */
+function isProbeOf(query: unknown, ...phoneIds: string[]): boolean {
+  const { sql: text, params } = new PgDialect().sqlToQuery(query as SQL);
+  return (
+    text.includes('as p(account_id, phone_id') &&
+    phoneIds.some((id) => params.some((param) => String(param).includes(id)))
+  );
+}
+
+describe('a long-poll’s look before it waits', () => {
+  it('goes in one statement with the looks of the next few milliseconds', async () => {
+    const who = await createTestAccount(db(), { credits: 5 });
+    const second = await addTestPhone(db(), who);
+    const execute = vi.spyOn(db(), 'execute');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const look = (phoneId: string) =>
+        probeClaimBeforeWaiting(db(), probeItemOf({ accountId: who.accountId, id: phoneId }, new Date()));
+      const first = look(who.phoneId);
+      await vi.advanceTimersByTimeAsync(WAITING_PROBE_WINDOW_MS - 5);
+      expect(execute.mock.calls.filter(([query]) => isProbeOf(query, who.phoneId))).toHaveLength(0);
+      const other = look(second.phoneId);
+      await vi.advanceTimersByTimeAsync(5);
+      expect(await Promise.all([first, other])).toEqual([
+        expect.objectContaining({ due: false }),
+        expect.objectContaining({ due: false }),
+      ]);
+      const statements = execute.mock.calls.filter(([query]) => isProbeOf(query, who.phoneId, second.phoneId));
+      expect(statements).toHaveLength(1);
+      expect(isProbeOf(statements[0]![0], who.phoneId) && isProbeOf(statements[0]![0], second.phoneId)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+      execute.mockRestore();
+    }
+  });
+
+  it('does not hold back a send that wakes the claim while the look is still out', async () => {
+    const who = await createTestAccount(db(), { credits: 5 });
+    const release = latch();
+    const execute = db().execute.bind(db());
+    // The phone's look answers only once the test lets it: the claim must not need that answer.
+    const spy = vi
+      .spyOn(db(), 'execute')
+      .mockImplementation(((query: SQL) =>
+        isProbeOf(query, who.phoneId) ? release.reached.then(() => execute(query)) : execute(query)) as never);
+    try {
+      const pending = waitingClaim(who.deviceKey);
+      await until(() => spy.mock.calls.some(([query]) => isProbeOf(query, who.phoneId)));
+      const sent = await call(send, {
+        body: { from: who.phone, to: testNumber(), content: 'woken' },
+        apiKey: who.apiKey,
+      });
+      expect(sent.status).toBe(201);
+      const answer = await pending;
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toEqual([expect.objectContaining({ content: 'woken' })]);
+    } finally {
+      release.reach();
+      spy.mockRestore();
+    }
   });
 });
