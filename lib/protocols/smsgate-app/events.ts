@@ -9,7 +9,7 @@ import { probeClaim, probeClaimPatiently, probeItemOf } from '@/lib/messages/cla
 import { findConnectingPhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
 import { everyFromRandomPhase } from '@/lib/runtime/every';
-import { shutdownSignal } from '@/lib/runtime/lifecycle';
+import { shutdownSignal, shuttingDown } from '@/lib/runtime/lifecycle';
 import { MAX_PULL } from './messages';
 
 /** Comment lines keep proxies from closing an idle stream (the reference sends one every 15 s). */
@@ -42,6 +42,15 @@ export function sseEvent(name: string, data = 'null'): string {
  */
 export function messageCancelledEvent(messageId: string): string {
   return `event: MessageCancelled\ndata: ${JSON.stringify({ messageId })}\n\n`;
+}
+
+/**
+ * A stream's presence write that failed: a warning, unless this instance's shutdown cut it off (its
+ * database closing under a tick's write). The app then reconnects, and its next stream records it.
+ */
+export function presenceNotRecorded(error: unknown, deviceId: string): void {
+  if (shuttingDown()) return;
+  log.warn({ err: error, deviceId }, 'could not record app presence');
 }
 
 /**
@@ -85,11 +94,11 @@ async function streamAppEvents(
   const encoder = new TextEncoder();
   const record = () =>
     recordHeartbeat(db, device, { phone: phone.phone, status: 'online' }).catch((error: unknown) =>
-      log.warn({ err: error, deviceId: device.deviceId }, 'could not record app presence'),
+      presenceNotRecorded(error, device.deviceId),
     );
   // Every tick re-checks the device: a revocation whose notification was lost records no presence.
   const tick = async () => {
-    if (session.signal.aborted) return;
+    if (session.signal.aborted || shuttingDown()) return;
     const live = await isLiveDevice(db, device.deviceId).catch(() => undefined);
     if (session.signal.aborted) return;
     if (live === false) return endSession();
