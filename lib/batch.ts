@@ -40,9 +40,9 @@ export function batcher<I, O>(options: {
    */
   gather?: boolean;
   /**
-   * Start a batch only this long after the first item arrives, for work nobody waits on (an open
-   * stream's periodic look): items that come at random moments, each alone under natural batching,
-   * go as one statement per window. Replaces `gather`.
+   * Start a batch only this long after the first item arrives, for work whose caller can wait that
+   * long (an open stream's periodic look, a phone opening its connection): items that come at random
+   * moments, each alone under natural batching, go as one statement per window. Replaces `gather`.
    */
   windowMs?: number;
   /** A batch of at most half the recent peak of waiting and running items (above). */

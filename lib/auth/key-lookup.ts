@@ -52,8 +52,23 @@ export function onKeysChanged(callback: () => void): Promise<void> {
   return listenTo(KEYS_CHANNEL, callback);
 }
 
-/** The principal a key stands for, or null when it is unknown, revoked or malformed. */
-export async function principalForKey(db: Database, key: string): Promise<AccountPrincipal | DevicePrincipal | null> {
+/**
+ * How long a patient lookup (`principalForKey`'s `patient`) gathers others before its statement goes.
+ * A phone opening its connection (a long-poll, an event stream) is one: what it then waits for is
+ * seconds, and a fleet's re-polls come at random moments, each alone under natural batching (about 180
+ * statements a second for 10,000 long-polls, whose keys are never still cached after the 20–25 s of a wait).
+ */
+export const PATIENT_LOOKUP_WINDOW_MS = 25;
+
+/**
+ * The principal a key stands for, or null when it is unknown, revoked or malformed. A `patient`
+ * lookup that misses the cache goes with the others of the next PATIENT_LOOKUP_WINDOW_MS.
+ */
+export async function principalForKey(
+  db: Database,
+  key: string,
+  { patient = false }: { patient?: boolean } = {},
+): Promise<AccountPrincipal | DevicePrincipal | null> {
   if (!isPlausibleKey(key)) return null;
   // Listening before anything is cached: no revocation elsewhere can be missed by this cache.
   await listenTo(KEYS_CHANNEL, clearKeyCache);
@@ -61,7 +76,8 @@ export async function principalForKey(db: Database, key: string): Promise<Accoun
   const cached = cache.get(hash);
   if (cached) return cached.principal;
 
-  const principal = keyKindOf(key) === 'account' ? await lookupAccountKey(db, hash) : await lookupDeviceKey(db, hash);
+  const lookup = lookupsOf(db)[patient ? 'patient' : 'now'];
+  const principal = await lookup[keyKindOf(key) === 'account' ? 'account' : 'device'](hash);
   const ttl = config.keyCacheTtlMs;
   if (ttl > 0) cache.set(hash, { principal }, { ttl });
   return principal;
@@ -71,39 +87,34 @@ type Principal = AccountPrincipal | DevicePrincipal;
 
 /** Key lookups that arrive together (phones reconnecting after a restart) go as one statement per kind. */
 const LOOKUP_BATCH_MAX = 500;
-const lookups = new WeakMap<
-  Database,
-  { account: (hash: string) => Promise<Principal | null>; device: (hash: string) => Promise<Principal | null> }
->();
+type Lookups = {
+  account: (hash: string) => Promise<Principal | null>;
+  device: (hash: string) => Promise<Principal | null>;
+};
+/** Each database's lookups: those gathered by the turn of the event loop (`now`), and the patient ones. */
+const lookups = new WeakMap<Database, Record<'now' | 'patient', Lookups>>();
 
-function lookupsOf(db: Database) {
+function lookupsOf(db: Database): Record<'now' | 'patient', Lookups> {
   let found = lookups.get(db);
   if (!found) {
-    found = {
+    const lane = (gathering: { gather: true } | { windowMs: number }): Lookups => ({
       account: batcher({
         inFlight: 2,
         max: LOOKUP_BATCH_MAX,
-        gather: true,
+        ...gathering,
         run: (hashes: string[]) => lookupAccountKeys(db, hashes),
       }),
       device: batcher({
         inFlight: 2,
         max: LOOKUP_BATCH_MAX,
-        gather: true,
+        ...gathering,
         run: (hashes: string[]) => lookupDeviceKeys(db, hashes),
       }),
-    };
+    });
+    found = { now: lane({ gather: true }), patient: lane({ windowMs: PATIENT_LOOKUP_WINDOW_MS }) };
     lookups.set(db, found);
   }
   return found;
-}
-
-function lookupAccountKey(db: Database, hash: string): Promise<Principal | null> {
-  return lookupsOf(db).account(hash);
-}
-
-function lookupDeviceKey(db: Database, hash: string): Promise<Principal | null> {
-  return lookupsOf(db).device(hash);
 }
 
 async function lookupAccountKeys(db: Database, hashes: string[]): Promise<Array<AccountPrincipal | null>> {

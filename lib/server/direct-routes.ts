@@ -64,11 +64,15 @@ export function directRoutes(): DirectRouter {
   return (method, pathname) => table.match(method, pathname);
 }
 
-/** Whether the request bears the key of a device that is not revoked (the route checks the rest). */
+/**
+ * Whether the request bears the key of a device that is not revoked (the route checks the rest). The
+ * lookup is patient: it opens a phone's connection, which then waits seconds, and its key is seldom
+ * still cached from the last one. The route's own lookup finds what this one cached.
+ */
 async function isDeviceKey(req: Request): Promise<boolean> {
   const key = presentedKey(req);
   if (!key) return false;
-  return (await principalForKey(await getDb(), key))?.kind === 'device';
+  return (await principalForKey(await getDb(), key, { patient: true }))?.kind === 'device';
 }
 
 /** The methods a route module may export that the lane serves (HEAD and OPTIONS only when exported). */

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { POST as claim } from '@/app/api/v1/device/outbox/claim/route';
 import { POST as send } from '@/app/api/v1/messages/route';
 import { devices } from '@/db/schema';
-import { clearKeyCache, principalForKey, touchLastUsed } from '@/lib/auth/key-lookup';
+import { clearKeyCache, PATIENT_LOOKUP_WINDOW_MS, principalForKey, touchLastUsed } from '@/lib/auth/key-lookup';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { jitteredWaitMs } from '@/lib/messages/claim';
 import { findConnectingPhone } from '@/lib/messages/device-phone';
@@ -89,6 +89,31 @@ describe('phones connecting together', () => {
     const found = await Promise.all(principals.map((principal) => findConnectingPhone(db(), principal)));
     expect(found.map((phone) => phone.phone)).toEqual(phones.map((phone) => phone.phone));
     expect(selects.mock.calls.length).toBeLessThanOrEqual(2);
+  });
+
+  it('opening their connections, look up their keys with those of the next few milliseconds', async () => {
+    const { phones } = await phonesOf(3);
+    clearKeyCache();
+    const selects = vi.spyOn(db(), 'select');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const first = principalForKey(db(), phones[0]!.deviceKey, { patient: true });
+      await vi.advanceTimersByTimeAsync(PATIENT_LOOKUP_WINDOW_MS - 5);
+      expect(selects).not.toHaveBeenCalled();
+      // A lookup that is not patient goes at once, by itself.
+      const now = await principalForKey(db(), phones[2]!.deviceKey);
+      expect(selects).toHaveBeenCalledTimes(1);
+      const second = principalForKey(db(), phones[1]!.deviceKey, { patient: true });
+      await vi.advanceTimersByTimeAsync(5);
+      const found = (await Promise.all([first, second, now])) as DevicePrincipal[];
+      expect(found.map((principal) => principal.deviceId)).toEqual(phones.map((phone) => phone.deviceId));
+      expect(selects).toHaveBeenCalledTimes(2);
+      // Cached: the route's own lookup after the patient one goes to no statement.
+      await principalForKey(db(), phones[0]!.deviceKey);
+      expect(selects).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('are remembered: a re-poll looks its phone up no more, until the keys change', async () => {
