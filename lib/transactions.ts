@@ -61,7 +61,7 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
  */
 export function batchedOnPipeline<I, O>(
   run: (db: Database, items: I[]) => Promise<Array<O | undefined>>,
-  options: { max: number },
+  options: { max: number; windowMs?: number },
 ): (executor: Executor, item: I) => Promise<O | undefined> {
   const submitters = new WeakMap<Pipeline, (item: I) => Promise<O | undefined>>();
   return async (executor, item) => {
@@ -77,9 +77,12 @@ export function batchedOnPipeline<I, O>(
         spillAt: Math.max(1, Math.floor(options.max / 4)),
         run: (items) => run(pipeline.db, items),
         gather: pipeline.gather,
+        // For work nobody waits on: what arrives over the window goes together (lib/batch.ts).
+        windowMs: options.windowMs,
         // Two batches in turn keep this thread busy while the database works; a database on this
-        // thread (gather) never leaves it waiting, and there fewer, larger batches cost less.
-        halve: !pipeline.gather,
+        // thread (gather) never leaves it waiting, and there fewer, larger batches cost less. A
+        // window's batch is whole: its items waited to go together.
+        halve: !pipeline.gather && options.windowMs === undefined,
       });
       submitters.set(pipeline, submit);
     }

@@ -271,9 +271,15 @@ export async function liveDevices(executor: Executor, deviceIds: string[]): Prom
 const liveChecks = new WeakMap<Executor, (deviceId: string) => Promise<boolean>>();
 
 /**
+ * How long the work of an open stream's presence tick (its device check, then its presence write)
+ * waits for other streams' ticks before its statement goes: nobody waits on it, and an idle fleet's
+ * ticks come at random moments, each alone under natural batching (two statements a tick).
+ */
+export const STREAM_TICK_GATHER_MS = 250;
+
+/**
  * Whether one device may still speak for its phone (`liveDevices`), asked by an open stream's tick:
- * the ticks of streams that opened together (every phone reconnecting after a restart) come due
- * together, and go as one statement.
+ * the checks of the next STREAM_TICK_GATHER_MS go as one statement.
  */
 export function isLiveDevice(executor: Executor, deviceId: string): Promise<boolean> {
   let check = liveChecks.get(executor);
@@ -281,7 +287,7 @@ export function isLiveDevice(executor: Executor, deviceId: string): Promise<bool
     check = batcher<string, boolean>({
       inFlight: 1,
       max: 1000,
-      gather: true,
+      windowMs: STREAM_TICK_GATHER_MS,
       run: async (ids) => {
         const live = await liveDevices(executor, [...new Set(ids)]);
         return ids.map((id) => live.has(id));

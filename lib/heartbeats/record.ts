@@ -4,6 +4,7 @@ import { perAccountWhenDistributed } from '@/db/distributed';
 import { fixedStatement } from '@/db/fixed-statement';
 import { devices, phones } from '@/db/schema';
 import type { Principal } from '@/lib/auth/principal';
+import { STREAM_TICK_GATHER_MS } from '@/lib/devices/sessions';
 import { DomainError } from '@/lib/errors';
 import { heartbeatsRecorded } from '@/lib/metrics/record';
 import type { PhoneView } from '@/lib/phones/present';
@@ -185,6 +186,9 @@ async function quietBeats(executor: Executor, beats: BeatInput[]): Promise<Array
  */
 const quietBeatInBatch = batchedOnPipeline<BeatInput, Beat>(quietBeats, { max: 64 });
 
+/** `quietBeatInBatch` for an open stream's presence ticks: those of the next STREAM_TICK_GATHER_MS go together. */
+const tickBeatInBatch = batchedOnPipeline<BeatInput, Beat>(quietBeats, { max: 64, windowMs: STREAM_TICK_GATHER_MS });
+
 /**
  * Records a heartbeat: a history row, the phone's status, battery and last heartbeat time, and
  * a phone.online / phone.offline event when the status changes. The phone's row is locked and
@@ -194,19 +198,21 @@ const quietBeatInBatch = batchedOnPipeline<BeatInput, Beat>(quietBeats, { max: 6
  * Most heartbeats change nothing but the readings: they take the fast path, `quietBeats`, one
  * round trip committed by itself (with other phones' beats, in server mode). Any other (a status change, a `phone.ping`
  * receiver, SIM slots reported) runs the statement in a transaction with what follows it: three
- * round trips, the events aside.
+ * round trips, the events aside. An open stream's presence `tick` waits for other streams' ticks
+ * (STREAM_TICK_GATHER_MS) before its statement goes.
  */
 export async function recordHeartbeat(
   executor: Executor,
   principal: Principal,
   input: HeartbeatInput,
+  { tick = false }: { tick?: boolean } = {},
 ): Promise<PhoneView> {
   const accountId = accountOf(principal, input.phone);
   if (input.sims === undefined && !isTransaction(executor)) {
     const beat = { accountId, phone: input.phone, status: input.status, battery: input.battery ?? null };
     // With pipelined connections the batch has the last word; without them the beat goes alone.
     const quiet =
-      (await quietBeatInBatch(executor, beat)) ??
+      (await (tick ? tickBeatInBatch : quietBeatInBatch)(executor, beat)) ??
       (pipelineOf(executor) ? undefined : (await quietBeats(executor, [beat]))[0]);
     if (quiet) {
       heartbeatsRecorded(executor, 1);

@@ -1,8 +1,10 @@
 import { eq, inArray, sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { queryRows } from '@/db';
 import { events, heartbeats, phones } from '@/db/schema';
-import type { AccountPrincipal } from '@/lib/auth/principal';
+import { principalForKey } from '@/lib/auth/key-lookup';
+import type { AccountPrincipal, DevicePrincipal } from '@/lib/auth/principal';
+import { isLiveDevice, STREAM_TICK_GATHER_MS } from '@/lib/devices/sessions';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { addTestPhone, createTestAccount } from '../fixtures';
 import { withTestDatabase } from '../setup-db';
@@ -90,5 +92,54 @@ describe('phones, the table every heartbeat updates', () => {
       sql`select reloptions as options from pg_class where oid = 'phones'::regclass`,
     );
     expect(table?.options).toContain('fillfactor=80');
+  });
+});
+
+describe('an open stream’s presence tick', () => {
+  it('waits STREAM_TICK_GATHER_MS for other streams’ ticks: their device checks, and their presence writes, go as one statement', async () => {
+    const owner = await createTestAccount(db());
+    // Online already: a tick that brings a phone online is a status change, which goes alone.
+    const fleet = await Promise.all([
+      addTestPhone(db(), owner, { online: true }),
+      addTestPhone(db(), owner, { online: true }),
+    ]);
+    const devices = (await Promise.all(
+      fleet.map((phone) => principalForKey(db(), phone.deviceKey)),
+    )) as DevicePrincipal[];
+    const phoneIds = fleet.map((phone) => phone.phoneId);
+    const beats = () => db().$count(heartbeats, inArray(heartbeats.phoneId, phoneIds));
+    const selects = vi.spyOn(db(), 'select');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const checks = [isLiveDevice(db(), devices[0]!.deviceId)];
+      await vi.advanceTimersByTimeAsync(STREAM_TICK_GATHER_MS - 50);
+      expect(selects).not.toHaveBeenCalled();
+      checks.push(isLiveDevice(db(), devices[1]!.deviceId));
+      await vi.advanceTimersByTimeAsync(50);
+      expect(await Promise.all(checks)).toEqual([true, true]);
+      expect(selects).toHaveBeenCalledTimes(1);
+
+      const tick = (index: number) =>
+        recordHeartbeat(db(), devices[index]!, { phone: fleet[index]!.phone, status: 'online' }, { tick: true });
+      const writes = [tick(0)];
+      await vi.advanceTimersByTimeAsync(STREAM_TICK_GATHER_MS - 50);
+      expect(await beats()).toBe(0);
+      writes.push(tick(1));
+      await vi.advanceTimersByTimeAsync(50);
+      await Promise.all(writes);
+    } finally {
+      vi.useRealTimers();
+      selects.mockRestore();
+    }
+    expect(await beats()).toBe(2);
+    const [written] = await queryRows<{ transactions: number }>(
+      db(),
+      sql`select count(distinct xmin::text)::int as transactions from heartbeats
+          where phone_id in (${sql.join(
+            phoneIds.map((id) => sql`${id}::uuid`),
+            sql`, `,
+          )})`,
+    );
+    expect(written?.transactions).toBe(1);
   });
 });

@@ -92,8 +92,9 @@ async function streamAppEvents(
 ): Promise<Response> {
   const phone = await findConnectingPhone(db, device);
   const encoder = new TextEncoder();
-  const record = () =>
-    recordHeartbeat(db, device, { phone: phone.phone, status: 'online' }).catch((error: unknown) =>
+  // `tick`: a tick's write waits for other streams' ticks; the one as the stream opens goes at once.
+  const record = (tick = false) =>
+    recordHeartbeat(db, device, { phone: phone.phone, status: 'online' }, { tick }).catch((error: unknown) =>
       presenceNotRecorded(error, device.deviceId),
     );
   // Every tick re-checks the device: a revocation whose notification was lost records no presence.
@@ -102,7 +103,7 @@ async function streamAppEvents(
     const live = await isLiveDevice(db, device.deviceId).catch(() => undefined);
     if (session.signal.aborted) return;
     if (live === false) return endSession();
-    await record();
+    await record(true);
   };
   let endSession = () => {};
   // Presence and the outbox watch are in place before the answer starts: a send committed as the
