@@ -11,6 +11,19 @@ import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
 
+/** The transactions that wrote the phones' heartbeats: rows written by one share its xmin. */
+async function transactionsOf(phoneIds: string[]): Promise<number | undefined> {
+  const [written] = await queryRows<{ transactions: number }>(
+    db(),
+    sql`select count(distinct xmin::text)::int as transactions from heartbeats
+        where phone_id in (${sql.join(
+          phoneIds.map((id) => sql`${id}::uuid`),
+          sql`, `,
+        )})`,
+  );
+  return written?.transactions;
+}
+
 // Heartbeats that reach one instance together go to the database as one statement (lib/heartbeats/record.ts),
 // on PostgreSQL and on the embedded database alike.
 describe('heartbeats batched', () => {
@@ -33,16 +46,8 @@ describe('heartbeats batched', () => {
     expect(new Map(stored.map((row) => [row.id, row.battery]))).toEqual(
       new Map(fleet.map((phone, i) => [phone.phoneId, 10 + i])),
     );
-    // Rows written by one transaction share its xmin: 30 beats alone would be 30 transactions.
-    const [written] = await queryRows<{ transactions: number }>(
-      db(),
-      sql`select count(distinct xmin::text)::int as transactions from heartbeats
-          where phone_id in (${sql.join(
-            phoneIds.map((id) => sql`${id}::uuid`),
-            sql`, `,
-          )})`,
-    );
-    expect(written?.transactions).toBeLessThan(10);
+    // 30 beats alone would be 30 transactions.
+    expect(await transactionsOf(phoneIds)).toBeLessThan(10);
   });
 
   it('a phone beating twice in one batch, and one coming online, are each recorded once', async () => {
@@ -132,14 +137,6 @@ describe('an open stream’s presence tick', () => {
       selects.mockRestore();
     }
     expect(await beats()).toBe(2);
-    const [written] = await queryRows<{ transactions: number }>(
-      db(),
-      sql`select count(distinct xmin::text)::int as transactions from heartbeats
-          where phone_id in (${sql.join(
-            phoneIds.map((id) => sql`${id}::uuid`),
-            sql`, `,
-          )})`,
-    );
-    expect(written?.transactions).toBe(1);
+    expect(await transactionsOf(phoneIds)).toBe(1);
   });
 });
