@@ -55,8 +55,9 @@ export function onKeysChanged(callback: () => void): Promise<void> {
 /**
  * How long a patient lookup (`principalForKey`'s `patient`) gathers others before its statement goes.
  * A phone opening its connection (a long-poll, an event stream) is one: what it then waits for is
- * seconds, and a fleet's re-polls come at random moments, each alone under natural batching (about 180
- * statements a second for 10,000 long-polls, whose keys are never still cached after the 20–25 s of a wait).
+ * seconds, and a fleet's re-polls come at random moments, each alone under natural batching (240–355
+ * statements a second for 10,000 long-polls in `npm run bench`, their keys no longer cached after a
+ * 20–25 s wait).
  */
 export const PATIENT_LOOKUP_WINDOW_MS = 25;
 

@@ -58,12 +58,13 @@ const phoneLookups = new WeakMap<Database, (device: DevicePrincipal) => Promise<
 
 /**
  * How long a connecting device's phone is remembered. A long-poll comes back every 20–25 s and asks
- * again for the same phone: remembered, its re-polls skip the lookup, and a fleet of 10,000 long-polls
- * looks up about 17 phones a second (170 when they were remembered for a minute). What could change
- * meanwhile does not make it wrong: a removed phone or a device switched away from clears the memory
- * with the keys (`alongsideKeyCache`, in every instance), a phone's number never changes (it is part
- * of what is remembered by), and what a claim reads of the phone (its limits, its group) it reads
- * again under the phone's lock. The time bounds only what a phone that went away keeps of the memory.
+ * again for the same phone: remembered, its re-polls skip the lookup, and each web process a phone's
+ * re-polls reach looks it up once in 10 minutes (once a minute made 90–165 statements a second for
+ * 10,000 long-polls in `npm run bench`'s connections scenario). What could change meanwhile does not
+ * make it wrong: a removed phone or a device switched away from clears the memory with the keys
+ * (`alongsideKeyCache`, in every instance), a phone's number never changes (it is part of what is
+ * remembered by), and what a claim reads of the phone (its limits, its group) it reads again under the
+ * phone's lock. The time bounds only what a phone that went away keeps of the memory.
  */
 const CONNECTING_PHONE_TTL_MS = 10 * 60_000;
 const connectingPhones = new WeakMap<Database, LRUCache<string, DevicePhone>>();
