@@ -25,9 +25,22 @@ const KEYS_CHANNEL = 'simgate_keys';
 /** Caches of what a key led to, forgotten with the keys (`alongsideKeyCache`). */
 const alongside = new Set<() => void>();
 
+/** How many times this process has forgotten its cached keys (`clearKeyCache`). */
+let clears = 0;
+
 export function clearKeyCache(): void {
+  clears++;
   cache.clear();
   for (const clear of alongside) clear();
+}
+
+/**
+ * Changes whenever this process forgets its cached keys. A lookup that began before a revocation
+ * cleared the cache may have read the key as it was: taken as it begins and compared when it ends,
+ * this says whether what it read may be cached.
+ */
+export function keyCacheEpoch(): number {
+  return clears;
 }
 
 /**
@@ -78,9 +91,11 @@ export async function principalForKey(
   if (cached) return cached.principal;
 
   const lookup = lookupsOf(db)[patient ? 'patient' : 'now'];
+  const epoch = keyCacheEpoch();
   const principal = await lookup[keyKindOf(key) === 'account' ? 'account' : 'device'](hash);
   const ttl = config.keyCacheTtlMs;
-  if (ttl > 0) cache.set(hash, { principal }, { ttl });
+  // A revocation that cleared the cache meanwhile may have come after this lookup's read.
+  if (ttl > 0 && keyCacheEpoch() === epoch) cache.set(hash, { principal }, { ttl });
   return principal;
 }
 

@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import type { Database, Executor } from '@/db';
 import { phones } from '@/db/schema';
-import { alongsideKeyCache } from '@/lib/auth/key-lookup';
+import { alongsideKeyCache, keyCacheEpoch } from '@/lib/auth/key-lookup';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { batcher } from '@/lib/batch';
 import { DomainError } from '@/lib/errors';
@@ -122,11 +122,13 @@ export async function findConnectingPhone(db: Database, device: DevicePrincipal)
     });
     phoneLookups.set(db, lookup);
   }
+  const epoch = keyCacheEpoch();
   const row = await lookup(device);
   if (!row) {
     throw new DomainError('FORBIDDEN', `Phone ${device.phoneNumber} is no longer a phone of this account.`);
   }
   const { deviceId: _deviceId, ...phone } = row;
-  memory.set(key, phone);
+  // A removal that cleared the memory meanwhile may have come after this lookup's read.
+  if (keyCacheEpoch() === epoch) memory.set(key, phone);
   return phone;
 }

@@ -136,6 +136,31 @@ describe('phones connecting together', () => {
     expect(selects).toHaveBeenCalledTimes(1);
   });
 
+  it('keep nothing a lookup read before the keys changed: the key and the phone are looked up again', async () => {
+    const { phones } = await phonesOf(1);
+    clearKeyCache();
+    const select = db().select.bind(db());
+    // The keys change (a revocation, a removed phone: clearKeyCache) while each lookup's statement is under way.
+    const changingKeys = ((...args: Parameters<typeof select>) => {
+      clearKeyCache();
+      return select(...args);
+    }) as typeof select;
+    const selects = vi.spyOn(db(), 'select').mockImplementationOnce(changingKeys);
+    const principal = (await principalForKey(db(), phones[0]!.deviceKey)) as DevicePrincipal;
+    expect(principal.deviceId).toBe(phones[0]!.deviceId);
+    await principalForKey(db(), phones[0]!.deviceKey);
+    expect(selects).toHaveBeenCalledTimes(2);
+
+    selects.mockClear().mockImplementationOnce(changingKeys);
+    expect((await findConnectingPhone(db(), principal)).phone).toBe(phones[0]!.phone);
+    await findConnectingPhone(db(), principal);
+    expect(selects).toHaveBeenCalledTimes(2);
+    // Read with no change meanwhile, both are kept.
+    await principalForKey(db(), phones[0]!.deviceKey);
+    await findConnectingPhone(db(), principal);
+    expect(selects).toHaveBeenCalledTimes(3);
+  });
+
   it('do not find a phone their device no longer speaks for', async () => {
     const { phones } = await phonesOf(2);
     const [principal] = (await Promise.all(
