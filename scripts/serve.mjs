@@ -279,6 +279,9 @@ export async function serve(root, distDir) {
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);
+      // Ended during the shutdown on a kept-alive connection (an event stream's last event, whose
+      // header went out long before): hang up, so the client's next request goes to a live process.
+      if (stopping) req.socket.end();
       whenDrained();
     });
     // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
@@ -328,6 +331,9 @@ export async function serve(root, distDir) {
     console.log(`${signal}: shutting down`);
     server.close();
     server.closeIdleConnections();
+    // The answers not begun yet (long-polls waiting) go with `Connection: close`: a phone claims again
+    // at once, and that claim goes to a live process rather than back down this connection.
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
     lifecycle.controller.abort();
     if (!drained()) {
       let timer;
@@ -339,7 +345,7 @@ export async function serve(root, distDir) {
     }
     if (!drained()) {
       console.error(
-        `${inFlight.size} answer(s) and ${lifecycle.running ?? 0} handler(s) still open after ${DRAIN_MS / 1000} s: cut`,
+        `${inFlight.size} answer(s) and ${lifecycle.running ?? 0} handler(s) still open after ${DRAIN_MS / 1000} s: cut${inFlight.size > 0 ? ` (${openAnswers(inFlight)})` : ''}`,
       );
     }
     server.closeAllConnections();
@@ -354,6 +360,20 @@ export async function serve(root, distDir) {
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => void shutDown(signal));
   // A web process whose primary is gone, however it ended, shuts down as on SIGTERM.
   if (cluster.isWorker) process.once('disconnect', () => void shutDown('disconnect'));
+}
+
+/** The answers still open, counted by method and path, most first: "9 GET /api/mobile/v1/events, …". */
+export function openAnswers(responses) {
+  const counts = new Map();
+  for (const res of responses) {
+    const what = `${res.req?.method ?? '?'} ${(res.req?.url ?? '?').split('?')[0]}`;
+    counts.set(what, (counts.get(what) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([what, count]) => `${count} ${what}`)
+    .join(', ');
 }
 
 const READY = 'simgate:ready';

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECONNECT_AFTER_SHUTDOWN_MS } from '@/lib/protocols/smsgate-app/events';
 import { freePort } from '@/scripts/free-port';
@@ -45,6 +46,33 @@ function slowRequest(url: string, apiKey: string, body: unknown): { finish: () =
   });
   req.write(text.slice(0, 5));
   return { finish: () => req.end(text.slice(5)), status };
+}
+
+/**
+ * A request on a kept-alive connection of its own: its status, its `Connection` header, its body, and
+ * whether the server hung up that connection after the answer (the socket closed).
+ */
+function keptAlive(
+  url: string,
+  options: { method: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; connection: string | undefined; body: string; hungUp: Promise<void> }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { ...options, agent }, (res) => {
+      const socket = res.socket;
+      const hungUp = new Promise<void>((closed) => socket.once('close', () => closed()));
+      // A connection cut under a test that failed already is not a second failure.
+      res.on('error', () => {});
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body, hungUp }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }
 
 describe.runIf(built)('SIGTERM to the running server', () => {
@@ -128,6 +156,23 @@ describe.runIf(built)('SIGTERM to the running server', () => {
       headers: asDevice,
       body: '{}',
     });
+    // The same on kept-alive connections: the long-poll's answer says `Connection: close` (the phone's
+    // next claim goes to a live process), and the stream's connection is hung up once it ended.
+    // (A phone of its own: a device's third waiting claim would take the place of its first.)
+    const third = await activateDevice(new DeviceClient({ baseUrl }), {
+      phone: '+14155550144',
+      email: 'shutdown-kept@example.test',
+      apiKeyName: 'shutdown',
+    });
+    const keptPoll = keptAlive(`${baseUrl}/api/v1/device/outbox/claim?wait=30`, {
+      method: 'POST',
+      headers: { 'x-api-key': third.deviceKey, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const keptStream = keptAlive(`${baseUrl}/api/mobile/v1/events`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+    });
     // A long-poll whose client has gone: its handler still runs until the shutdown wakes it, and
     // the database must stay open until it is done.
     const abandoned = new AbortController();
@@ -158,6 +203,12 @@ describe.runIf(built)('SIGTERM to the running server', () => {
     const claimed = await longPoll;
     expect(claimed.status).toBe(200);
     expect(await claimed.json()).toEqual({ data: [], cancel: [] });
+    const poll = await keptPoll;
+    expect([poll.status, poll.connection, JSON.parse(poll.body)]).toEqual([200, 'close', { data: [], cancel: [] }]);
+    await poll.hungUp;
+    const kept = await keptStream;
+    expect([kept.status, kept.body]).toEqual([200, expect.stringMatching(/retry: \d+\n\n$/)]);
+    await kept.hungUp;
     expect(await streamText).toMatch(/retry: \d+\n\n$/);
     expect(Number(/retry: (\d+)/.exec(await streamText)?.[1])).toBeGreaterThanOrEqual(RECONNECT_AFTER_SHUTDOWN_MS);
     for (const read of await Promise.all(reads)) expect(read.status).toBe(200);
@@ -179,6 +230,21 @@ describe.runIf(built)('SIGTERM to the running server', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     server = undefined;
+  });
+});
+
+describe('the answers a cut shutdown names', () => {
+  it('counts them by method and path, most first, without the query', async () => {
+    const file = pathToFileURL(path.resolve(import.meta.dirname, '..', 'scripts', 'serve.mjs')).href;
+    const { openAnswers } = (await import(file)) as { openAnswers: (responses: Iterable<unknown>) => string };
+    const answer = (method: string, url: string) => ({ req: { method, url } });
+    const open = [
+      answer('GET', '/api/mobile/v1/events'),
+      answer('POST', '/api/v1/device/outbox/claim?wait=25'),
+      answer('POST', '/api/v1/device/outbox/claim?wait=5'),
+    ];
+    expect(openAnswers(open)).toBe('2 POST /api/v1/device/outbox/claim, 1 GET /api/mobile/v1/events');
+    expect(openAnswers([])).toBe('');
   });
 });
 
