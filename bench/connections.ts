@@ -25,6 +25,8 @@ const IDLE_S = Number(process.env.BENCH_CONNECTIONS_IDLE_S ?? 60);
 /** A scrape or a send that takes longer counts as failed: the bench reports rather than waits. */
 const SCRAPE_TIMEOUT_MS = 30_000;
 const SEND_TIMEOUT_MS = 30_000;
+/** A wake-up slower than this is printed with what its phone was doing when the send came. */
+const SLOW_WAKE_MS = 1000;
 
 /** One of the server's processes: the primary (several web processes) or a web process, by its slot. */
 export type ServerProcess = {
@@ -262,6 +264,12 @@ async function measureWakeUps(
       return;
     }
     const time = Math.max(0, (heardAt ?? at ?? answered) - answered);
+    // Where the tail is: whether the phone's request was open when the send came, or it was between two.
+    if (time > SLOW_WAKE_MS) {
+      console.log(
+        `connections: slow wake-up ${Math.round(time)} ms: ${kindOf(index)} ${index}, ${watch.state()} the send`,
+      );
+    }
     times.push(time);
     byKind[kindOf(index)].push(time);
   };
@@ -384,6 +392,9 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
     await fleet.refresh();
     const connectedAtEnd = fleet.connected();
     const errorsBefore = fleet.errors();
+    console.log(
+      `connections: before the restart: ${errorsBefore.status5xx} answers 5xx, ${errorsBefore.refused} told to back off, ${errorsBefore.other} requests failed`,
+    );
     // The reconnect storm: the server (all its processes) restarts under every connection.
     console.log('connections: restarting the server under every connection…');
     await server.stop();

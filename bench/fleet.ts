@@ -15,6 +15,8 @@ const POLL_WAIT_S = 25;
 const ONLY_KIND = (process.env.BENCH_CONNECTIONS_KIND as 'stream' | 'poll' | undefined) || undefined;
 /** The kind of the phone at `index`: BENCH_CONNECTIONS_KIND's, else streams at even indexes, long-polls at odd. */
 export const kindOf = (index: number): 'stream' | 'poll' => ONLY_KIND ?? (index % 2 === 0 ? 'stream' : 'poll');
+/** How many of its 5xx answers, and of its failed requests, each load generator prints. */
+const FIVE_XX_SHOWN = 5;
 /** How often each load generator reports its counts unasked. */
 const REPORT_MS = 250;
 
@@ -37,7 +39,7 @@ type FromClient =
   | ({ type: 'counts'; id?: number } & Counts)
   | { type: 'ack'; id: number }
   | { type: 'delay'; id: number; p99Ms: number; maxMs: number }
-  | { type: 'heard'; index: number; at: number };
+  | { type: 'heard'; index: number; at: number; state: string };
 
 /** A moment every process reads alike: the wake-ups are heard in one process and sent from another. */
 export const now = () => performance.timeOrigin + performance.now();
@@ -58,7 +60,12 @@ export type Fleet = {
    */
   delay: () => Promise<{ p99Ms: number; maxMs: number }>;
   /** Resolves with when phone `index` hears of work (an event, or a claim answer with a message). */
-  watch: (index: number) => Promise<{ heard: Promise<number>; cancel: () => void }>;
+  watch: (index: number) => Promise<{
+    heard: Promise<number>;
+    cancel: () => void;
+    /** What the phone was doing when it was watched (its request open, or a wait before the next). */
+    state: () => string;
+  }>;
   stop: () => Promise<void>;
 };
 
@@ -71,6 +78,7 @@ export function startFleet(port: number, count: number): Fleet {
   const latest: Counts[] = [];
   const waiting = new Map<number, (message: FromClient) => void>();
   const heard = new Map<number, (at: number) => void>();
+  const states = new Map<number, string>();
   let ids = 0;
   const clients: ChildProcess[] = [];
   for (let c = 0; c < processes; c++) {
@@ -84,6 +92,7 @@ export function startFleet(port: number, count: number): Fleet {
     child.on('message', (message: FromClient) => {
       if (message.type === 'counts') latest[c] = message;
       if (message.type === 'heard') {
+        states.set(message.index, message.state);
         heard.get(message.index)?.(message.at);
         heard.delete(message.index);
       }
@@ -130,6 +139,7 @@ export function startFleet(port: number, count: number): Fleet {
       await ask(owner(index), { type: 'watch', id: ++ids, index });
       return {
         heard: promise,
+        state: () => states.get(index) ?? '',
         cancel: () => {
           heard.delete(index);
           owner(index).send({ type: 'unwatch', index } satisfies ToClient);
@@ -151,7 +161,18 @@ export function startFleet(port: number, count: number): Fleet {
   };
 }
 
-type Phone = { index: number; kind: 'stream' | 'poll'; connected: boolean; connects: number; watched: boolean };
+type Phone = {
+  index: number;
+  kind: 'stream' | 'poll';
+  connected: boolean;
+  connects: number;
+  watched: boolean;
+  /** When its open request began, or when its wait before the next one began (`retrying`). */
+  since: number;
+  retrying: boolean;
+  /** What it was doing when it was watched (`state` of a heard message). */
+  stateAtWatch: string;
+};
 
 /** In a load generator: opens its phones' connections and keeps them open (reconnecting as the app and the simulator do). */
 function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
@@ -164,7 +185,16 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
   let connectsAtMark: number[] | undefined;
   const phones: Phone[] = Array.from({ length: start.count }, (_, i) => {
     const index = start.first + i;
-    return { index, kind: kindOf(index), connected: false, connects: 0, watched: false };
+    return {
+      index,
+      kind: kindOf(index),
+      connected: false,
+      connects: 0,
+      watched: false,
+      since: now(),
+      retrying: false,
+      stateAtWatch: '',
+    };
   });
   const byIndex = (index: number) => phones[index - start.first];
   const counts = (id?: number): FromClient => ({
@@ -180,12 +210,14 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
   const hear = (phone: Phone) => {
     if (!phone.watched) return;
     phone.watched = false;
-    send({ type: 'heard', index: phone.index, at: now() });
+    send({ type: 'heard', index: phone.index, at: now(), state: phone.stateAtWatch });
   };
   const requests = new Set<http.ClientRequest>();
   /** After a failure: the app's 5 s → 30 s → 60 s, the simulator's 1-5 s, each with jitter. */
   const retryLater = (phone: Phone, run: () => void, retryAfterS?: number, exactMs?: number) => {
     phone.connected = false;
+    phone.retrying = true;
+    phone.since = now();
     if (stopped) return;
     // A server's `retry:` is followed as given (it is spread already); other waits get jitter here.
     if (exactMs !== undefined) return void setTimeout(run, exactMs);
@@ -194,17 +226,20 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
   };
   const refusal = (what: string, status: number) => {
     last = what;
-    if (status >= 500) errors.status5xx++;
-    else errors.refused++;
+    if (status < 500) errors.refused++;
+    // The first few 5xx as they came: the scenario's target on errors is about them.
+    else if (errors.status5xx++ < FIVE_XX_SHOWN) console.log(`connections: ${what}`);
   };
   const failed = (phone: Phone, req: http.ClientRequest, run: () => void) => (error: Error) => {
     requests.delete(req);
-    errors.other++;
+    if (errors.other++ < FIVE_XX_SHOWN) console.log(`connections: ${phone.kind} ${String(error)}`);
     last = `${phone.kind} ${String(error)}`;
     retryLater(phone, run);
   };
   const openStream = (phone: Phone) => {
     if (stopped) return;
+    phone.retrying = false;
+    phone.since = now();
     const req = http.request(
       {
         host: '127.0.0.1',
@@ -216,10 +251,16 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
       },
       (res) => {
         if (res.statusCode !== 200) {
-          refusal(`stream ${res.statusCode}`, res.statusCode ?? 0);
-          res.resume();
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            if (body.length < 300) body += chunk;
+          });
           const retry = Number(res.headers['retry-after']);
-          res.on('end', () => retryLater(phone, () => openStream(phone), Number.isFinite(retry) ? retry : undefined));
+          res.on('end', () => {
+            refusal(`stream ${res.statusCode} ${body.slice(0, 200)}`, res.statusCode ?? 0);
+            retryLater(phone, () => openStream(phone), Number.isFinite(retry) ? retry : undefined);
+          });
           return;
         }
         phone.connected = true;
@@ -251,6 +292,8 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
   };
   const poll = (phone: Phone) => {
     if (stopped) return;
+    phone.retrying = false;
+    phone.since = now();
     const req = http.request(
       {
         host: '127.0.0.1',
@@ -302,7 +345,11 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
       send(counts(message.id));
     } else if (message.type === 'watch' || message.type === 'unwatch') {
       const phone = byIndex(message.index);
-      if (phone) phone.watched = message.type === 'watch';
+      if (phone) {
+        phone.watched = message.type === 'watch';
+        const age = Math.round(now() - phone.since);
+        phone.stateAtWatch = phone.retrying ? `waiting ${age} ms to retry` : `its request begun ${age} ms before`;
+      }
       if (message.type === 'watch') send({ type: 'ack', id: message.id });
     } else if (message.type === 'delay') {
       const ms = (ns: number) => Math.round(ns / 1e5) / 10;
