@@ -16,7 +16,7 @@ const ONLY_KIND = (process.env.BENCH_CONNECTIONS_KIND as 'stream' | 'poll' | und
 /** The kind of the phone at `index`: BENCH_CONNECTIONS_KIND's, else streams at even indexes, long-polls at odd. */
 export const kindOf = (index: number): 'stream' | 'poll' => ONLY_KIND ?? (index % 2 === 0 ? 'stream' : 'poll');
 /** How many of its 5xx answers, and of its failed requests, each load generator prints. */
-const FIVE_XX_SHOWN = 5;
+const ERRORS_SHOWN = 5;
 /** How often each load generator reports its counts unasked. */
 const REPORT_MS = 250;
 
@@ -228,11 +228,11 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
     last = what;
     if (status < 500) errors.refused++;
     // The first few 5xx as they came: the scenario's target on errors is about them.
-    else if (errors.status5xx++ < FIVE_XX_SHOWN) console.log(`connections: ${what}`);
+    else if (errors.status5xx++ < ERRORS_SHOWN) console.log(`connections: ${what}`);
   };
   const failed = (phone: Phone, req: http.ClientRequest, run: () => void) => (error: Error) => {
     requests.delete(req);
-    if (errors.other++ < FIVE_XX_SHOWN) console.log(`connections: ${phone.kind} ${String(error)}`);
+    if (errors.other++ < ERRORS_SHOWN) console.log(`connections: ${phone.kind} ${String(error)}`);
     last = `${phone.kind} ${String(error)}`;
     retryLater(phone, run);
   };
@@ -345,8 +345,8 @@ function holdPhones(start: Extract<ToClient, { type: 'start' }>): void {
       send(counts(message.id));
     } else if (message.type === 'watch' || message.type === 'unwatch') {
       const phone = byIndex(message.index);
-      if (phone) {
-        phone.watched = message.type === 'watch';
+      if (phone) phone.watched = message.type === 'watch';
+      if (phone && message.type === 'watch') {
         const age = Math.round(now() - phone.since);
         phone.stateAtWatch = phone.retrying ? `waiting ${age} ms to retry` : `its request begun ${age} ms before`;
       }
