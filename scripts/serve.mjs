@@ -232,6 +232,8 @@ export async function serve(root, distDir) {
   /** Requests answered in at most this long after SIGTERM; the rest are cut. */
   const DRAIN_MS = 10_000;
   const inFlight = new Set();
+  /** Of those, the answers of phones' connections that stay open (a long-poll, an event stream). */
+  const phoneAnswers = new Set();
   let stopping = false;
   let onDrained = () => {};
 
@@ -279,14 +281,15 @@ export async function serve(root, distDir) {
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);
-      // Ended during the shutdown on a kept-alive connection (an event stream's last event, whose
-      // header went out long before): hang up, so the client's next request goes to a live process.
-      if (stopping) req.socket.end();
+      // A phone's connection whose answer ended during the shutdown (an event stream's last event,
+      // whose header went out long before): hang up, so the phone's next request goes to a live process.
+      if (phoneAnswers.delete(res) && stopping) req.socket.end();
       whenDrained();
     });
     // A request that came on a kept-alive connection during the shutdown: answer it, then hang up.
     if (stopping) res.setHeader('connection', 'close');
     const direct = lifecycle.directRoute?.(req.method ?? '', directPathOf(req.url ?? ''));
+    if (direct?.phoneConnection) phoneAnswers.add(res);
     if (direct) {
       if (compress) {
         // As Next's own server does (next/dist/server/lib/router-server.js): the same middleware, and
@@ -331,9 +334,10 @@ export async function serve(root, distDir) {
     console.log(`${signal}: shutting down`);
     server.close();
     server.closeIdleConnections();
-    // The answers not begun yet (long-polls waiting) go with `Connection: close`: a phone claims again
-    // at once, and that claim goes to a live process rather than back down this connection.
-    for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+    // The phones' answers not begun yet (long-polls waiting) go with `Connection: close`: a phone claims
+    // again at once, and that claim goes to a live process rather than back down this connection. (Other
+    // answers keep theirs: a load balancer's probe behind them on the connection hears readiness 503.)
+    for (const res of phoneAnswers) if (!res.headersSent) res.setHeader('connection', 'close');
     lifecycle.controller.abort();
     if (!drained()) {
       let timer;

@@ -219,11 +219,17 @@ describe('the direct routes', () => {
 
   it('are every route of the index that route() guards, by method and path, the open ones paced', () => {
     const route = directRoutes();
+    const phoneConnections = ['POST /api/v1/device/outbox/claim', 'GET /api/mobile/v1/events'];
     for (const { path, module } of ROUTES) {
       const pathname = path.replace(/\{[^}]+\}/g, 'p1');
       for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
         const exported = (module as Record<string, unknown>)[method];
         const found = route(method, pathname);
+        // Only the phones' open connections are closed with their answers at shutdown (scripts/serve.mjs).
+        if (found)
+          expect(found.phoneConnection, `${method} ${path}`).toBe(
+            phoneConnections.includes(`${method} ${path}`) || undefined,
+          );
         // The dev inbox is the proxy's (proxy.ts): it stays on Next's lane.
         if (exported === undefined || path === '/api/dev/inbox') expect(found, `${method} ${path}`).toBeUndefined();
         else if (`${method} ${path}` === 'POST /api/v1/device/outbox/claim') expect(found?.handler).not.toBe(claim);

@@ -65,8 +65,12 @@ export type HeldBodies = {
 /** A route handler as the host calls it: a web Request in, a Response out (lib/http/route.ts `RouteHandler`). */
 export type DirectHandler = (req: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-/** A request's route on the direct lane: its handler and its path's parameters (decoded). */
-export type DirectRoute = { handler: DirectHandler; params: Record<string, string> };
+/**
+ * A request's route on the direct lane: its handler, its path's parameters (decoded), and whether it is
+ * a phone's connection that stays open (a long-polling claim, an event stream), which the shutdown
+ * answers with `Connection: close` (scripts/serve.mjs).
+ */
+export type DirectRoute = { handler: DirectHandler; params: Record<string, string>; phoneConnection?: true };
 
 /** The route of a method and path (dot segments resolved), or undefined for Next to serve. */
 export type DirectRouter = (method: string, pathname: string) => DirectRoute | undefined;

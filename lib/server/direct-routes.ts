@@ -57,11 +57,18 @@ export function directRoutes(): DirectRouter {
         return plainJson ? asAppAnswer(refused) : refused;
       });
   const table = routeTable(ROUTES);
-  table.add('POST', '/api/v1/device/outbox/claim', paced('/api/v1/device/outbox/claim', claimOutbox));
-  table.add('GET', '/api/mobile/v1/events', paced('/api/mobile/v1/events', appEvents, true));
+  const claim = paced('/api/v1/device/outbox/claim', claimOutbox);
+  const events = paced('/api/mobile/v1/events', appEvents, true);
+  table.add('POST', '/api/v1/device/outbox/claim', claim);
+  table.add('GET', '/api/mobile/v1/events', events);
+  // Phones' connections that stay open: the shutdown closes them with their answers (scripts/serve.mjs).
+  const phoneConnections = new Set([claim, events]);
   // The benchmark's bare handler on this lane, beside its Next route (/api/bench/bare): the lane's own cost.
   if (readSetting('BENCH')) table.add('POST', '/api/bench/direct', benchBare);
-  return (method, pathname) => table.match(method, pathname);
+  return (method, pathname) => {
+    const route = table.match(method, pathname);
+    return route && phoneConnections.has(route.handler) ? { ...route, phoneConnection: true } : route;
+  };
 }
 
 /**
