@@ -329,12 +329,18 @@ export async function measureConnections(phoneCount: number): Promise<{ results:
   let fleet: Fleet | undefined;
   try {
     // BENCH_CONNECTIONS_PROFILE=<dir>: CPU profiles of the first server's processes (bench/long-tasks.ts reads them).
+    // BENCH_CONNECTIONS_NODE_ARGS: more flags for the first server's node, space-separated (`--trace-gc`,
+    // `--heapsnapshot-signal=SIGUSR2`); its web processes inherit them.
     const profileDir = process.env.BENCH_CONNECTIONS_PROFILE;
+    const extraArgs = [
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(process.env.BENCH_CONNECTIONS_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+    ];
     const heapArgs = [
       `--max-old-space-size=${env.HEAP_MB}`,
       `--max-semi-space-size=${process.env.SEMI_SPACE_MB ?? 64}`,
     ];
-    server = await startServer(env, profileDir ? [...heapArgs, '--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+    server = await startServer(env, extraArgs.length > 0 ? [...heapArgs, ...extraArgs] : []);
     const port = Number(new URL(server.baseUrl).port);
     console.log(`connections: seeding ${phoneCount} phones…`);
     await seed(dbUrl, phoneCount);
