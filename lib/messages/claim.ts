@@ -6,7 +6,7 @@ import { config } from '@/lib/config';
 import { openDeviceSession } from '@/lib/devices/sessions';
 import { DomainError } from '@/lib/errors';
 import { subscribeOutbox } from '@/lib/notify/outbox';
-import { untilShutdown } from '@/lib/runtime/lifecycle';
+import { shutdownSignal, untilShutdown } from '@/lib/runtime/lifecycle';
 import { effectiveSending } from '@/lib/settings/settings';
 import { msUntilOpen } from '@/lib/settings/window';
 import { withTransaction } from '@/lib/transactions';
@@ -113,8 +113,10 @@ async function claim(db: Database, device: DevicePrincipal, options: ClaimOption
   // A long-poll is a session of the device: it ends when the device's key is revoked or its phone
   // removed (in any instance), taken before the device is checked so no revocation falls between.
   const session = await openDeviceSession(device, 'poll');
+  // It also ends when the client hangs up or the server begins to shut down.
+  const ends = untilShutdown(options.signal, session.signal);
   try {
-    const answer = await claimLoop(db, device, { ...options, signal: anySignal(options.signal, session.signal) });
+    const answer = await claimLoop(db, device, { ...options, signal: ends.signal });
     if (answer.claimed.length === 0 && session.reason() === 'revoked') {
       throw new DomainError(
         'UNAUTHENTICATED',
@@ -123,12 +125,9 @@ async function claim(db: Database, device: DevicePrincipal, options: ClaimOption
     }
     return answer;
   } finally {
+    ends.release();
     session.release();
   }
-}
-
-function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal {
-  return AbortSignal.any(signals.filter((signal): signal is AbortSignal => signal !== undefined));
 }
 
 /**
@@ -143,7 +142,8 @@ export function jitteredWaitMs(waitMs: number, random: () => number = Math.rando
 
 async function claimLoop(db: Database, device: DevicePrincipal, options: ClaimOptions): Promise<ClaimAnswer> {
   const phone = await findConnectingPhone(db, device);
-  const signal = untilShutdown(options.signal);
+  // A claim without a wait answers after one look: only a long-poll's signal (`claim`) ends a wait.
+  const signal = options.signal ?? shutdownSignal();
   const deadline = performance.now() + jitteredWaitMs(options.waitMs);
   // Cancels asked from (about) now on end a long-poll: an earlier one was in an earlier answer.
   const cancelsSince = new Date(Date.now() - CANCEL_CLOCK_SKEW_MS);

@@ -21,6 +21,8 @@ export type BackgroundState = 'running' | 'off';
  */
 type Lifecycle = {
   controller: AbortController;
+  /** What `onShutdown` calls when `controller` aborts (the controller's own: tests replace it). */
+  shutdownCallbacks?: { signal: AbortSignal; callbacks: Set<() => void> };
   hostedByHttpServer?: boolean;
   stop?: () => Promise<void>;
   /** Route handlers running now (`handling`). */
@@ -96,9 +98,60 @@ export function shuttingDown(): boolean {
   return shutdownSignal().aborted;
 }
 
-/** Aborts `signal` too when the process begins to shut down. */
-export function untilShutdown(signal: AbortSignal | undefined): AbortSignal {
-  return signal ? AbortSignal.any([signal, shutdownSignal()]) : shutdownSignal();
+/**
+ * Calls `callback` once when the process begins to shut down (at once, if it has); the function
+ * returned takes it back. For the open phone connections, thousands of them: a Set adds and removes
+ * one in constant time, where the signal's listeners are a list that each add and remove walks.
+ */
+export function onShutdown(callback: () => void): () => void {
+  const state = lifecycle();
+  const signal = state.controller.signal;
+  if (signal.aborted) {
+    callback();
+    return () => {};
+  }
+  if (state.shutdownCallbacks?.signal !== signal) {
+    const callbacks = new Set<() => void>();
+    state.shutdownCallbacks = { signal, callbacks };
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const call of [...callbacks]) call();
+        callbacks.clear();
+      },
+      { once: true },
+    );
+  }
+  const { callbacks } = state.shutdownCallbacks;
+  callbacks.add(callback);
+  return () => void callbacks.delete(callback);
+}
+
+/**
+ * One signal that aborts when any of `signals` does or the process begins to shut down, and the
+ * function that lets go of them once it is no longer needed (call it always). One AbortController
+ * and a listener on each signal, where `AbortSignal.any` keeps weak references that every garbage
+ * collection must visit, for as long as the shutdown's signal lives.
+ */
+export function untilShutdown(...signals: Array<AbortSignal | undefined>): {
+  signal: AbortSignal;
+  release: () => void;
+} {
+  const controller = new AbortController();
+  const sources = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  const abort = () => controller.abort();
+  const release = () => {
+    for (const source of sources) source.removeEventListener('abort', abort);
+    stopWatching();
+  };
+  let stopWatching = () => {};
+  if (sources.some((source) => source.aborted)) {
+    abort();
+    return { signal: controller.signal, release };
+  }
+  for (const source of sources) source.addEventListener('abort', abort, { once: true });
+  stopWatching = onShutdown(abort);
+  return { signal: controller.signal, release };
 }
 
 export function beginShutdown(): void {

@@ -9,7 +9,7 @@ import { probeClaim, probeClaimPatiently, probeItemOf } from '@/lib/messages/cla
 import { findConnectingPhone } from '@/lib/messages/device-phone';
 import { watchOutbox } from '@/lib/notify/outbox';
 import { everyFromRandomPhase } from '@/lib/runtime/every';
-import { shutdownSignal, shuttingDown } from '@/lib/runtime/lifecycle';
+import { onShutdown, shuttingDown } from '@/lib/runtime/lifecycle';
 import { MAX_PULL } from './messages';
 
 /** Comment lines keep proxies from closing an idle stream (the reference sends one every 15 s). */
@@ -161,7 +161,7 @@ async function streamAppEvents(
     session.release();
   };
   setStop(() => stop());
-  const shutdown = shutdownSignal();
+  let stopWatchingShutdown = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       const keepalive = setInterval(() => send(':keepalive\n\n'), KEEPALIVE_INTERVAL_MS);
@@ -186,7 +186,7 @@ async function streamAppEvents(
         stopTicking();
         signal.removeEventListener('abort', close);
         session.signal.removeEventListener('abort', close);
-        shutdown.removeEventListener('abort', closeForShutdown);
+        stopWatchingShutdown();
         send = () => {};
       };
       send = (chunk: string) => {
@@ -197,10 +197,10 @@ async function streamAppEvents(
         }
       };
       if (signal.aborted || session.signal.aborted) return close();
-      if (shutdown.aborted) return closeForShutdown();
+      if (shuttingDown()) return closeForShutdown();
       signal.addEventListener('abort', close, { once: true });
       session.signal.addEventListener('abort', close, { once: true });
-      shutdown.addEventListener('abort', closeForShutdown, { once: true });
+      stopWatchingShutdown = onShutdown(closeForShutdown);
       session.setPush((name, data) => send(sseEvent(name, data)));
       send(sseEvent('WebhooksUpdated'));
       send(sseEvent('SettingsUpdated'));
