@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { scoped, withScoped } from './scope';
 
 /**
  * A request's one deadline for the database (REQUEST_DEADLINE_MS): every connection it waits for
@@ -9,18 +9,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 export type RequestDeadline = { at: number; ms: number; ended: boolean };
 
-// On globalThis: Next evaluates db/ in several bundles, and the route that starts a deadline may not
-// be in the bundle whose guard reads it.
-const KEY = Symbol.for('simgate.db.deadline');
-const holder = globalThis as { [KEY]?: AsyncLocalStorage<RequestDeadline> };
-holder[KEY] ??= new AsyncLocalStorage<RequestDeadline>();
-const deadlines = holder[KEY];
+// Shared by every bundle Next evaluates db/ in: the route that starts a deadline may not be in the bundle
+// whose guard reads it.
+const DEADLINE = Symbol.for('simgate.db.deadline');
 
 /** Runs `work` under a deadline `ms` from now, which ends when `work` does. */
 export async function withDeadline<T>(ms: number, work: () => Promise<T>): Promise<T> {
   const deadline: RequestDeadline = { at: performance.now() + ms, ms, ended: false };
   try {
-    return await deadlines.run(deadline, work);
+    return await withScoped(DEADLINE, deadline, work);
   } finally {
     deadline.ended = true;
   }
@@ -28,7 +25,7 @@ export async function withDeadline<T>(ms: number, work: () => Promise<T>): Promi
 
 /** The deadline of the work running now, if it has one that has not ended. */
 export function currentDeadline(): RequestDeadline | undefined {
-  const deadline = deadlines.getStore();
+  const deadline = scoped<RequestDeadline>(DEADLINE);
   return deadline && !deadline.ended ? deadline : undefined;
 }
 
@@ -42,7 +39,7 @@ export function leftOf(deadline: RequestDeadline): number {
  * keeps the database's own bounds, and each request bounds its own wait for it (db/guard.ts `beforeDeadline`).
  */
 export function outsideDeadline<T>(work: () => T): T {
-  return deadlines.exit(work);
+  return withScoped(DEADLINE, undefined, work);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditActorKind } from '@/db/schema';
+import { scoped, withScoped } from '@/db/scope';
 
 /**
  * Who is acting, and from which address: set once per request (or CLI run) around the work. `memberId`:
@@ -8,7 +8,8 @@ import type { AuditActorKind } from '@/db/schema';
 export type AuditActor = { kind: AuditActorKind; label: string | null; ip: string | null; memberId?: string | null };
 
 const ANONYMOUS: AuditActor = { kind: 'anonymous', label: null, ip: null };
-const storage = new AsyncLocalStorage<() => AuditActor>();
+// Shared by every bundle Next evaluates lib/audit in, as the deadline's key (db/scope.ts).
+const ACTOR = Symbol.for('simgate.audit.actor');
 
 /**
  * Runs `work` with the actor every audit entry written inside it names. `actor` is asked once, when
@@ -17,15 +18,19 @@ const storage = new AsyncLocalStorage<() => AuditActor>();
  */
 export function actingAs<T>(actor: () => AuditActor, work: () => T): T {
   let known: AuditActor | undefined;
-  return storage.run(() => {
-    known ??= actor();
-    return known;
-  }, work);
+  return withScoped(
+    ACTOR,
+    () => {
+      known ??= actor();
+      return known;
+    },
+    work,
+  );
 }
 
 /** The actor of the work in progress; anonymous outside any (e.g. a sweep). */
 export function currentActor(): AuditActor {
-  return storage.getStore()?.() ?? ANONYMOUS;
+  return scoped<() => AuditActor>(ACTOR)?.() ?? ANONYMOUS;
 }
 
 /** The operator CLI (`npm run ops`): it acts on any account, from the server's own shell. */
