@@ -45,7 +45,8 @@ export async function serveDirect(
   };
   // Closed before it finished: the client hung up (as Next's signalFromNodeResponse). A close after
   // the answer is written aborts nothing: an abort makes a DOMException with its stack, every request.
-  res.once('close', () => {
+  // (A response closes once: `on`, without the wrapper `once` makes for each listener, as below.)
+  res.on('close', () => {
     if (res.writableFinished) return;
     hungUp = true;
     controller?.abort();
@@ -156,9 +157,10 @@ function bodyOf(req) {
         }),
       );
     req.on('data', (chunk) => chunks.push(chunk));
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.once('error', failed);
-    req.once('close', () => {
+    // Each settles the promise once; a request ends and closes once, so `on` is enough.
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', failed);
+    req.on('close', () => {
       if (!req.complete) failed();
     });
   });
@@ -279,7 +281,7 @@ export async function serve(root, distDir) {
     if (secured) for (const [name, value] of api.headers) res.setHeader(name, value);
     req.headers[PEER_HEADER] = vouchFor(token, req, secured ? api.mark : undefined);
     inFlight.add(res);
-    res.once('close', () => {
+    res.on('close', () => {
       inFlight.delete(res);
       // A phone's connection whose answer ended during the shutdown (an event stream's last event,
       // whose header went out long before): hang up, so the phone's next request goes to a live process.
@@ -295,7 +297,7 @@ export async function serve(root, distDir) {
         // As Next's own server does (next/dist/server/lib/router-server.js): the same middleware, and
         // on a client's hang-up the zlib stream it would otherwise leave open is released.
         compress(req, res, () => {});
-        res.once('close', () => {
+        res.on('close', () => {
           if (!res.writableFinished) releaseCompressionStream(res);
         });
       }
