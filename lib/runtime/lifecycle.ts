@@ -140,17 +140,16 @@ export function untilShutdown(...signals: Array<AbortSignal | undefined>): {
   const controller = new AbortController();
   const sources = signals.filter((signal): signal is AbortSignal => signal !== undefined);
   const abort = () => controller.abort();
+  if (sources.some((source) => source.aborted)) {
+    abort();
+    return { signal: controller.signal, release: () => {} };
+  }
+  for (const source of sources) source.addEventListener('abort', abort, { once: true });
+  const stopWatching = onShutdown(abort);
   const release = () => {
     for (const source of sources) source.removeEventListener('abort', abort);
     stopWatching();
   };
-  let stopWatching = () => {};
-  if (sources.some((source) => source.aborted)) {
-    abort();
-    return { signal: controller.signal, release };
-  }
-  for (const source of sources) source.addEventListener('abort', abort, { once: true });
-  stopWatching = onShutdown(abort);
   return { signal: controller.signal, release };
 }
 
