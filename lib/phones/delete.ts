@@ -14,7 +14,8 @@ import { ownedPhone } from './owned';
  *   1. the phone row: FOR UPDATE here, FOR KEY SHARE in a send or a bulk (lib/messages/send.ts,
  *      lib/messages/bulk.ts), taken explicitly before the charge rather than left to the foreign
  *      key check of the message insert, which runs after it;
- *   2. the existing message rows (here, the claims, the expiry sweep);
+ *   2. the existing message rows (here: every one of the phone's, which the cascade deletes, before
+ *      anything else; the claims, the expiry sweep, a phone's report on its message);
  *   3. the statistics' rollup rows of old days, in day order (lib/messages/daily-counts.ts, marked
  *      stale by a change to an old message);
  *   4. the group balance rows, in group id order (charges and refunds, lib/credits/ledger.ts).
@@ -32,6 +33,7 @@ export const PHONE_REMOVED_ERROR = 'The phone was removed before sending it.';
 export async function deletePhone(executor: Executor, accountId: string, phoneId: string): Promise<void> {
   await withTransaction(executor, async (tx) => {
     const phone = await ownedPhone(tx, accountId, phoneId, { lock: 'update' });
+    await lockMessagesOf(tx, accountId, phoneId);
     await failUnsent(tx, accountId, phoneId);
     await detachFromPhone(tx, accountId, phoneId);
     await tx.delete(phones).where(and(eq(phones.accountId, accountId), eq(phones.id, phoneId)));
@@ -77,6 +79,23 @@ async function detachFromPhone(tx: Transaction, accountId: string, phoneId: stri
         sql`${messages.phoneId} is distinct from ${phoneId}`,
       ),
     );
+}
+
+/**
+ * Locks every message of the phone, in id order, before the rollups' rows (the lock order above). The
+ * cascade deletes them all, and it runs last: left to it, their locks came after `failUnsent` had
+ * marked every day stale, so a report on an old message (its row locked, then its day marked) and the
+ * deletion each waited for the other, and PostgreSQL failed one of them.
+ */
+async function lockMessagesOf(tx: Transaction, accountId: string, phoneId: string): Promise<void> {
+  await tx.execute(
+    sql`select count(*) from (
+      select 1 from ${messages}
+      where ${messages.accountId} = ${accountId} and ${messages.phoneId} = ${phoneId}
+      order by ${messages.id}
+      for update
+    ) locked`,
+  );
 }
 
 /**

@@ -4,13 +4,15 @@ import { POST as bulkRoute } from '@/app/api/v1/bulk-messages/route';
 import { POST as sendRoute } from '@/app/api/v1/messages/route';
 import { DELETE as deletePhoneRoute } from '@/app/api/v1/phones/[id]/route';
 import { queryRows } from '@/db';
-import { creditLedger, events, phoneGroups } from '@/db/schema';
+import { creditLedger, events, messages, phoneGroups } from '@/db/schema';
 import { claimOutbox } from '@/lib/messages/claim';
+import { reportMessageStatus } from '@/lib/messages/report-status';
 import { sendMessage } from '@/lib/messages/send';
 import { PHONE_REMOVED_ERROR } from '@/lib/phones/delete';
 import { onRealPostgres } from '../database';
 import { createTestAccount, type TestAccount, testNumber } from '../fixtures';
 import { call } from '../http';
+import { someoneWaitsOnALock } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
@@ -149,5 +151,48 @@ describe.runIf(onRealPostgres())('deleting a phone and its group at once (Postgr
       expect(await balanceOf(who.defaultGroupId)).toBe(100);
       expect(await ledgerSum(who.defaultGroupId)).toBe(await balanceOf(who.defaultGroupId));
     }
+  });
+});
+
+describe.runIf(onRealPostgres())('deleting a phone while it reports on an old message (Postgres)', () => {
+  it('waits for the report instead of deadlocking with it: the report commits, the deletion answers 204', async () => {
+    const who = await createTestAccount(db(), { credits: 5 });
+    const device = {
+      kind: 'device' as const,
+      accountId: who.accountId,
+      deviceId: who.deviceId,
+      phoneNumber: who.phone,
+      status: 'activated' as const,
+    };
+    const sent = await sendMessage(db(), who.accountId, {
+      origin: 'api',
+      from: who.phone,
+      to: testNumber(),
+      content: 'old',
+    });
+    await claimOutbox(db(), device, { limit: 1, waitMs: 0 });
+    await reportMessageStatus(db(), device, sent.id, { status: 'sent' });
+    // Ten days old: a report on it marks its day of the statistics' rollups stale, as the deletion marks every day.
+    await db()
+      .update(messages)
+      .set({ createdAt: sql`now() - interval '10 days'` })
+      .where(and(eq(messages.accountId, who.accountId), eq(messages.id, sent.id)));
+
+    let removal: Promise<{ status: number }> | undefined;
+    // The report's transaction, held open: the message's row is locked first, as the report locks it.
+    const report = db().transaction(async (tx) => {
+      await tx.execute(sql`select 1 from messages where account_id = ${who.accountId} and id = ${sent.id} for update`);
+      removal = removePhone(who);
+      // The deletion now waits on that row: before this fix it held every day's rollup row by then.
+      await someoneWaitsOnALock(db());
+      return reportMessageStatus(tx, device, sent.id, { status: 'delivered' });
+    });
+    expect((await report).status).toBe('delivered');
+    expect((await removal!).status).toBe(204);
+    const left = await db()
+      .select({ id: messages.id })
+      .from(messages)
+      .where(and(eq(messages.accountId, who.accountId), eq(messages.id, sent.id)));
+    expect(left).toEqual([]);
   });
 });
