@@ -37,6 +37,17 @@ async function ledgerSum(groupId: number): Promise<number> {
   return Number(sum!.total);
 }
 
+/** The phone's device, as the device API's key names it. */
+function deviceOf(who: TestAccount) {
+  return {
+    kind: 'device' as const,
+    accountId: who.accountId,
+    deviceId: who.deviceId,
+    phoneNumber: who.phone,
+    status: 'activated' as const,
+  };
+}
+
 function removePhone(who: TestAccount) {
   return call(deletePhoneRoute, { method: 'DELETE', params: { id: who.phoneId }, apiKey: who.apiKey });
 }
@@ -56,11 +67,7 @@ describe('deleting a phone with messages not sent yet', () => {
       to: testNumber(),
       content: 'two',
     });
-    const [claimed] = await claimOutbox(
-      db(),
-      { kind: 'device', accountId: who.accountId, deviceId: who.deviceId, phoneNumber: who.phone, status: 'activated' },
-      { limit: 1, waitMs: 0 },
-    );
+    const [claimed] = await claimOutbox(db(), deviceOf(who), { limit: 1, waitMs: 0 });
     expect(claimed?.id).toBe(queued.id);
     expect(await balanceOf(who.defaultGroupId)).toBe(3);
 
@@ -157,13 +164,7 @@ describe.runIf(onRealPostgres())('deleting a phone and its group at once (Postgr
 describe.runIf(onRealPostgres())('deleting a phone while it reports on an old message (Postgres)', () => {
   it('waits for the report instead of deadlocking with it: the report commits, the deletion answers 204', async () => {
     const who = await createTestAccount(db(), { credits: 5 });
-    const device = {
-      kind: 'device' as const,
-      accountId: who.accountId,
-      deviceId: who.deviceId,
-      phoneNumber: who.phone,
-      status: 'activated' as const,
-    };
+    const device = deviceOf(who);
     const sent = await sendMessage(db(), who.accountId, {
       origin: 'api',
       from: who.phone,
@@ -183,7 +184,8 @@ describe.runIf(onRealPostgres())('deleting a phone while it reports on an old me
     const report = db().transaction(async (tx) => {
       await tx.execute(sql`select 1 from messages where account_id = ${who.accountId} and id = ${sent.id} for update`);
       removal = removePhone(who);
-      // The deletion now waits on that row: before this fix it held every day's rollup row by then.
+      // The deletion waits on that row before it marks any day (lib/phones/delete.ts `lockMessagesOf`):
+      // had it marked them first, the report's mark below would wait on it, and it on the report.
       await someoneWaitsOnALock(db());
       return reportMessageStatus(tx, device, sent.id, { status: 'delivered' });
     });
