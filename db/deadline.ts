@@ -42,11 +42,22 @@ export function outsideDeadline<T>(work: () => T): T {
   return withScoped(DEADLINE, undefined, work);
 }
 
+const WAITING = Symbol.for('simgate.db.waiting');
+
+/**
+ * Runs `work` with `onWait` called each time it begins a wait that is not the database's
+ * (`pausingDeadline`): a long-poll's connection is then set up, and costs nothing until it wakes.
+ */
+export function tellingWaits<T>(onWait: () => void, work: () => T): T {
+  return withScoped(WAITING, onWait, work);
+}
+
 /**
  * Awaits `wait`, a wait that is not the database's (a long-poll's wait for a wake-up): the
  * deadline moves on by its length, so the statements after it have what was left before it.
  */
 export async function pausingDeadline<T>(wait: Promise<T>): Promise<T> {
+  scoped<() => void>(WAITING)?.();
   const deadline = currentDeadline();
   const started = performance.now();
   try {

@@ -6,7 +6,7 @@ import { restrictToOwner } from './owner-only';
 
 export * from './client';
 export { afterCommit } from './commit-hooks';
-export { outsideDeadline, pausingDeadline } from './deadline';
+export { outsideDeadline, pausingDeadline, tellingWaits } from './deadline';
 export { beforeDeadline } from './guard';
 export { queryLogging, withQueryOrigin } from './query-log';
 

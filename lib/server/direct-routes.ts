@@ -28,17 +28,18 @@ import { phoneAdmission } from './phone-admission';
  *
  * The routes whose requests stay open (a phone's long-polling claim, the SMSGate app's event stream)
  * are why this lane began (ADR 0013): Next keeps about 80 KB of its own per request it routes for as
- * long as the answer is open. Opening them is paced (PHONE_CONNECTS_PER_S): when every phone
- * reconnects at once (the instance restarted), those past the rate are told to come back in 1–10 s
- * (429 with Retry-After) before their claim's or stream's database work, rather than all queueing
- * for the database together and timing out as 503s. Only a device's own key spends that budget: the
- * key is looked up first (from the key cache, or in one statement with the other phones connecting
+ * long as the answer is open. Opening them is paced (PHONE_CONNECTS_PER_S), and at most
+ * PHONE_SETUPS_MAX are being set up at once (lib/server/phone-admission.ts): when every phone
+ * reconnects at once (the instance restarted), those past the rate, or past what the database path
+ * is still setting up, are told to come back in 1–10 s (429 with Retry-After) before their claim's or
+ * stream's database work, rather than all queueing for the database together and timing out as
+ * 503s. Only a device's own key spends that budget: the key is looked up first (from the key cache, or in one statement with the other phones connecting
  * at that moment), and a request with no key, an unknown or revoked one, or an account key goes on
  * to the route, which refuses it (401, 403) without more work. A flood of wrong keys then cannot turn
  * real phones away.
  */
 export function directRoutes(): DirectRouter {
-  const admit = phoneAdmission(config.phoneConnectsPerSecond);
+  const admission = phoneAdmission(config.phoneConnectsPerSecond);
   const paced =
     (pathname: string, handler: DirectHandler, plainJson = false): DirectHandler =>
     (req, context) =>
@@ -46,8 +47,8 @@ export function directRoutes(): DirectRouter {
       withRequestDeadline(async () => {
         // A lookup that fails (the database is down) spends the budget; the route answers the failure.
         if (!(await isDeviceKey(req).catch(() => true))) return handler(req, context);
-        const retryAfter = admit();
-        if (retryAfter === undefined) return handler(req, context);
+        const retryAfter = admission.admit();
+        if (retryAfter === undefined) return admission.setUp(() => handler(req, context));
         const refused = errorResponse(
           rateLimited(retryAfter, 'Too many phones are connecting to this server at once. Try again in a few seconds.'),
           randomUUID(),
