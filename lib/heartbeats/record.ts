@@ -29,6 +29,11 @@ function notYours(phone: string): DomainError {
   return new DomainError('FORBIDDEN', `Phone ${phone} is not registered to this account.`);
 }
 
+/** A device beat refused because the device was revoked or replaced while it was on its way. */
+export function noLongerSpeaks(phone: string): DomainError {
+  return new DomainError('FORBIDDEN', `This device no longer speaks for ${phone}: it was revoked or replaced.`);
+}
+
 /** The account a heartbeat is for: the key's account, and for a device key only its own number. */
 function accountOf(principal: Principal, phone: string): string {
   if (principal.kind === 'account') return principal.accountId;
@@ -46,15 +51,32 @@ function phoneRowOf(raw: Record<string, unknown>): PhoneRow {
   return rowOf(phones, raw);
 }
 
-type BeatInput = { accountId: string; phone: string; status: HeartbeatStatus; battery: number | null };
+/** `deviceId`: a device's beat, recorded only while that device is its phone's current, activated one. */
+type BeatInput = {
+  accountId: string;
+  phone: string;
+  status: HeartbeatStatus;
+  battery: number | null;
+  deviceId: string | null;
+};
 
 /** A text[] literal of `values` (numbers and E.164 numbers: nothing to quote), NULL for null. */
 function arrayLiteral(values: Array<string | number | null>): string {
   return `{${values.map((value) => (value === null ? 'NULL' : String(value))).join(',')}}`;
 }
 
-/** The values of `oneAccountTarget`: the account, and the beats' numbers, statuses and batteries as array literals. */
-type OneAccountSlots = Record<'account' | 'numbers' | 'statuses' | 'batteries', SQL>;
+/** The values of `oneAccountTarget`: the account, and the beats' numbers, statuses, batteries and devices as array literals. */
+type OneAccountSlots = Record<'account' | 'numbers' | 'statuses' | 'batteries' | 'devices', SQL>;
+
+/**
+ * A device's beat only while the device speaks for the phone: the phone's current device, activated.
+ * Revoking a device clears `phones.device_id` in the same transaction, so a beat whose phone row it
+ * waited for is re-checked against the row as committed (READ COMMITTED): none lands after a revocation.
+ */
+function deviceStillSpeaks(device: SQL): SQL {
+  return sql`(${device} is null or (p.device_id = ${device} and exists (
+      select 1 from devices d where d.account_id = p.account_id and d.id = ${device} and d.status = 'activated')))`;
+}
 
 /**
  * `target` for beats of one account: the phones locked, with each beat's order, status and battery
@@ -66,12 +88,13 @@ function oneAccountTarget(slots: OneAccountSlots, quiet: boolean): SQL {
   const at = sql`array_position(${numbers}, p.phone)`;
   const status = sql`(${slots.statuses}::text[])[${at}]`;
   const battery = sql`(${slots.batteries}::smallint[])[${at}]`;
+  const device = sql`(${slots.devices}::uuid[])[${at}]`;
   const pingWanted = sql`(${status} = 'online' and ${pingWantedSql(slots.account)})`;
   return sql`target as materialized (
       select p.id, ${at} - 1 as ord, p.account_id, ${status} as status, ${battery} as battery,
         p.status as old_status, ${quiet ? sql`false` : pingWanted} as ping_wanted
       from phones p
-      where p.account_id = ${slots.account}::uuid and p.phone = any(${numbers})
+      where p.account_id = ${slots.account}::uuid and p.phone = any(${numbers}) and ${deviceStillSpeaks(device)}
         ${quiet ? sql`and p.status = ${status} and not ${pingWanted}` : sql``}
       order by p.id
       for update of p
@@ -83,13 +106,14 @@ function accountsTarget(input: SQL, quiet: boolean): SQL {
   const pingWanted = sql`(i.status = 'online' and ${pingWantedSql(sql`i.account_id`)})`;
   return sql`input as materialized (
       select * from jsonb_to_recordset(${input}::jsonb)
-        as i(ord int, account_id uuid, phone text, status text, battery smallint)
+        as i(ord int, account_id uuid, phone text, status text, battery smallint, device_id uuid)
     ),
     target as materialized (
       select p.id, i.ord, i.account_id, i.status, i.battery, p.status as old_status,
         ${quiet ? sql`false` : pingWanted} as ping_wanted
       from input i join phones p on p.account_id = i.account_id and p.phone = i.phone
-      ${quiet ? sql`where p.status = i.status and not ${pingWanted}` : sql``}
+      where ${deviceStillSpeaks(sql`i.device_id`)}
+        ${quiet ? sql`and p.status = i.status and not ${pingWanted}` : sql``}
       order by p.id
       for update of p
     )`;
@@ -117,7 +141,7 @@ function beatsAround(target: SQL, account: SQL | undefined): SQL {
 }
 
 // Each form of the statement is built once (db/fixed-statement.ts); a call gives only its values.
-const ONE_ACCOUNT = ['account', 'numbers', 'statuses', 'batteries'] as const;
+const ONE_ACCOUNT = ['account', 'numbers', 'statuses', 'batteries', 'devices'] as const;
 const oneAccountBeats = {
   quiet: fixedStatement(ONE_ACCOUNT, (slots) => beatsAround(oneAccountTarget(slots, true), slots.account)),
   loud: fixedStatement(ONE_ACCOUNT, (slots) => beatsAround(oneAccountTarget(slots, false), slots.account)),
@@ -135,7 +159,8 @@ const accountsBeats = {
  * (the status stays as it was, no `phone.ping` receiver): the guard is re-checked on the locked rows
  * (READ COMMITTED re-reads them after waiting), so a concurrent transition is never missed, and a
  * beat that fails it writes nothing and gets no row. Phones come as parameters, so the statement's
- * text is the same whatever their number (prepared once per connection). Beats of one
+ * text is the same whatever their number (prepared once per connection). A device's beat is
+ * recorded only while the device speaks for its phone (`deviceStillSpeaks`). Beats of one
  * account (always, on a distributed database: lib/heartbeats `quietBeats`) fix `account_id` to it in
  * every table's condition, so that the statement runs on that account's shard.
  */
@@ -148,9 +173,12 @@ function beatsStatement(beats: BeatInput[], quiet: boolean): SQL {
       numbers: arrayLiteral(beats.map((beat) => beat.phone)),
       statuses: arrayLiteral(beats.map((beat) => beat.status)),
       batteries: arrayLiteral(beats.map((beat) => beat.battery)),
+      devices: arrayLiteral(beats.map((beat) => beat.deviceId)),
     });
   }
-  const input = JSON.stringify(beats.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId })));
+  const input = JSON.stringify(
+    beats.map((beat, ord) => ({ ord, ...beat, account_id: beat.accountId, device_id: beat.deviceId })),
+  );
   return accountsBeats[form]({ input });
 }
 
@@ -207,9 +235,14 @@ export async function recordHeartbeat(
   input: HeartbeatInput,
   { tick = false }: { tick?: boolean } = {},
 ): Promise<PhoneView> {
-  const accountId = accountOf(principal, input.phone);
+  const beat: BeatInput = {
+    accountId: accountOf(principal, input.phone),
+    phone: input.phone,
+    status: input.status,
+    battery: input.battery ?? null,
+    deviceId: principal.kind === 'device' ? principal.deviceId : null,
+  };
   if (input.sims === undefined && !isTransaction(executor)) {
-    const beat = { accountId, phone: input.phone, status: input.status, battery: input.battery ?? null };
     // With pipelined connections the batch has the last word; without them the beat goes alone.
     const quiet =
       (await (tick ? tickBeatInBatch : quietBeatInBatch)(executor, beat)) ??
@@ -220,12 +253,9 @@ export async function recordHeartbeat(
     }
   }
   return withTransaction(executor, async (tx) => {
-    const [beat] = await queryRows<Beat>(
-      tx,
-      beatsStatement([{ accountId, phone: input.phone, status: input.status, battery: input.battery ?? null }], false),
-    );
-    if (!beat) throw notYours(input.phone);
-    const phone = phoneRowOf(beat);
+    const [recorded] = await queryRows<Beat>(tx, beatsStatement([beat], false));
+    if (!recorded) throw beat.deviceId ? noLongerSpeaks(input.phone) : notYours(input.phone);
+    const phone = phoneRowOf(recorded);
     if (input.sims !== undefined && phone.deviceId) {
       const simCards = Array.from({ length: input.sims }, (_, index) => ({
         slot: index + 1,
@@ -234,9 +264,9 @@ export async function recordHeartbeat(
       }));
       await tx.update(devices).set({ simCards }).where(eq(devices.id, phone.deviceId));
     }
-    if (beat.old_status !== input.status) await emitPhoneStatusChange(tx, phone);
-    if (beat.ping_wanted) await emitPing(tx, phone);
+    if (recorded.old_status !== input.status) await emitPhoneStatusChange(tx, phone);
+    if (recorded.ping_wanted) await emitPing(tx, phone);
     heartbeatsRecorded(tx, 1);
-    return { ...phone, deviceConnected: Boolean(beat.device_connected) };
+    return { ...phone, deviceConnected: Boolean(recorded.device_connected) };
   });
 }

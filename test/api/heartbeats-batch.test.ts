@@ -4,9 +4,12 @@ import { queryRows } from '@/db';
 import { events, heartbeats, phones } from '@/db/schema';
 import { principalForKey } from '@/lib/auth/key-lookup';
 import type { AccountPrincipal, DevicePrincipal } from '@/lib/auth/principal';
+import { revokePhoneDevice } from '@/lib/devices/phone-devices';
 import { isLiveDevice, STREAM_TICK_GATHER_MS } from '@/lib/devices/sessions';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
+import { onRealPostgres } from '../database';
 import { addTestPhone, createTestAccount } from '../fixtures';
+import { someoneWaitsOnALock } from '../poll';
 import { withTestDatabase } from '../setup-db';
 
 const { db } = withTestDatabase();
@@ -138,5 +141,50 @@ describe('an open stream’s presence tick', () => {
     }
     expect(await beats()).toBe(2);
     expect(await transactionsOf(phoneIds)).toBe(1);
+  });
+});
+
+// A device's beat is recorded only while the device speaks for its phone, checked by the write itself:
+// a tick that passed its device check and then waited for other ticks records nothing once revoked.
+describe('a revoked device’s beat', () => {
+  it('is refused, and writes nothing, when the revocation comes while its tick gathers', async () => {
+    const owner = await createTestAccount(db());
+    const phone = await addTestPhone(db(), owner, { online: true });
+    const device = (await principalForKey(db(), phone.deviceKey)) as DevicePrincipal;
+    const beats = () => db().$count(heartbeats, eq(heartbeats.phoneId, phone.phoneId));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let write: Promise<unknown> | undefined;
+    try {
+      write = recordHeartbeat(db(), device, { phone: phone.phone, status: 'online' }, { tick: true });
+      write.catch(() => {});
+      await revokePhoneDevice(db(), owner.accountId, phone.phoneId, device.deviceId);
+      await vi.advanceTimersByTimeAsync(STREAM_TICK_GATHER_MS);
+    } finally {
+      vi.useRealTimers();
+    }
+    await expect(write).rejects.toMatchObject({ code: 'FORBIDDEN', detail: expect.stringMatching(/revoked/) });
+    expect(await beats()).toBe(0);
+    // An account key's beat for the phone is still recorded: the phone itself stays.
+    const principal: AccountPrincipal = { kind: 'account', accountId: owner.accountId, keyId: null, via: 'session' };
+    await recordHeartbeat(db(), principal, { phone: phone.phone, status: 'online' });
+    expect(await beats()).toBe(1);
+  });
+});
+
+describe.runIf(onRealPostgres())('a revoked device’s beat (Postgres)', () => {
+  it('waiting on the phone row for the revocation, is re-checked against it and refused', async () => {
+    const owner = await createTestAccount(db());
+    const phone = await addTestPhone(db(), owner, { online: true });
+    const device = (await principalForKey(db(), phone.deviceKey)) as DevicePrincipal;
+    let write: Promise<unknown> | undefined;
+    await db().transaction(async (tx) => {
+      await revokePhoneDevice(tx, owner.accountId, phone.phoneId, device.deviceId);
+      write = recordHeartbeat(db(), device, { phone: phone.phone, status: 'online' });
+      write.catch(() => {});
+      // The beat's statement waits on the phone row the revocation updated, then sees it committed.
+      await someoneWaitsOnALock(db());
+    });
+    await expect(write).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(await db().$count(heartbeats, eq(heartbeats.phoneId, phone.phoneId))).toBe(0);
   });
 });

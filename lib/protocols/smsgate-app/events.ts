@@ -2,6 +2,7 @@ import type { Database } from '@/db';
 import type { DevicePrincipal } from '@/lib/auth/principal';
 import { config } from '@/lib/config';
 import { type DeviceSession, isLiveDevice, openDeviceSession } from '@/lib/devices/sessions';
+import { DomainError } from '@/lib/errors';
 import { recordHeartbeat } from '@/lib/heartbeats/record';
 import { log } from '@/lib/log';
 import { awaitingCancel } from '@/lib/messages/cancelling';
@@ -93,17 +94,22 @@ async function streamAppEvents(
   const phone = await findConnectingPhone(db, device);
   const encoder = new TextEncoder();
   // `tick`: a tick's write waits for other streams' ticks; the one as the stream opens goes at once.
+  // Whether the device still speaks for its phone: the write itself refuses a revoked device's beat.
   const record = (tick = false) =>
-    recordHeartbeat(db, device, { phone: phone.phone, status: 'online' }, { tick }).catch((error: unknown) =>
-      presenceNotRecorded(error, device.deviceId),
+    recordHeartbeat(db, device, { phone: phone.phone, status: 'online' }, { tick }).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof DomainError && error.code === 'FORBIDDEN') return false;
+        presenceNotRecorded(error, device.deviceId);
+        return true;
+      },
     );
   // Every tick re-checks the device: a revocation whose notification was lost records no presence.
   const tick = async () => {
     if (session.signal.aborted || shuttingDown()) return;
     const live = await isLiveDevice(db, device.deviceId).catch(() => undefined);
     if (session.signal.aborted) return;
-    if (live === false) return endSession();
-    await record(true);
+    if (live === false || !(await record(true))) endSession();
   };
   let endSession = () => {};
   // Presence and the outbox watch are in place before the answer starts: a send committed as the
